@@ -1,0 +1,93 @@
+"""A table with roles and hierarchies, dictionary-encoded once (data path steps 2-3)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from enum import StrEnum
+
+import numpy as np
+import pandas as pd
+
+from .builders import default_hierarchy
+from .errors import ConfigError, DataError
+from .hierarchy import EncodedHierarchy, Hierarchy
+from .io import infer_kind, to_labels
+
+
+class Role(StrEnum):
+    IDENTIFIER = "identifier"
+    QUASI_IDENTIFIER = "quasi-identifier"
+    SENSITIVE = "sensitive"
+    INSENSITIVE = "insensitive"
+
+
+@dataclass(frozen=True, eq=False)
+class EncodedColumn:
+    """Integer codes of one column and, when it has one, its encoded hierarchy."""
+
+    name: str
+    codes: np.ndarray  # int32, one per row
+    labels: np.ndarray  # code -> label (level 0)
+    hierarchy: Hierarchy | None
+    encoded: EncodedHierarchy | None
+
+    @property
+    def cardinality(self) -> int:
+        return len(self.labels)
+
+
+class Dataset:
+    """The input table, its roles and hierarchies, with QI and sensitive columns encoded.
+
+    Columns absent from ``roles`` are insensitive. Quasi-identifiers without a
+    hierarchy get the default one for their kind.
+    """
+
+    def __init__(
+        self,
+        frame: pd.DataFrame,
+        roles: Mapping[str, Role | str],
+        hierarchies: Mapping[str, Hierarchy] | None = None,
+    ) -> None:
+        hierarchies = dict(hierarchies or {})
+        if len(frame) == 0:
+            raise DataError("The table has no rows.")
+        unknown = [c for c in roles if c not in frame.columns]
+        if unknown:
+            raise ConfigError(
+                f"Attribute(s) {unknown} are not columns of the table. Columns are: {list(frame.columns)}."
+            )
+        self.frame = frame
+        self.roles: dict[str, Role] = {}
+        for col in frame.columns:
+            raw = roles.get(col, Role.INSENSITIVE)
+            try:
+                self.roles[str(col)] = Role(raw)
+            except ValueError:
+                raise ConfigError(
+                    f"Role of {col!r} must be one of {[r.value for r in Role]}, got {raw!r}."
+                ) from None
+        self.qis = [c for c, r in self.roles.items() if r == Role.QUASI_IDENTIFIER]
+        self.sensitive = [c for c, r in self.roles.items() if r == Role.SENSITIVE]
+        self.n_rows = len(frame)
+        self.columns: dict[str, EncodedColumn] = {}
+        for col in self.qis + self.sensitive:
+            labels = to_labels(frame[col])
+            codes, uniques = pd.factorize(labels, sort=False)
+            uniques = np.asarray(uniques, dtype=object)
+            hier = hierarchies.get(col)
+            if hier is None and col in self.qis:
+                hier = default_hierarchy(uniques, infer_kind(frame[col]), name=col)
+            enc = hier.encode(uniques) if hier is not None else None
+            self.columns[col] = EncodedColumn(col, codes.astype(np.int32), uniques, hier, enc)
+
+    def hierarchy(self, qi: str) -> EncodedHierarchy:
+        enc = self.columns[qi].encoded
+        assert enc is not None
+        return enc
+
+    @property
+    def heights(self) -> list[int]:
+        """Number of levels (including level 0) of each QI's hierarchy, in QI order."""
+        return [self.hierarchy(q).height for q in self.qis]

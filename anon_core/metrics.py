@@ -1,0 +1,260 @@
+"""Quality (information-loss) metrics as a registry, defined as ARX defines them.
+
+Every metric declares its goal and range (SDMetrics style), so the search and the
+UI rank any metric without special cases. All metrics here are minimised.
+Definitions: ARX's metric package (``org.deidentifier.arx.metric.v2``) and
+``shared/data/arx_reference.json`` (metric_notes).
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+import numpy as np
+
+from .errors import ConfigError
+from .frequency import ClassTable, FrequencyTable
+from .validation import check_bool, check_choice, check_keys
+
+
+@dataclass(frozen=True)
+class MetricValue:
+    """A metric's overall value and its per-attribute components (when it has them)."""
+
+    metric: str
+    value: float
+    per_attribute: dict[str, float] = field(default_factory=dict)
+
+
+def _floor10(x: np.ndarray | float) -> np.ndarray | float:
+    """ARX rounds per-attribute components down to 10 decimals."""
+    return np.floor(np.asarray(x) * 1e10) / 1e10
+
+
+class QualityMetric(ABC):
+    key: ClassVar[str]
+    label: ClassVar[str]
+    goal: ClassVar[str] = "minimize"
+    lower: ClassVar[float] = 0.0
+    upper: ClassVar[float | None] = None
+    has_monotonic_variant: ClassVar[bool] = False
+    default_monotonic: ClassVar[bool] = False
+    description: ClassVar[str] = ""
+
+    def __init__(self, monotonic: bool | None = None) -> None:
+        if monotonic is not None and not self.has_monotonic_variant:
+            self.monotonic = self.default_monotonic
+            if monotonic != self.default_monotonic:
+                raise ConfigError(
+                    f"'quality_metric.monotonic' cannot be {monotonic} for {self.key}: it has only the "
+                    f"{'monotonic' if self.default_monotonic else 'non-monotonic'} variant."
+                )
+        else:
+            self.monotonic = self.default_monotonic if monotonic is None else check_bool(
+                "quality_metric.monotonic", monotonic
+            )
+
+    def to_config(self) -> dict[str, Any]:
+        cfg: dict[str, Any] = {"name": self.key}
+        if self.has_monotonic_variant:
+            cfg["monotonic"] = self.monotonic
+        return cfg
+
+    def __repr__(self) -> str:
+        suffix = f" ({'monotonic' if self.monotonic else 'non-monotonic'})" if self.has_monotonic_variant else ""
+        return self.label + suffix
+
+    def prepare(self, freq: FrequencyTable) -> Any:
+        return None
+
+    @abstractmethod
+    def compute(self, table: ClassTable, suppressed: np.ndarray, state: Any) -> MetricValue:
+        """Value of the metric for a class table; ``suppressed`` flags suppressed classes."""
+
+
+METRICS: dict[str, type[QualityMetric]] = {}
+
+
+def register(cls: type[QualityMetric]) -> type[QualityMetric]:
+    METRICS[cls.key] = cls
+    return cls
+
+
+def make_metric(spec: Mapping[str, Any] | str | None) -> QualityMetric:
+    """Build from ``{"name": key, "monotonic": bool}`` (or just the name); default Loss."""
+    if spec is None:
+        return Loss()
+    if isinstance(spec, str):
+        spec = {"name": spec}
+    if not isinstance(spec, Mapping):
+        raise ConfigError(f"'quality_metric' must be an object like {{\"name\": \"loss\"}}, got {spec!r}.")
+    check_keys("quality_metric", spec, {"name", "monotonic"})
+    key = check_choice("quality_metric.name", spec.get("name"), METRICS)
+    return METRICS[key](monotonic=spec.get("monotonic"))
+
+
+def _suppressed_count(table: ClassTable, suppressed: np.ndarray) -> int:
+    return int(table.sizes[suppressed].sum())
+
+
+@register
+class Loss(QualityMetric):
+    """ARX's default 'Loss' (Iyengar 2002, as generalized in ARX).
+
+    Per QI i: L_i = sum over records of (hierarchy rows under the record's
+    generalized value) / d_i, a suppressed record counting 1;
+    v_i = max(0, (L_i - N/d_i) / (N - N/d_i)); score = prod(1 + v_i)^(1/n) - 1.
+    """
+
+    key = "loss"
+    label = "Loss"
+    upper = 1.0
+    default_monotonic = True
+    description = "Share of the hierarchy each released value spans, averaged over attributes (0 = original, 1 = all suppressed)."
+
+    def compute(self, table: ClassTable, suppressed: np.ndarray, state: Any) -> MetricValue:
+        freq = table.freq
+        n = float(freq.n_records)
+        keep = ~suppressed
+        s = float(table.sizes[suppressed].sum())
+        per: dict[str, float] = {}
+        for j, q in enumerate(freq.qis):
+            enc = freq.dataset.hierarchy(q)
+            d = float(enc.n_rows)
+            share = enc.leaf_counts[table.levels[j]][table.codes[keep, j]] / d
+            total = float(np.dot(table.sizes[keep], share)) + s
+            base = n / d
+            v = 0.0 if n - base <= 0 else max(0.0, (total - base) / (n - base))
+            per[q] = float(_floor10(v))
+        vals = np.array(list(per.values()))
+        score = float(np.prod(1.0 + vals) ** (1.0 / len(vals)) - 1.0) if len(vals) else 0.0
+        return MetricValue(self.key, score, per)
+
+
+@register
+class Precision(QualityMetric):
+    """Precision (Sweeney 2002): mean over QIs of level / (height - 1).
+
+    Non-monotonic variant: a suppressed record counts as fully generalized (1).
+    """
+
+    key = "precision"
+    label = "Precision"
+    upper = 1.0
+    has_monotonic_variant = True
+    description = "Average generalization level relative to each hierarchy's height (0 = original, 1 = all suppressed)."
+
+    def compute(self, table: ClassTable, suppressed: np.ndarray, state: Any) -> MetricValue:
+        freq = table.freq
+        n = float(freq.n_records)
+        s = _suppressed_count(table, suppressed)
+        per = {}
+        for j, q in enumerate(freq.qis):
+            top = freq.dataset.hierarchy(q).height - 1
+            frac = table.levels[j] / top if top > 0 else 0.0
+            if not self.monotonic:
+                frac = ((n - s) * frac + s) / n
+            per[q] = float(frac)
+        score = float(np.mean(list(per.values()))) if per else 0.0
+        return MetricValue(self.key, score, per)
+
+
+@register
+class Discernability(QualityMetric):
+    """Discernibility (Bayardo and Agrawal 2005): sum of squared class sizes.
+
+    Non-monotonic variant: each suppressed record is penalised with N.
+    """
+
+    key = "discernability"
+    label = "Discernability"
+    has_monotonic_variant = True
+    description = "Sum over records of the size of their class; suppressed records cost the table size."
+
+    def compute(self, table: ClassTable, suppressed: np.ndarray, state: Any) -> MetricValue:
+        sizes = table.sizes.astype(float)
+        n = float(table.freq.n_records)
+        if self.monotonic:
+            value = float(np.sum(sizes[~suppressed] ** 2) + np.sum(sizes[suppressed]) * n)
+        else:
+            value = float(np.sum(sizes[~suppressed] ** 2) + np.sum(sizes[suppressed]) * n)
+        return MetricValue(self.key, value)
+
+
+@register
+class NonUniformEntropy(QualityMetric):
+    """Non-uniform entropy (Gionis and Tassa 2009; De Waal and Willenborg 1999) as in ARX.
+
+    Per QI: sum_a c(a) * log2(c(g(a)) / c(a)) over original values a. The
+    non-monotonic variant adds, per QI, sum_g s_g * log2(S / s_g) over the S
+    suppressed records, s_g of which have generalized value g.
+    """
+
+    key = "non-uniform-entropy"
+    label = "Non-uniform entropy"
+    has_monotonic_variant = True
+    description = "Bits of information lost by generalization, summed over records and attributes."
+
+    def prepare(self, freq: FrequencyTable) -> Any:
+        """Per QI and level: the loss of generalizing to that level (independent of classes)."""
+        state = []
+        for q in freq.qis:
+            enc = freq.dataset.hierarchy(q)
+            c = freq.value_counts[q].astype(float)
+            per_level = []
+            for h in range(enc.height):
+                cg = np.bincount(enc.maps[h], weights=c, minlength=enc.cardinality(h))[enc.maps[h]]
+                nz = c > 0
+                per_level.append(float(np.sum(c[nz] * np.log2(cg[nz] / c[nz]))))
+            state.append(per_level)
+        return state
+
+    def compute(self, table: ClassTable, suppressed: np.ndarray, state: Any) -> MetricValue:
+        freq = table.freq
+        per = {}
+        s_total = float(table.sizes[suppressed].sum())
+        for j, q in enumerate(freq.qis):
+            loss = state[j][table.levels[j]]
+            if not self.monotonic and s_total > 0:
+                enc = freq.dataset.hierarchy(q)
+                s_g = np.bincount(
+                    table.codes[suppressed, j], weights=table.sizes[suppressed],
+                    minlength=enc.cardinality(table.levels[j]),
+                )
+                s_g = s_g[s_g > 0]
+                loss += float(np.sum(s_g * np.log2(s_total / s_g)))
+            per[q] = float(_floor10(loss))
+        return MetricValue(self.key, float(sum(per.values())), per)
+
+
+@register
+class AECS(QualityMetric):
+    """Average equivalence class size (LeFevre et al. 2006): records / classes."""
+
+    key = "aecs"
+    label = "Average equivalence class size"
+    lower = 1.0
+    description = "Records per equivalence class on average; suppressed records form one class."
+
+    def compute(self, table: ClassTable, suppressed: np.ndarray, state: Any) -> MetricValue:
+        n_classes = int((~suppressed).sum()) + (1 if suppressed.any() else 0)
+        return MetricValue(self.key, table.freq.n_records / max(n_classes, 1))
+
+
+@register
+class Height(QualityMetric):
+    """Height: the sum of the generalization levels (ARX's 'Height')."""
+
+    key = "height"
+    label = "Height"
+    default_monotonic = True
+    description = "Sum of the hierarchy levels chosen for the quasi-identifiers."
+
+    def compute(self, table: ClassTable, suppressed: np.ndarray, state: Any) -> MetricValue:
+        per = {q: float(lv) for q, lv in zip(table.freq.qis, table.levels, strict=True)}
+        return MetricValue(self.key, float(sum(table.levels)), per)
+
+
