@@ -1,8 +1,9 @@
 """Sample-based privacy models: thresholds on re-identification risk of the whole release.
 
 Unlike class-based models they judge the released table as a whole. When a
-threshold is not met, ARX suppresses the riskiest (smallest) classes first,
-within the suppression limit, until it is.
+threshold is not met, ARX suppresses whole classes, smallest first (ties: the
+class whose first record comes first), within the suppression limit, until it
+is; the fewest such classes are found by bisection.
 """
 
 from __future__ import annotations
@@ -17,8 +18,9 @@ from .models import Param, PrivacyModel, register
 
 class _RiskModel(PrivacyModel):
     sample_based = True
-    monotonic_generalization = False
-    monotonic_suppression = False
+    # ARX declares both monotonic (RiskBasedCriterion(true, true, threshold)).
+    monotonic_generalization = True
+    monotonic_suppression = True
 
     def class_ok(self, table: ClassTable, state: Any) -> np.ndarray:
         return np.ones(table.n_classes, dtype=bool)
@@ -33,6 +35,8 @@ class _RiskModel(PrivacyModel):
         if self.released_ok(sizes[~suppressed]):
             return suppressed, True
         keep = np.flatnonzero(~suppressed)
+        # Class ids follow first appearance in the data, so a stable sort breaks
+        # size ties by first record, as ARX does.
         order = keep[np.argsort(sizes[keep], kind="stable")]
         cum_supp = np.cumsum(sizes[order])
         feasible = np.searchsorted(cum_supp, budget, side="right")

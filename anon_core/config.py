@@ -1,0 +1,217 @@
+"""Release configuration: one JSON/YAML file the CLI, the dashboard and the report share.
+
+Relative paths resolve against the configuration file's folder. Every field is
+validated with a message that names the field and the fix.
+"""
+
+from __future__ import annotations
+
+import json
+import warnings
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import yaml
+
+from .builders import build_hierarchy
+from .dataset import Dataset, Role
+from .errors import ConfigError, PrivacyWarning
+from .evaluate import Evaluator, TransformationResult
+from .frequency import FrequencyTable
+from .hierarchy import Hierarchy
+from .io import LoadedTable, load_table, to_labels
+from .metrics import QualityMetric, make_metric
+from .models import PrivacyModel, make_model
+from .transform import apply_transformation
+from .validation import check_choice, check_float, check_keys, check_mapping
+
+TOP_KEYS = {
+    "input",
+    "attributes",
+    "privacy_models",
+    "suppression_limit",
+    "quality_metric",
+    "transformation",
+    "output",
+}
+INPUT_KEYS = {"path", "separator", "encoding", "sheet"}
+ATTRIBUTE_KEYS = {"role", "hierarchy"}
+OUTPUT_KEYS = {"suppressed_records"}
+
+
+@dataclass(frozen=True)
+class ReleaseConfig:
+    """A validated release configuration (``raw`` is the parsed file, for round trips)."""
+
+    raw: dict[str, Any]
+    base_dir: Path
+    input_path: Path | None
+    separator: str | None
+    encoding: str | None
+    sheet: str | int | None
+    roles: dict[str, Role]
+    hierarchy_specs: dict[str, Mapping[str, Any]]
+    models: tuple[Mapping[str, Any], ...]
+    suppression_limit: float
+    quality_metric: Mapping[str, Any] | None
+    transformation: dict[str, int] | None
+    suppressed_records: str = "remove"
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def read_config_file(path: str | Path) -> dict[str, Any]:
+    path = Path(path)
+    if not path.is_file():
+        raise ConfigError(f"Configuration file {str(path)!r} does not exist. Check the path.")
+    text = path.read_text(encoding="utf-8")
+    try:
+        data = yaml.safe_load(text) if path.suffix.lower() in {".yaml", ".yml"} else json.loads(text)
+    except (json.JSONDecodeError, yaml.YAMLError) as exc:
+        raise ConfigError(f"Configuration file {path.name} is not valid {path.suffix[1:].upper()}: {exc}") from None
+    if not isinstance(data, dict):
+        raise ConfigError(f"Configuration file {path.name} must hold an object at the top level.")
+    return data
+
+
+def parse_config(data: Mapping[str, Any], base_dir: str | Path = ".") -> ReleaseConfig:
+    """Validate a configuration mapping."""
+    check_mapping("configuration", data)
+    check_keys("configuration", data, TOP_KEYS)
+    base = Path(base_dir)
+    inp = check_mapping("input", data.get("input", {}))
+    check_keys("input", inp, INPUT_KEYS)
+    input_path = None
+    if "path" in inp:
+        if not isinstance(inp["path"], str) or not inp["path"]:
+            raise ConfigError("'input.path' must be a file path.")
+        input_path = Path(inp["path"]) if Path(inp["path"]).is_absolute() else base / inp["path"]
+    attrs = check_mapping("attributes", data.get("attributes", {}))
+    roles: dict[str, Role] = {}
+    hspecs: dict[str, Mapping[str, Any]] = {}
+    for name, spec in attrs.items():
+        spec = check_mapping(f"attributes.{name}", spec)
+        check_keys(f"attributes.{name}", spec, ATTRIBUTE_KEYS)
+        role = check_choice(f"attributes.{name}.role", spec.get("role"), [r.value for r in Role])
+        roles[name] = Role(role)
+        if "hierarchy" in spec:
+            h = check_mapping(f"attributes.{name}.hierarchy", spec["hierarchy"])
+            if not ({"file", "builder", "levels"} & set(h)):
+                raise ConfigError(
+                    f"'attributes.{name}.hierarchy' needs 'file' (ARX CSV), 'builder' or 'levels' (inline table)."
+                )
+            hspecs[name] = h
+    if not any(r == Role.QUASI_IDENTIFIER for r in roles.values()):
+        raise ConfigError("'attributes' marks no quasi-identifier: give at least one attribute role 'quasi-identifier'.")
+    models = data.get("privacy_models", [])
+    if not isinstance(models, list) or not models:
+        raise ConfigError("'privacy_models' must be a non-empty list, e.g. [{\"model\": \"k-anonymity\", \"k\": 5}].")
+    for m in models:
+        make_model(m)  # validates parameters now, with the field named
+    limit = check_float("suppression_limit", data.get("suppression_limit", 0.0), 0.0, 1.0)
+    metric = data.get("quality_metric")
+    make_metric(metric)
+    transformation = data.get("transformation")
+    if transformation is not None:
+        transformation = dict(check_mapping("transformation", transformation))
+        for k, v in transformation.items():
+            if isinstance(v, bool) or not isinstance(v, int):
+                raise ConfigError(f"'transformation.{k}' must be a whole-number level, got {v!r}.")
+    out = check_mapping("output", data.get("output", {}))
+    check_keys("output", out, OUTPUT_KEYS)
+    supp = check_choice("output.suppressed_records", out.get("suppressed_records", "remove"), ("remove", "mask"))
+    return ReleaseConfig(
+        raw=dict(data),
+        base_dir=base,
+        input_path=input_path,
+        separator=inp.get("separator"),
+        encoding=inp.get("encoding"),
+        sheet=inp.get("sheet", 0),
+        roles=roles,
+        hierarchy_specs=hspecs,
+        models=tuple(models),
+        suppression_limit=limit,
+        quality_metric=metric,
+        transformation=transformation,
+        suppressed_records=supp,
+    )
+
+
+def load_config(path: str | Path) -> ReleaseConfig:
+    path = Path(path)
+    return parse_config(read_config_file(path), base_dir=path.resolve().parent)
+
+
+def _hierarchy_for(name: str, spec: Mapping[str, Any], frame: pd.DataFrame, base: Path) -> Hierarchy:
+    if "file" in spec:
+        check_keys(f"attributes.{name}.hierarchy", spec, {"file", "separator"})
+        p = Path(spec["file"])
+        p = p if p.is_absolute() else base / p
+        return Hierarchy.from_csv(p, separator=spec.get("separator", ";"), name=name)
+    if "levels" in spec:
+        check_keys(f"attributes.{name}.hierarchy", spec, {"levels"})
+        return Hierarchy(pd.DataFrame(spec["levels"]).astype(str).to_numpy(dtype=object), name=name)
+    return build_hierarchy(spec, pd.unique(to_labels(frame[name])), name=name)
+
+
+class Problem:
+    """A dataset with its roles, hierarchies, frequency table and evaluator.
+
+    This is the object the CLI, the dashboard and the tests share: build it once
+    per dataset and role assignment, then evaluate transformations cheaply.
+    """
+
+    def __init__(
+        self,
+        frame: pd.DataFrame,
+        roles: Mapping[str, Role | str],
+        hierarchies: Mapping[str, Hierarchy] | None = None,
+        models: list[PrivacyModel] | None = None,
+        suppression_limit: float = 0.0,
+        metric: QualityMetric | None = None,
+    ) -> None:
+        self.dataset = Dataset(frame, roles, hierarchies)
+        self.freq = FrequencyTable(self.dataset)
+        self.evaluator = Evaluator(self.freq, models or [], suppression_limit, metric)
+
+    @classmethod
+    def from_config(cls, config: ReleaseConfig, frame: pd.DataFrame | None = None) -> Problem:
+        if frame is None:
+            frame = load_input(config).frame
+        missing = [a for a in config.roles if a not in frame.columns]
+        if missing:
+            raise ConfigError(
+                f"'attributes' names {missing}, which are not columns of the input. Columns are: {list(frame.columns)}."
+            )
+        unassigned = [c for c in frame.columns if c not in config.roles]
+        if unassigned:
+            warnings.warn(
+                f"Columns {unassigned} have no role and are released unchanged (insensitive).",
+                PrivacyWarning,
+                stacklevel=2,
+            )
+        hierarchies = {
+            name: _hierarchy_for(name, spec, frame, config.base_dir) for name, spec in config.hierarchy_specs.items()
+        }
+        return cls(
+            frame,
+            config.roles,
+            hierarchies,
+            [make_model(m) for m in config.models],
+            config.suppression_limit,
+            make_metric(config.quality_metric),
+        )
+
+    def evaluate(self, transformation: Mapping[str, int]) -> TransformationResult:
+        return self.evaluator.evaluate(transformation)
+
+    def apply(self, result: TransformationResult, suppressed_records: str = "remove") -> pd.DataFrame:
+        return apply_transformation(self.dataset, result, suppressed_records)
+
+
+def load_input(config: ReleaseConfig) -> LoadedTable:
+    if config.input_path is None:
+        raise ConfigError("'input.path' is missing: name the data file to anonymize.")
+    return load_table(config.input_path, separator=config.separator, encoding=config.encoding, sheet=config.sheet)

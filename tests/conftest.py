@@ -1,0 +1,46 @@
+"""Shared fixtures. Tests that need ../shared skip with a reason when it is absent."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = ROOT.parent / "shared"
+ADULT = SHARED / "data" / "adult"
+ARX_REFERENCE = SHARED / "data" / "arx_reference.json"
+
+needs_shared = pytest.mark.skipif(
+    not (ADULT / "adult.csv").is_file() or not ARX_REFERENCE.is_file(),
+    reason="../shared/data (Adult extract and ARX reference results) is not beside the checkout",
+)
+
+
+@pytest.fixture(scope="session")
+def arx_reference() -> dict:
+    if not ARX_REFERENCE.is_file():
+        pytest.skip("../shared/data/arx_reference.json is absent")
+    return json.loads(ARX_REFERENCE.read_text())
+
+
+@pytest.fixture(scope="session")
+def adult_frame():
+    if not (ADULT / "adult.csv").is_file():
+        pytest.skip("../shared/data/adult is absent")
+    from anon_core.io import load_table
+
+    return load_table(ADULT / "adult.csv").frame
+
+
+@pytest.fixture(scope="session")
+def adult_hierarchies():
+    if not ADULT.is_dir():
+        pytest.skip("../shared/data/adult is absent")
+    from anon_core.hierarchy import Hierarchy
+
+    return {
+        p.stem.removeprefix("adult_hierarchy_"): Hierarchy.from_csv(p)
+        for p in sorted(ADULT.glob("adult_hierarchy_*.csv"))
+    }
