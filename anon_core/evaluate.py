@@ -119,12 +119,14 @@ class Evaluator:
         outliers = int(table.sizes[suppressed].sum())
         satisfied = outliers <= self.max_outliers
         sample_ok = {}
+        if any(m.sample_based for m in self.models):
+            class_loss = self.metric.class_loss(table, self._metric_state)
         for i, model in enumerate(self.models):
             if model.sample_based:
-                budget = self.max_outliers - int(table.sizes[suppressed].sum())
-                suppressed, good = model.enforce(table, suppressed, max(budget, 0))  # type: ignore[attr-defined]
-                sample_ok[i] = good
-                satisfied = satisfied and good
+                suppressed = model.enforce(table, suppressed, class_loss)  # type: ignore[attr-defined]
+                sample_ok[i] = model.released_ok(table.sizes[~suppressed])  # type: ignore[attr-defined]
+        outliers = int(table.sizes[suppressed].sum())
+        satisfied = outliers <= self.max_outliers and all(sample_ok.values())
         statuses = []
         for i, (model, good) in enumerate(zip(self.models, per_model_ok, strict=True)):
             if good is None:

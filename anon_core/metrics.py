@@ -8,6 +8,7 @@ Definitions: ARX's metric package (``org.deidentifier.arx.metric.v2``) and
 
 from __future__ import annotations
 
+import math
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -29,12 +30,19 @@ class MetricValue:
     per_attribute: dict[str, float] = field(default_factory=dict)
 
 
+_LN2 = math.log(2.0)
+
+
 def _floor10(x: np.ndarray | float) -> np.ndarray | float:
     """ARX rounds per-attribute components down to 10 decimals."""
     return np.floor(np.asarray(x) * 1e10) / 1e10
 
 
 class QualityMetric(ABC):
+    """Base class. ``monotonic`` means monotonic under suppression too; every metric
+    here is monotonic under generalization (ARX's flags), so with no suppression
+    all of them are monotonic."""
+
     key: ClassVar[str]
     label: ClassVar[str]
     goal: ClassVar[str] = "minimize"
@@ -74,6 +82,14 @@ class QualityMetric(ABC):
     def compute(self, table: ClassTable, suppressed: np.ndarray, state: Any) -> MetricValue:
         """Value of the metric for a class table; ``suppressed`` flags suppressed classes."""
 
+    def class_loss(self, table: ClassTable, state: Any) -> np.ndarray | None:
+        """Information loss of each class, where the metric defines one (else None).
+
+        ARX uses it to break ties between equally small classes when a
+        sample-based model must suppress some of them.
+        """
+        return None
+
 
 METRICS: dict[str, type[QualityMetric]] = {}
 
@@ -112,7 +128,6 @@ class Loss(QualityMetric):
     key = "loss"
     label = "Loss"
     upper = 1.0
-    default_monotonic = True
     description = "Share of the hierarchy each released value spans, averaged over attributes (0 = original, 1 = all suppressed)."
 
     def compute(self, table: ClassTable, suppressed: np.ndarray, state: Any) -> MetricValue:
@@ -129,9 +144,21 @@ class Loss(QualityMetric):
             base = n / d
             v = 0.0 if n - base <= 0 else max(0.0, (total - base) / (n - base))
             per[q] = float(_floor10(v))
-        vals = np.array(list(per.values()))
-        score = float(np.prod(1.0 + vals) ** (1.0 / len(vals)) - 1.0) if len(vals) else 0.0
-        return MetricValue(self.key, score, per)
+        # ARX's geometric mean takes the power per factor, then multiplies.
+        score = 1.0
+        for v in per.values():
+            score *= (v + 1.0) ** (1.0 / len(per))
+        return MetricValue(self.key, score - 1.0 if per else 0.0, per)
+
+    def class_loss(self, table: ClassTable, state: Any) -> np.ndarray:
+        """Geometric mean over QIs of the share of the hierarchy each class value spans."""
+        freq = table.freq
+        score = np.ones(table.n_classes)
+        for j, q in enumerate(freq.qis):
+            enc = freq.dataset.hierarchy(q)
+            share = enc.leaf_counts[table.levels[j]][table.codes[:, j]] / float(enc.n_rows)
+            score *= (share + 1.0) ** (1.0 / len(freq.qis))
+        return score - 1.0
 
 
 @register
@@ -158,7 +185,9 @@ class Precision(QualityMetric):
             if not self.monotonic:
                 frac = ((n - s) * frac + s) / n
             per[q] = float(frac)
-        score = float(np.mean(list(per.values()))) if per else 0.0
+        score = 0.0
+        for v in per.values():  # ARX: sum of v_i / n in QI order
+            score += v / len(per)
         return MetricValue(self.key, score, per)
 
 
@@ -166,7 +195,8 @@ class Precision(QualityMetric):
 class Discernability(QualityMetric):
     """Discernibility (Bayardo and Agrawal 2005): sum of squared class sizes.
 
-    Non-monotonic variant: each suppressed record is penalised with N.
+    Non-monotonic variant: each suppressed record is penalised with N. The
+    monotonic variant (ARX's DM*) counts suppressed classes like any other.
     """
 
     key = "discernability"
@@ -178,7 +208,7 @@ class Discernability(QualityMetric):
         sizes = table.sizes.astype(float)
         n = float(table.freq.n_records)
         if self.monotonic:
-            value = float(np.sum(sizes[~suppressed] ** 2) + np.sum(sizes[suppressed]) * n)
+            value = float(np.sum(sizes**2))
         else:
             value = float(np.sum(sizes[~suppressed] ** 2) + np.sum(sizes[suppressed]) * n)
         return MetricValue(self.key, value)
@@ -208,7 +238,10 @@ class NonUniformEntropy(QualityMetric):
             for h in range(enc.height):
                 cg = np.bincount(enc.maps[h], weights=c, minlength=enc.cardinality(h))[enc.maps[h]]
                 nz = c > 0
-                per_level.append(float(np.sum(c[nz] * np.log2(cg[nz] / c[nz]))))
+                # ARX: raw = sum a * (ln(a/b) / ln 2) in code order; loss = -raw.
+                terms = c[nz] * (np.log(c[nz] / cg[nz]) / _LN2)
+                # cumsum adds sequentially in dictionary order, as ARX does (bit-exact).
+                per_level.append(float(np.cumsum(terms)[-1]) if len(terms) else 0.0)
             state.append(per_level)
         return state
 
@@ -217,7 +250,7 @@ class NonUniformEntropy(QualityMetric):
         per = {}
         s_total = float(table.sizes[suppressed].sum())
         for j, q in enumerate(freq.qis):
-            loss = state[j][table.levels[j]]
+            raw = state[j][table.levels[j]]
             if not self.monotonic and s_total > 0:
                 enc = freq.dataset.hierarchy(q)
                 s_g = np.bincount(
@@ -225,8 +258,8 @@ class NonUniformEntropy(QualityMetric):
                     minlength=enc.cardinality(table.levels[j]),
                 )
                 s_g = s_g[s_g > 0]
-                loss += float(np.sum(s_g * np.log2(s_total / s_g)))
-            per[q] = float(_floor10(loss))
+                raw += float(np.sum(s_g * (np.log(s_g / s_total) / _LN2)))
+            per[q] = float(_floor10(-raw))
         return MetricValue(self.key, float(sum(per.values())), per)
 
 

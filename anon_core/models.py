@@ -19,16 +19,18 @@ from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
-from scipy.special import digamma
 
 from .errors import ConfigError
 from .frequency import ClassTable, FrequencyTable
-from .io import MISSING
+from .io import MISSING, ColumnKind, infer_kind
 from .validation import check_choice, check_float, check_int, check_keys
 
-# Relative tolerance for threshold comparisons of floating-point measures, so a
-# class exactly at a threshold is not rejected by rounding (e.g. t=0.2).
-_EPS = 1e-12
+_LN2 = math.log(2.0)
+
+
+def _log2(x: np.ndarray) -> np.ndarray:
+    """log2 computed as ARX does (ln x / ln 2), so thresholds compare bit-exactly."""
+    return np.log(x) / _LN2
 
 
 @dataclass(frozen=True)
@@ -182,19 +184,36 @@ class DistinctLDiversity(_SensitiveModel):
         return self.measure(table, state) >= self.l
 
 
-def _grassberger_g(n: np.ndarray) -> np.ndarray:
-    """Grassberger's G(n) = psi(n) + 0.5 * (-1)^n * (psi((n+1)/2) - psi(n/2)) (Grassberger 2003)."""
-    n = n.astype(float)
-    sign = np.where(np.mod(n, 2) == 0, 1.0, -1.0)
-    return digamma(n) + 0.5 * sign * (digamma((n + 1) / 2) - digamma(n / 2))
+def grassberger_g(n: np.ndarray) -> np.ndarray:
+    """Grassberger's G(n) as ARX evaluates it (Grassberger 2003, eq. 35).
+
+    G(2k) = G(2k+1) = -gamma - ln 2 + sum_{j<=k} 2/(2j-1) for n <= 100; above,
+    the asymptotic ln(n) + m(1/24 - m(7/960 - 31m/8064)) with n rounded down to
+    even and m = 1/(n/2)^2.
+    """
+    n = np.asarray(n, dtype=np.int64)
+    even = n - n % 2
+    k = even // 2
+    small = n <= 100
+    table = -np.euler_gamma - math.log(2.0) + np.concatenate(([0.0], np.cumsum(2.0 / (2 * np.arange(1, 51) - 1))))
+    out = np.empty(n.shape, dtype=float)
+    out[small] = table[k[small]]
+    big = ~small
+    if big.any():
+        m = 1.0 / (k[big].astype(float) ** 2)
+        out[big] = np.log(even[big].astype(float)) + m * (1 / 24 - m * (7 / 960 - m * 31 / 8064))
+    return out
 
 
 @register
 class EntropyLDiversity(_SensitiveModel):
-    """Entropy of the sensitive distribution per class at least log(l) (Machanavajjhala et al. 2007).
+    """Entropy l-diversity (Machanavajjhala et al. 2007): H(class) >= ln(l), as ARX checks it.
 
-    ``estimator='grassberger'`` uses Grassberger's bias-corrected entropy estimate,
-    as ARX offers for small classes.
+    A class holds when it has at least ceil(l) distinct values and
+    sum_s f_s psi(f_s) <= N (psi(N) - ln l), with psi = ln (Shannon) or
+    Grassberger's bias-corrected G. ARX's search can reach a Grassberger verdict
+    that depends on hash-table order (it aborts a non-monotonic partial sum
+    early); this engine uses the order-free full sum.
     """
 
     key = "entropy-l-diversity"
@@ -205,22 +224,25 @@ class EntropyLDiversity(_SensitiveModel):
         Param("estimator", "choice", "shannon", choices=("shannon", "grassberger"), help="Entropy estimator"),
     )
     description = "The sensitive values of each class are spread as evenly as l equally frequent values."
+    monotonic_suppression = False
+
+    def _psi(self, n: np.ndarray) -> np.ndarray:
+        return np.log(n.astype(float)) if self.estimator == "shannon" else grassberger_g(n)
+
+    def _sums(self, table: ClassTable) -> tuple[np.ndarray, np.ndarray]:
+        cls, _, cnt = table.sparse_hist(self.attribute)
+        s = np.bincount(cls, weights=cnt * self._psi(cnt), minlength=table.n_classes)
+        return s, self._psi(table.sizes)
 
     def measure(self, table: ClassTable, state: Any) -> np.ndarray:
-        """Entropy-l reached per class: exp(H) with H in nats."""
-        cls, _, cnt = table.sparse_hist(self.attribute)
-        n = table.sizes.astype(float)
-        if self.estimator == "shannon":
-            plogp = np.bincount(cls, weights=cnt * np.log(cnt), minlength=table.n_classes)
-            h = np.log(n) - plogp / n
-        else:
-            gsum = np.bincount(cls, weights=cnt * _grassberger_g(cnt), minlength=table.n_classes)
-            h = np.log(n) - gsum / n
-        return np.exp(h)
+        """Entropy-l reached per class: exp(H), H = psi(N) - sum f psi(f) / N (nats)."""
+        s, psi_n = self._sums(table)
+        return np.exp(psi_n - s / table.sizes)
 
     def class_ok(self, table: ClassTable, state: Any) -> np.ndarray:
-        reached = np.log(self.measure(table, state))
-        return reached >= math.log(self.l) - _EPS
+        s, psi_n = self._sums(table)
+        bound = table.sizes * (psi_n - math.log(self.l))
+        return (table.distinct_values(self.attribute) >= math.ceil(self.l)) & (s <= bound)
 
 
 @register
@@ -238,6 +260,7 @@ class RecursiveCLDiversity(_SensitiveModel):
         Param("l", "int", 2, 1, None, help="Number of values after which the tail is summed"),
     )
     description = "The most frequent sensitive value is less than c times the rarest ones together."
+    monotonic_suppression = False
 
     def _ranked(self, table: ClassTable) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         cls, _, cnt = table.sparse_hist(self.attribute)
@@ -268,9 +291,10 @@ class RecursiveCLDiversity(_SensitiveModel):
 class _TCloseness(_SensitiveModel):
     params = (_ATTR, Param("t", "float", 0.2, 0.0, 1.0, help="Largest distance to the overall distribution"))
     description = "The sensitive distribution in each class is within distance t of the whole table's."
+    monotonic_suppression = False
 
     def class_ok(self, table: ClassTable, state: Any) -> np.ndarray:
-        return self.measure(table, state) <= self.t + _EPS
+        return self.measure(table, state) <= self.t
 
 
 @register
@@ -291,22 +315,22 @@ class EqualDistanceTCloseness(_TCloseness):
 
 
 def sensitive_order(freq: FrequencyTable, attribute: str) -> np.ndarray:
-    """Rank of each sensitive code in the attribute's natural order.
+    """Rank of each sensitive code in the attribute's data-type order (as ARX's comparator).
 
-    Numbers sort numerically; otherwise the order of the attribute's hierarchy
-    file when it has one, else lexical. The missing value sorts last.
+    Numbers sort by value, ISO-like dates chronologically, anything else
+    lexically (by code point). The missing value sorts last.
     """
     col = freq.dataset.columns[attribute]
     labels = np.asarray(col.labels, dtype=object).astype(str)
     missing = labels == MISSING
-    nums = pd.to_numeric(pd.Series(labels[~missing]), errors="coerce")
-    if len(nums) and nums.notna().all():
-        keys = np.full(len(labels), np.inf)
-        keys[~missing] = nums.to_numpy()
-        order = np.argsort(keys, kind="stable")
-    elif col.hierarchy is not None:
-        pos = pd.Index(col.hierarchy.values).get_indexer(labels)
-        order = np.argsort(pos, kind="stable")
+    present = pd.Series(labels[~missing])
+    keys = pd.to_numeric(present, errors="coerce")
+    if not (len(keys) and keys.notna().all()) and infer_kind(present) == ColumnKind.DATE:
+        keys = pd.to_datetime(present, errors="coerce", format="mixed").astype("int64")
+    if len(keys) and keys.notna().all():
+        full = np.full(len(labels), np.inf)
+        full[~missing] = keys.to_numpy(dtype=float)
+        order = np.argsort(full, kind="stable")
     else:
         order = np.lexsort((labels, missing))
     rank = np.empty(len(labels), dtype=np.int64)
@@ -327,18 +351,24 @@ class OrderedDistanceTCloseness(_TCloseness):
         order = np.argsort(rank)
         return rank, q[order]
 
-    def measure(self, table: ClassTable, state: Any) -> np.ndarray:
+    def _cumulative(self, table: ClassTable, state: Any) -> np.ndarray:
+        """sum_i |sum_{j<=i} (p_j - q_j)| per class, accumulated in value order."""
         rank, q_sorted = state
-        m = len(q_sorted)
         out = np.zeros(table.n_classes)
-        if m <= 1:
-            return out
         for start, block in table.dense_hist(self.attribute):
             sizes = table.sizes[start : start + len(block)]
             p = np.zeros_like(block, dtype=float)
             p[:, rank] = block / sizes[:, None]
-            out[start : start + len(block)] = np.abs(np.cumsum(p - q_sorted, axis=1)).sum(axis=1) / (m - 1)
+            out[start : start + len(block)] = np.abs(np.cumsum(p - q_sorted, axis=1)).sum(axis=1)
         return out
+
+    def measure(self, table: ClassTable, state: Any) -> np.ndarray:
+        m = len(state[1])
+        return self._cumulative(table, state) / (m - 1) if m > 1 else np.zeros(table.n_classes)
+
+    def class_ok(self, table: ClassTable, state: Any) -> np.ndarray:
+        m = len(state[1])
+        return self._cumulative(table, state) <= self.t * (m - 1.0)
 
 
 @register
@@ -364,34 +394,36 @@ class HierarchicalDistanceTCloseness(_TCloseness):
         onehots = []
         for h in range(1, enc.height):
             up = enc.up(h - 1, h)
-            onehot = np.zeros((len(up), enc.cardinality(h)))
-            onehot[np.arange(len(up)), up] = 1.0
+            onehot = np.zeros((len(up), enc.cardinality(h)), dtype=np.int64)
+            onehot[np.arange(len(up)), up] = 1
             onehots.append(onehot)
-        return _global(freq, self.attribute), onehots, enc.height - 1
+        return freq.sensitive[self.attribute].global_counts, onehots, enc.height - 1
 
     def measure(self, table: ClassTable, state: Any) -> np.ndarray:
-        q, onehots, top = state
+        """EMD per class. Extras are kept as integers P_i*|class| - Q_i*N, as ARX does."""
+        global_counts, onehots, top = state
+        total = int(global_counts.sum())
         out = np.zeros(table.n_classes)
         if top <= 0:
             return out
         for start, block in table.dense_hist(self.attribute):
             sizes = table.sizes[start : start + len(block)]
-            extra = block / sizes[:, None] - q
+            extra = global_counts[None, :] * sizes[:, None] - block * total
             cost = np.zeros(len(block))
             for h, onehot in enumerate(onehots, start=1):
                 pos = np.maximum(extra, 0) @ onehot
                 neg = np.maximum(-extra, 0) @ onehot
-                cost += h / top * np.minimum(pos, neg).sum(axis=1)
-                extra = extra @ onehot
-            out[start : start + len(block)] = cost
+                cost += (h / top) * np.minimum(pos, neg).sum(axis=1)
+                extra = pos - neg
+            out[start : start + len(block)] = cost / (float(total) * sizes.astype(float))
         return out
 
 
 @register
 class DeltaDisclosure(_SensitiveModel):
-    """delta-disclosure privacy: |ln(p_class(s) / p(s))| < delta for every value in a class.
+    """delta-disclosure privacy: |log2(p_class(s) / p(s))| < delta for every value in a class.
 
-    (Brickell and Shmatikov 2008.)
+    (Brickell and Shmatikov 2008; base 2 as ARX implements it.)
     """
 
     key = "delta-disclosure"
@@ -406,7 +438,7 @@ class DeltaDisclosure(_SensitiveModel):
 
     def measure(self, table: ClassTable, state: Any) -> np.ndarray:
         cls, val, p = _probabilities(table, self.attribute)
-        return _class_max(np.abs(np.log(p / state[val])), cls, table.n_classes, 0.0)
+        return _class_max(np.abs(_log2(p / state[val])), cls, table.n_classes, 0.0)
 
     def class_ok(self, table: ClassTable, state: Any) -> np.ndarray:
         return self.measure(table, state) < self.delta
@@ -414,7 +446,6 @@ class DeltaDisclosure(_SensitiveModel):
 
 class _BetaLikeness(_SensitiveModel):
     params = (_ATTR, Param("beta", "float", 1.0, 0.0, None, help="Bound on the relative gain in confidence", min_inclusive=False))
-    monotonic_generalization = False
     monotonic_suppression = False
 
     def prepare(self, freq: FrequencyTable) -> Any:
@@ -437,7 +468,7 @@ class BasicBetaLikeness(_BetaLikeness):
     description = "No class raises an attacker's confidence in a sensitive value by more than a factor beta."
 
     def class_ok(self, table: ClassTable, state: Any) -> np.ndarray:
-        return self.measure(table, state) <= self.beta + _EPS
+        return self.measure(table, state) <= self.beta
 
 
 @register
@@ -452,7 +483,7 @@ class EnhancedBetaLikeness(_BetaLikeness):
         cls, val, p = _probabilities(table, self.attribute)
         q = state[val]
         bound = np.minimum(self.beta, -np.log(q))
-        bad = (p > q) & ((p - q) / q > bound + _EPS)
+        bad = (p - q) / q > bound
         return np.bincount(cls[bad], minlength=table.n_classes) == 0
 
 

@@ -29,31 +29,35 @@ class _RiskModel(PrivacyModel):
         """Does the release with these (non-suppressed) class sizes meet the threshold?"""
         raise NotImplementedError
 
-    def enforce(self, table: ClassTable, suppressed: np.ndarray, budget: int) -> tuple[np.ndarray, bool]:
-        """Suppress smallest classes first until the threshold holds; ``budget`` records at most."""
+    def enforce(
+        self, table: ClassTable, suppressed: np.ndarray, class_loss: np.ndarray | None = None
+    ) -> np.ndarray:
+        """Suppress the fewest smallest-first classes that make the threshold hold.
+
+        Ties in size go to the class with the lower information loss when the
+        metric defines one, then to the class whose first record comes first
+        (class ids follow first appearance), as ARX orders them. If no prefix
+        works, every class is suppressed (as ARX's output does); the caller
+        compares the suppressed total with the limit.
+        """
         sizes = table.sizes
         if self.released_ok(sizes[~suppressed]):
-            return suppressed, True
+            return suppressed
         keep = np.flatnonzero(~suppressed)
-        # Class ids follow first appearance in the data, so a stable sort breaks
-        # size ties by first record, as ARX does.
-        order = keep[np.argsort(sizes[keep], kind="stable")]
-        cum_supp = np.cumsum(sizes[order])
-        feasible = np.searchsorted(cum_supp, budget, side="right")
-        # Check prefixes of the smallest-first order by bisection on the count removed.
-        lo, hi = 1, int(feasible)
-        best = None
+        keys = (keep,) if class_loss is None else (keep, class_loss[keep])
+        order = keep[np.lexsort((*keys, sizes[keep]))]
+        lo, hi, best = 1, len(order), len(order)
         while lo <= hi:
             mid = (lo + hi) // 2
             trial = suppressed.copy()
             trial[order[:mid]] = True
             if self.released_ok(sizes[~trial]):
-                best, hi = trial, mid - 1
+                best, hi = mid, mid - 1
             else:
                 lo = mid + 1
-        if best is None:
-            return suppressed, False
-        return best, True
+        out = suppressed.copy()
+        out[order[:best]] = True
+        return out
 
 
 @register
@@ -70,7 +74,8 @@ class AverageReidentificationRisk(_RiskModel):
 
     def released_ok(self, sizes: np.ndarray) -> bool:
         total = sizes.sum()
-        return total == 0 or len(sizes) / total <= self.threshold + 1e-12
+        # ARX: 1 / (R / C) <= t; with nothing left the risk is undefined (not fulfilled).
+        return bool(total > 0 and 1.0 / (float(total) / len(sizes)) <= self.threshold)
 
 
 @register
@@ -87,4 +92,4 @@ class SampleUniqueness(_RiskModel):
 
     def released_ok(self, sizes: np.ndarray) -> bool:
         total = sizes.sum()
-        return total == 0 or (sizes == 1).sum() / total <= self.threshold + 1e-12
+        return bool(total > 0 and float((sizes == 1).sum()) / float(total) <= self.threshold)
