@@ -64,15 +64,22 @@ def detect_encoding(raw: bytes) -> str:
         return "utf-8"
     except UnicodeDecodeError:
         pass
-    try:
-        from charset_normalizer import from_bytes
+    # Statistical detection is unreliable on short inputs (it guesses exotic
+    # code pages); only trust it on a decent sample, and prefer Western code pages.
+    if len(raw) >= 4096:
+        try:
+            from charset_normalizer import from_bytes
 
-        best = from_bytes(raw[: 1 << 20]).best()
-        if best is not None and best.encoding:
-            return best.encoding
-    except Exception:  # pragma: no cover - detector failure falls back below
-        log.debug("charset detection failed", exc_info=True)
-    return "latin-1"
+            best = from_bytes(raw[: 1 << 20]).best()
+            if best is not None and best.encoding:
+                return best.encoding
+        except Exception:  # pragma: no cover - detector failure falls back below
+            log.debug("charset detection failed", exc_info=True)
+    try:
+        raw.decode("cp1252")
+        return "cp1252"
+    except UnicodeDecodeError:
+        return "latin-1"
 
 
 def _detect_separator(text: str) -> str:
@@ -123,6 +130,10 @@ def read_text_table(
             "for example 'latin-1' or 'utf-8'."
         ) from None
     sep = separator or _detect_separator(text)
+    header = next(csv.reader([text.lstrip("\ufeff").splitlines()[0] if text.strip() else ""], delimiter=sep), [])
+    dup = sorted({c for c in header if header.count(c) > 1})
+    if dup:
+        raise DataError(f"{name} has duplicate column names {dup}. Rename them so each is unique.")
     try:
         frame = pd.read_csv(
             io.StringIO(text),
