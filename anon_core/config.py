@@ -98,9 +98,10 @@ def parse_config(data: Mapping[str, Any], base_dir: str | Path = ".") -> Release
         roles[name] = Role(role)
         if "hierarchy" in spec:
             h = check_mapping(f"attributes.{name}.hierarchy", spec["hierarchy"])
-            if not ({"file", "builder", "levels"} & set(h)):
+            if len({"file", "builder", "table"} & set(h)) != 1:
                 raise ConfigError(
-                    f"'attributes.{name}.hierarchy' needs 'file' (ARX CSV), 'builder' or 'levels' (inline table)."
+                    f"'attributes.{name}.hierarchy' needs exactly one of 'file' (ARX CSV), 'builder' "
+                    "(with its parameters) or 'table' (inline rows, one per value)."
                 )
             hspecs[name] = h
     if not any(r == Role.QUASI_IDENTIFIER for r in roles.values()):
@@ -150,9 +151,12 @@ def _hierarchy_for(name: str, spec: Mapping[str, Any], frame: pd.DataFrame, base
         p = Path(spec["file"])
         p = p if p.is_absolute() else base / p
         return Hierarchy.from_csv(p, separator=spec.get("separator", ";"), name=name)
-    if "levels" in spec:
-        check_keys(f"attributes.{name}.hierarchy", spec, {"levels"})
-        return Hierarchy(pd.DataFrame(spec["levels"]).astype(str).to_numpy(dtype=object), name=name)
+    if "table" in spec:
+        check_keys(f"attributes.{name}.hierarchy", spec, {"table"})
+        rows = spec["table"]
+        if not isinstance(rows, list) or not all(isinstance(r, list) for r in rows):
+            raise ConfigError(f"'attributes.{name}.hierarchy.table' must be a list of rows (lists of labels).")
+        return Hierarchy(pd.DataFrame(rows).astype(str).to_numpy(dtype=object), name=name)
     return build_hierarchy(spec, pd.unique(to_labels(frame[name])), name=name)
 
 

@@ -28,7 +28,7 @@ def test_separator_detected(sep):
 
 
 def test_separator_override():
-    t = load_table("a;b\n1,2;3\n".encode(), name="x.csv", separator=";")
+    t = load_table(b"a;b\n1,2;3\n", name="x.csv", separator=";")
     assert t.frame.iloc[0].tolist() == ["1,2", "3"]
 
 

@@ -136,17 +136,17 @@ def _classes(released: pd.DataFrame):
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
-@pytest.mark.parametrize("c,l", [(2.0, 2), (3.0, 3), (1.5, 2), (4.0, 3)])
-def test_recursive_cl_diversity_by_counting(seed, c, l):
+@pytest.mark.parametrize("c,ell", [(2.0, 2), (3.0, 3), (1.5, 2), (4.0, 3)])
+def test_recursive_cl_diversity_by_counting(seed, c, ell):
     frame = _table(seed)
-    problem = _problem(frame, [{"model": "recursive-cl-diversity", "attribute": "disease", "c": c, "l": l}])
+    problem = _problem(frame, [{"model": "recursive-cl-diversity", "attribute": "disease", "c": c, "l": ell}])
     for levels in TRANSFORMATIONS:
         released, result = _released(problem, levels)
         ok = problem.evaluator.models[0].class_ok(result.table, None)
         expected_ok = 0
         for grp in _classes(released):
             counts = sorted(Counter(grp["disease"]).values(), reverse=True)
-            holds = len(counts) >= l and counts[0] < c * sum(counts[l - 1:])
+            holds = len(counts) >= ell and counts[0] < c * sum(counts[ell - 1:])
             expected_ok += holds
         assert int(ok.sum()) == expected_ok
         assert 0 < expected_ok or not ok.any()
