@@ -1,5 +1,9 @@
 """Command line: ``anon-core anonymize CONFIG [--output FILE]``.
 
+Without a ``transformation`` in the configuration the optimal one is searched
+for, and the JSON gains ``nodes_checked``, ``lattice_size``, ``ties`` and
+``search_ms``.
+
 Prints one JSON object on stdout. Bad input exits 2 with a one-line message on
 stderr; a release that does not satisfy the privacy models is not written
 (exit 3) unless ``--force`` is given.
@@ -45,19 +49,28 @@ def write_table(frame: pd.DataFrame, path: Path) -> None:
 
 def _anonymize(args: argparse.Namespace) -> int:
     config = load_config(args.config)
-    if config.transformation is None:
-        raise AnonError(
-            "The configuration has no 'transformation'. Add one level per quasi-identifier, "
-            'e.g. "transformation": {"age": 2, "zip": 3}.'
-        )
     problem = Problem.from_config(config)
-    result = problem.evaluate(config.transformation)
-    summary = result.summary()
-    summary["models"] = [
-        {"model": s.model, "satisfied": s.satisfied, "violating_records": s.violating_records}
-        for s in result.models
-    ]
+    if config.transformation is None:
+        found = problem.search(**config.search)
+        summary = found.summary()
+        result = found.optimum
+    else:
+        result = problem.evaluate(config.transformation)
+        summary = result.summary()
+    if result is not None:
+        summary["models"] = [
+            {"model": s.model, "satisfied": s.satisfied, "violating_records": s.violating_records}
+            for s in result.models
+        ]
     if args.output:
+        if result is None:
+            json.dump(summary, sys.stdout, indent=2)
+            sys.stdout.write("\n")
+            sys.stderr.write(
+                "error: no transformation satisfies the privacy models within the suppression limit; "
+                "nothing was written. Relax the models, raise the suppression limit or the hierarchies' heights.\n"
+            )
+            return EXIT_NOT_SATISFIED
         if not result.satisfied and not args.force:
             json.dump(summary, sys.stdout, indent=2)
             sys.stdout.write("\n")
@@ -78,7 +91,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="anon-core", description="ARX-exact anonymization engine.")
     parser.add_argument("-v", "--verbose", action="store_true", help="log progress to stderr")
     sub = parser.add_subparsers(dest="command", required=True)
-    anon = sub.add_parser("anonymize", help="evaluate and apply the configuration's transformation")
+    anon = sub.add_parser(
+        "anonymize",
+        help="evaluate the configuration's transformation, or search for the optimal one when it has none",
+    )
     anon.add_argument("config", help="release configuration (JSON or YAML)")
     anon.add_argument("--output", "-o", help="write the released table here (.csv/.tsv/.parquet/.xlsx/.json)")
     anon.add_argument("--force", action="store_true", help="write the output even if the models are not satisfied")

@@ -25,8 +25,9 @@ from .hierarchy import Hierarchy
 from .io import LoadedTable, load_table, to_labels
 from .metrics import QualityMetric, make_metric
 from .models import PrivacyModel, make_model
+from .search import SearchResult, search
 from .transform import apply_transformation
-from .validation import check_choice, check_float, check_keys, check_mapping
+from .validation import check_choice, check_float, check_int, check_keys, check_mapping
 
 TOP_KEYS = {
     "input",
@@ -35,8 +36,10 @@ TOP_KEYS = {
     "suppression_limit",
     "quality_metric",
     "transformation",
+    "search",
     "output",
 }
+SEARCH_KEYS = {"min_levels", "max_levels", "exact_limit"}
 INPUT_KEYS = {"path", "separator", "encoding", "sheet"}
 ATTRIBUTE_KEYS = {"role", "hierarchy"}
 OUTPUT_KEYS = {"suppressed_records"}
@@ -59,7 +62,7 @@ class ReleaseConfig:
     quality_metric: Mapping[str, Any] | None
     transformation: dict[str, int] | None
     suppressed_records: str = "remove"
-    extra: dict[str, Any] = field(default_factory=dict)
+    search: dict[str, Any] = field(default_factory=dict)
 
 
 def read_config_file(path: str | Path) -> dict[str, Any]:
@@ -120,6 +123,13 @@ def parse_config(data: Mapping[str, Any], base_dir: str | Path = ".") -> Release
         for k, v in transformation.items():
             if isinstance(v, bool) or not isinstance(v, int):
                 raise ConfigError(f"'transformation.{k}' must be a whole-number level, got {v!r}.")
+    search_cfg = dict(check_mapping("search", data.get("search", {})))
+    check_keys("search", search_cfg, SEARCH_KEYS)
+    for key in ("min_levels", "max_levels"):
+        if key in search_cfg:
+            check_mapping(f"search.{key}", search_cfg[key])
+    if "exact_limit" in search_cfg:
+        check_int("search.exact_limit", search_cfg["exact_limit"], minimum=1)
     out = check_mapping("output", data.get("output", {}))
     check_keys("output", out, OUTPUT_KEYS)
     supp = check_choice("output.suppressed_records", out.get("suppressed_records", "remove"), ("remove", "mask"))
@@ -137,6 +147,7 @@ def parse_config(data: Mapping[str, Any], base_dir: str | Path = ".") -> Release
         quality_metric=metric,
         transformation=transformation,
         suppressed_records=supp,
+        search=search_cfg,
     )
 
 
@@ -210,6 +221,10 @@ class Problem:
 
     def evaluate(self, transformation: Mapping[str, int]) -> TransformationResult:
         return self.evaluator.evaluate(transformation)
+
+    def search(self, **options: Any) -> SearchResult:
+        """The optimal transformation (see :func:`anon_core.search.search`)."""
+        return search(self.evaluator, **options)
 
     def apply(self, result: TransformationResult, suppressed_records: str = "remove") -> pd.DataFrame:
         return apply_transformation(self.dataset, result, suppressed_records)

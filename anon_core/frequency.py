@@ -97,6 +97,11 @@ class FrequencyTable:
             )
         self._cache: OrderedDict[tuple[int, ...], ClassTable] = OrderedDict()
         self.cache_size = 64
+        # Generalized tuple codes per QI and level, contiguous: grouping a
+        # transformation then only combines precomputed columns.
+        self._gen_codes: list[list[np.ndarray | None]] = [
+            [None] * dataset.hierarchy(q).height for q in self.qis
+        ]
 
     # ----------------------------------------------------------------- evaluate
     def check_levels(self, levels: Mapping[str, int] | Sequence[int]) -> tuple[int, ...]:
@@ -131,20 +136,31 @@ class FrequencyTable:
             self._cache.move_to_end(lv)
             return hit
         base = None
-        for cand_lv, cand in self._cache.items():
-            if all(a <= b for a, b in zip(cand_lv, lv, strict=True)) and (
-                base is None or cand.n_classes < base.n_classes
-            ):
-                base = cand
+        if self._cache:
+            keys = list(self._cache)
+            finer = (np.asarray(keys) <= np.asarray(lv)).all(axis=1)
+            for i in np.flatnonzero(finer):
+                cand = self._cache[keys[i]]
+                if base is None or cand.n_classes < base.n_classes:
+                    base = cand
         table = self._rollup(base, lv) if base is not None and base.n_classes < self.n_tuples // 2 else self._group(lv)
         self._cache[lv] = table
         if len(self._cache) > self.cache_size:
             self._cache.popitem(last=False)
         return table
 
+    def generalized(self, j: int, level: int) -> np.ndarray:
+        """Codes of QI ``j`` at ``level`` for every tuple (computed once, contiguous)."""
+        col = self._gen_codes[j][level]
+        if col is None:
+            enc = self.dataset.hierarchy(self.qis[j])
+            col = np.ascontiguousarray(enc.maps[level][self.tuples[:, j]])
+            self._gen_codes[j][level] = col
+        return col
+
     def _group(self, lv: tuple[int, ...]) -> ClassTable:
         hs = [self.dataset.hierarchy(q) for q in self.qis]
-        cols = [h.maps[level][self.tuples[:, j]] for j, (h, level) in enumerate(zip(hs, lv, strict=True))]
+        cols = [self.generalized(j, level) for j, level in enumerate(lv)]
         radices = [h.cardinality(level) for h, level in zip(hs, lv, strict=True)]
         tuple_class, first = group_rows(cols, radices) if cols else (np.zeros(self.n_tuples, np.int64), np.zeros(1, np.int64))
         codes = np.column_stack([c[first] for c in cols]) if cols else np.zeros((len(first), 0), np.int32)

@@ -82,6 +82,14 @@ class QualityMetric(ABC):
     def compute(self, table: ClassTable, suppressed: np.ndarray, state: Any) -> MetricValue:
         """Value of the metric for a class table; ``suppressed`` flags suppressed classes."""
 
+    def lower_bounds(self, freq: FrequencyTable, nodes: np.ndarray, state: Any) -> np.ndarray | None:
+        """A lower bound of the value of every transformation in ``nodes`` (rows of levels).
+
+        Used by the search to skip transformations that cannot beat the best
+        found. None where the metric has no bound cheaper than evaluating.
+        """
+        return None
+
     def class_loss(self, table: ClassTable, state: Any) -> np.ndarray | None:
         """Information loss of each class, where the metric defines one (else None).
 
@@ -150,6 +158,22 @@ class Loss(QualityMetric):
             score *= (v + 1.0) ** (1.0 / len(per))
         return MetricValue(self.key, score - 1.0 if per else 0.0, per)
 
+    def lower_bounds(self, freq: FrequencyTable, nodes: np.ndarray, state: Any) -> np.ndarray:
+        """Loss with no record suppressed (suppression only raises it); per QI it depends on the level only."""
+        n = float(freq.n_records)
+        score = np.ones(len(nodes))
+        for j, q in enumerate(freq.qis):
+            enc = freq.dataset.hierarchy(q)
+            d = float(enc.n_rows)
+            counts = freq.value_counts[q].astype(float)
+            base = n / d
+            per_level = np.zeros(enc.height)
+            for h in range(enc.height):
+                total = float(np.dot(counts, enc.leaf_counts[h][enc.maps[h]] / d))
+                per_level[h] = 0.0 if n - base <= 0 else _floor10(max(0.0, (total - base) / (n - base)))
+            score *= (per_level[nodes[:, j]] + 1.0) ** (1.0 / len(freq.qis))
+        return score - 1.0
+
     def class_loss(self, table: ClassTable, state: Any) -> np.ndarray:
         """Geometric mean over QIs of the share of the hierarchy each class value spans."""
         freq = table.freq
@@ -189,6 +213,13 @@ class Precision(QualityMetric):
         for v in per.values():  # ARX: sum of v_i / n in QI order
             score += v / len(per)
         return MetricValue(self.key, score, per)
+
+    def lower_bounds(self, freq: FrequencyTable, nodes: np.ndarray, state: Any) -> np.ndarray:
+        """Precision without suppression (exact for the monotonic variant)."""
+        tops = np.array([max(h - 1, 1) for h in freq.dataset.heights], dtype=float)
+        zero = np.array([h <= 1 for h in freq.dataset.heights])
+        frac = np.where(zero, 0.0, nodes / tops)
+        return (frac / nodes.shape[1]).sum(axis=1)
 
 
 @register
@@ -262,6 +293,14 @@ class NonUniformEntropy(QualityMetric):
             per[q] = float(_floor10(-raw))
         return MetricValue(self.key, float(sum(per.values())), per)
 
+    def lower_bounds(self, freq: FrequencyTable, nodes: np.ndarray, state: Any) -> np.ndarray:
+        """The generalization part alone (exact for the monotonic variant)."""
+        total = np.zeros(len(nodes))
+        for j in range(nodes.shape[1]):
+            per_level = np.array([_floor10(-raw) for raw in state[j]], dtype=float)
+            total += per_level[nodes[:, j]]
+        return total
+
 
 @register
 class AECS(QualityMetric):
@@ -289,5 +328,8 @@ class Height(QualityMetric):
     def compute(self, table: ClassTable, suppressed: np.ndarray, state: Any) -> MetricValue:
         per = {q: float(lv) for q, lv in zip(table.freq.qis, table.levels, strict=True)}
         return MetricValue(self.key, float(sum(table.levels)), per)
+
+    def lower_bounds(self, freq: FrequencyTable, nodes: np.ndarray, state: Any) -> np.ndarray:
+        return nodes.sum(axis=1).astype(float)
 
 
