@@ -95,6 +95,7 @@ class Evaluator:
         self.metric = metric or Loss()
         self._states = [m.prepare(freq) for m in self.models]
         self._metric_state = self.metric.prepare(freq)
+        self._sample_based = any(m.sample_based for m in self.models)
 
     @property
     def monotonic(self) -> bool:
@@ -104,10 +105,10 @@ class Evaluator:
             m.monotonic_generalization and (m.monotonic_suppression or not need_supp) for m in self.models
         )
 
-    def evaluate(self, levels: Mapping[str, int] | Sequence[int]) -> TransformationResult:
-        table = self.freq.classes(levels)
+    def _suppress(self, table: ClassTable) -> tuple[np.ndarray, list[np.ndarray | None], dict[int, bool], bool]:
+        """Classes to suppress, per-model class verdicts, sample-model verdicts, and overall verdict."""
         ok = np.ones(table.n_classes, dtype=bool)
-        per_model_ok = []
+        per_model_ok: list[np.ndarray | None] = []
         for model, state in zip(self.models, self._states, strict=True):
             if model.sample_based:
                 per_model_ok.append(None)
@@ -116,17 +117,24 @@ class Evaluator:
             per_model_ok.append(good)
             ok &= good
         suppressed = ~ok
-        outliers = int(table.sizes[suppressed].sum())
-        satisfied = outliers <= self.max_outliers
-        sample_ok = {}
-        if any(m.sample_based for m in self.models):
+        sample_ok: dict[int, bool] = {}
+        if self._sample_based:
             class_loss = self.metric.class_loss(table, self._metric_state)
-        for i, model in enumerate(self.models):
-            if model.sample_based:
-                suppressed = model.enforce(table, suppressed, class_loss)  # type: ignore[attr-defined]
-                sample_ok[i] = model.released_ok(table.sizes[~suppressed])  # type: ignore[attr-defined]
+            for i, model in enumerate(self.models):
+                if model.sample_based:
+                    suppressed = model.enforce(table, suppressed, class_loss)  # type: ignore[attr-defined]
+                    sample_ok[i] = model.released_ok(table.sizes[~suppressed])  # type: ignore[attr-defined]
         outliers = int(table.sizes[suppressed].sum())
         satisfied = outliers <= self.max_outliers and all(sample_ok.values())
+        return suppressed, per_model_ok, sample_ok, satisfied
+
+    def satisfies(self, levels: Sequence[int]) -> bool:
+        """Does a (valid) transformation satisfy the configuration? The search's cheap check."""
+        return self._suppress(self.freq.classes(levels, validate=False))[3]
+
+    def evaluate(self, levels: Mapping[str, int] | Sequence[int], validate: bool = True) -> TransformationResult:
+        table = self.freq.classes(levels, validate=validate)
+        suppressed, per_model_ok, sample_ok, satisfied = self._suppress(table)
         statuses = []
         for i, (model, good) in enumerate(zip(self.models, per_model_ok, strict=True)):
             if good is None:

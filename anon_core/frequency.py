@@ -9,9 +9,8 @@ the hierarchy arrays and groups them on a mixed-radix key.
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -35,18 +34,68 @@ def group_rows(columns: Sequence[np.ndarray], radices: Sequence[int]) -> tuple[n
     for col, r in zip(columns[1:], radices[1:], strict=True):
         r = max(int(r), 1)
         if span * r >= (1 << 62):
-            key, uniq = pd.factorize(key, sort=False)
-            key = key.astype(np.int64)
+            codes, uniq = pd.factorize(key, sort=False)
+            key = codes.astype(np.int64)
             span = len(uniq)
-        key = key * r + col
+        np.multiply(key, r, out=key)
+        np.add(key, col, out=key)
         span *= r
-    inverse, _ = pd.factorize(key, sort=False)
-    inverse = inverse.astype(np.int64)
+    inverse, uniq = pd.factorize(key, sort=False)
+    inverse = inverse.astype(np.int64, copy=False)
     # factorize numbers groups by first appearance: row i opens a group exactly
     # when its id exceeds every id before it.
     running_max = np.maximum.accumulate(inverse)
     first = np.flatnonzero(np.r_[True, inverse[1:] > running_max[:-1]])
     return inverse, first
+
+
+class _ClassCache:
+    """LRU cache of class tables in slot arrays, so the finest cached table below a
+    transformation is found with one vectorized comparison."""
+
+    def __init__(self, capacity: int, n_qis: int) -> None:
+        self.capacity = capacity
+        self.levels = np.zeros((capacity, n_qis), dtype=np.int64)
+        self.n_classes = np.full(capacity, np.iinfo(np.int64).max, dtype=np.int64)
+        self.tick = np.full(capacity, -1, dtype=np.int64)
+        self.tables: list[ClassTable | None] = [None] * capacity
+        self.slot: dict[tuple[int, ...], int] = {}
+        self.clock = 0
+
+    def get(self, lv: tuple[int, ...]) -> ClassTable | None:
+        i = self.slot.get(lv)
+        if i is None:
+            return None
+        self.clock += 1
+        self.tick[i] = self.clock
+        return self.tables[i]
+
+    def finest_below(self, lv: tuple[int, ...]) -> ClassTable | None:
+        """The cached table with the fewest classes among those at or below ``lv``."""
+        if not self.slot:
+            return None
+        below = (self.levels <= np.asarray(lv)).all(axis=1) & (self.tick >= 0)
+        if not below.any():
+            return None
+        return self.tables[int(np.argmin(np.where(below, self.n_classes, np.iinfo(np.int64).max)))]
+
+    def put(self, lv: tuple[int, ...], table: ClassTable) -> None:
+        i = int(np.argmin(self.tick))  # an empty slot (-1) or the least recently used
+        old = self.tables[i]
+        if old is not None:
+            del self.slot[old.levels]
+        self.clock += 1
+        self.levels[i] = lv
+        self.n_classes[i] = table.n_classes
+        self.tick[i] = self.clock
+        self.tables[i] = table
+        self.slot[lv] = i
+
+    def clear(self) -> None:
+        self.__init__(self.capacity, self.levels.shape[1])  # type: ignore[misc]
+
+    def __len__(self) -> int:
+        return len(self.slot)
 
 
 @dataclass(frozen=True, eq=False)
@@ -95,8 +144,10 @@ class FrequencyTable:
                 cardinality=m,
                 global_counts=np.bincount(col.codes, minlength=m).astype(np.int64),
             )
-        self._cache: OrderedDict[tuple[int, ...], ClassTable] = OrderedDict()
-        self.cache_size = 64
+        # Class tables kept for roll-up: the largest hold one int64 per tuple, so
+        # bound the cache at about 200 MB of those (64 to 1024 tables).
+        capacity = int(min(1024, max(64, 200_000_000 // (8 * max(self.n_tuples, 1)))))
+        self._cache = _ClassCache(capacity, len(self.qis))
         # Generalized tuple codes per QI and level, contiguous: grouping a
         # transformation then only combines precomputed columns.
         self._gen_codes: list[list[np.ndarray | None]] = [
@@ -128,25 +179,18 @@ class FrequencyTable:
                 )
         return levels
 
-    def classes(self, levels: Mapping[str, int] | Sequence[int]) -> ClassTable:
-        """Equivalence classes of a transformation, rolled up from a cached finer one if possible."""
-        lv = self.check_levels(levels)
+    def classes(self, levels: Mapping[str, int] | Sequence[int], validate: bool = True) -> ClassTable:
+        """Equivalence classes of a transformation, rolled up from a cached finer one if possible.
+
+        ``validate=False`` skips the level checks (for levels the search made itself).
+        """
+        lv = self.check_levels(levels) if validate else tuple(int(v) for v in levels)
         hit = self._cache.get(lv)
         if hit is not None:
-            self._cache.move_to_end(lv)
             return hit
-        base = None
-        if self._cache:
-            keys = list(self._cache)
-            finer = (np.asarray(keys) <= np.asarray(lv)).all(axis=1)
-            for i in np.flatnonzero(finer):
-                cand = self._cache[keys[i]]
-                if base is None or cand.n_classes < base.n_classes:
-                    base = cand
+        base = self._cache.finest_below(lv)
         table = self._rollup(base, lv) if base is not None and base.n_classes < self.n_tuples // 2 else self._group(lv)
-        self._cache[lv] = table
-        if len(self._cache) > self.cache_size:
-            self._cache.popitem(last=False)
+        self._cache.put(lv, table)
         return table
 
     def generalized(self, j: int, level: int) -> np.ndarray:
@@ -164,7 +208,8 @@ class FrequencyTable:
         radices = [h.cardinality(level) for h, level in zip(hs, lv, strict=True)]
         tuple_class, first = group_rows(cols, radices) if cols else (np.zeros(self.n_tuples, np.int64), np.zeros(1, np.int64))
         codes = np.column_stack([c[first] for c in cols]) if cols else np.zeros((len(first), 0), np.int32)
-        return ClassTable(self, lv, codes, tuple_class)
+        sizes = np.bincount(tuple_class, weights=self.counts, minlength=len(first)).astype(np.int64)
+        return ClassTable(self, lv, codes, sizes, tuple_class=tuple_class)
 
     def _rollup(self, base: ClassTable, lv: tuple[int, ...]) -> ClassTable:
         hs = [self.dataset.hierarchy(q) for q in self.qis]
@@ -175,42 +220,73 @@ class FrequencyTable:
         radices = [h.cardinality(level) for h, level in zip(hs, lv, strict=True)]
         inv, first = group_rows(cols, radices)
         codes = np.column_stack([c[first] for c in cols])
-        return ClassTable(self, lv, codes, inv[base.tuple_class])
+        sizes = np.bincount(inv, weights=base.sizes, minlength=len(first)).astype(np.int64)
+        table = ClassTable(self, lv, codes, sizes, parent=base, parent_class=inv)
+        # Models that read sensitive histograms will read them here too: roll them up now.
+        for attribute, (cls, val, cnt) in base._hist.items():
+            table._hist[attribute] = table._aggregate(attribute, inv[cls], val, cnt)
+        return table
 
 
-@dataclass(eq=False)
 class ClassTable:
-    """Equivalence classes of one transformation: codes, sizes, sensitive histograms."""
+    """Equivalence classes of one transformation: codes, sizes, sensitive histograms.
 
-    freq: FrequencyTable
-    levels: tuple[int, ...]
-    codes: np.ndarray  # (classes, qis) generalized codes
-    tuple_class: np.ndarray  # class of each frequency-table tuple
-    _hist: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]] = field(default_factory=dict, repr=False)
-    sizes: np.ndarray = field(init=False)
+    A table rolled up from a finer one keeps only the map from the finer
+    table's classes; the class of every frequency-table tuple is derived when
+    first needed (sensitive histograms, applying), not for size-only checks.
+    """
 
-    def __post_init__(self) -> None:
-        self.sizes = np.bincount(self.tuple_class, weights=self.freq.counts, minlength=len(self.codes)).astype(np.int64)
+    def __init__(
+        self,
+        freq: FrequencyTable,
+        levels: tuple[int, ...],
+        codes: np.ndarray,
+        sizes: np.ndarray,
+        tuple_class: np.ndarray | None = None,
+        parent: ClassTable | None = None,
+        parent_class: np.ndarray | None = None,
+    ) -> None:
+        self.freq = freq
+        self.levels = levels
+        self.codes = codes  # (classes, qis) generalized codes
+        self.sizes = sizes
+        self._tuple_class = tuple_class
+        self._parent = parent
+        self._parent_class = parent_class
+        self._hist: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+
+    @property
+    def tuple_class(self) -> np.ndarray:
+        """Class of each frequency-table tuple."""
+        if self._tuple_class is None:
+            assert self._parent is not None and self._parent_class is not None
+            self._tuple_class = self._parent_class[self._parent.tuple_class]
+            self._parent = self._parent_class = None
+        return self._tuple_class
 
     @property
     def n_classes(self) -> int:
         return len(self.codes)
+
+    def _aggregate(
+        self, attribute: str, cls: np.ndarray, val: np.ndarray, cnt: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Sum (class, value, count) triplets into sorted, unique ones."""
+        m = self.freq.sensitive[attribute].cardinality
+        key = cls * m + val
+        if self.n_classes * m <= _MAX_DENSE:
+            dense = np.bincount(key, weights=cnt, minlength=self.n_classes * m)
+            nz = np.flatnonzero(dense)
+            return nz // m, nz % m, dense[nz].astype(np.int64)
+        uniq, inv = np.unique(key, return_inverse=True)
+        return uniq // m, uniq % m, np.bincount(inv, weights=cnt).astype(np.int64)
 
     def sparse_hist(self, attribute: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Per-class counts of sensitive values as sorted (class, value, count) triplets."""
         hit = self._hist.get(attribute)
         if hit is None:
             sc = self.freq.sensitive[attribute]
-            m = sc.cardinality
-            key = self.tuple_class[sc.tuple_idx] * m + sc.value
-            if self.n_classes * m <= _MAX_DENSE:
-                dense = np.bincount(key, weights=sc.count, minlength=self.n_classes * m)
-                nz = np.flatnonzero(dense)
-                hit = (nz // m, nz % m, dense[nz].astype(np.int64))
-            else:
-                uniq, inv = np.unique(key, return_inverse=True)
-                cnt = np.bincount(inv, weights=sc.count).astype(np.int64)
-                hit = (uniq // m, uniq % m, cnt)
+            hit = self._aggregate(attribute, self.tuple_class[sc.tuple_idx], sc.value, sc.count)
             self._hist[attribute] = hit
         return hit
 

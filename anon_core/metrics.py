@@ -138,41 +138,60 @@ class Loss(QualityMetric):
     upper = 1.0
     description = "Share of the hierarchy each released value spans, averaged over attributes (0 = original, 1 = all suppressed)."
 
-    def compute(self, table: ClassTable, suppressed: np.ndarray, state: Any) -> MetricValue:
-        freq = table.freq
-        n = float(freq.n_records)
-        keep = ~suppressed
-        s = float(table.sizes[suppressed].sum())
-        per: dict[str, float] = {}
-        for j, q in enumerate(freq.qis):
-            enc = freq.dataset.hierarchy(q)
-            d = float(enc.n_rows)
-            share = enc.leaf_counts[table.levels[j]][table.codes[keep, j]] / d
-            total = float(np.dot(table.sizes[keep], share)) + s
-            base = n / d
-            v = 0.0 if n - base <= 0 else max(0.0, (total - base) / (n - base))
-            per[q] = float(_floor10(v))
-        # ARX's geometric mean takes the power per factor, then multiplies.
-        score = 1.0
-        for v in per.values():
-            score *= (v + 1.0) ** (1.0 / len(per))
-        return MetricValue(self.key, score - 1.0 if per else 0.0, per)
+    def prepare(self, freq: FrequencyTable) -> Any:
+        """Per QI and level: sum over all records of the share their generalized value spans.
 
-    def lower_bounds(self, freq: FrequencyTable, nodes: np.ndarray, state: Any) -> np.ndarray:
-        """Loss with no record suppressed (suppression only raises it); per QI it depends on the level only."""
-        n = float(freq.n_records)
-        score = np.ones(len(nodes))
-        for j, q in enumerate(freq.qis):
+        It does not depend on the other QIs, so evaluating a transformation only
+        has to correct it for the suppressed classes.
+        """
+        totals, shares = [], []
+        for q in freq.qis:
             enc = freq.dataset.hierarchy(q)
             d = float(enc.n_rows)
             counts = freq.value_counts[q].astype(float)
-            base = n / d
-            per_level = np.zeros(enc.height)
-            for h in range(enc.height):
-                total = float(np.dot(counts, enc.leaf_counts[h][enc.maps[h]] / d))
-                per_level[h] = 0.0 if n - base <= 0 else _floor10(max(0.0, (total - base) / (n - base)))
-            score *= (per_level[nodes[:, j]] + 1.0) ** (1.0 / len(freq.qis))
+            level_shares = [enc.leaf_counts[h] / d for h in range(enc.height)]
+            shares.append(level_shares)
+            totals.append(np.array([float(np.dot(counts, level_shares[h][enc.maps[h]])) for h in range(enc.height)]))
+        bases = np.array([freq.n_records / float(freq.dataset.hierarchy(q).n_rows) for q in freq.qis])
+        return totals, shares, bases
+
+    def _normalise(self, freq: FrequencyTable, totals: np.ndarray, bases: np.ndarray) -> np.ndarray:
+        n = float(freq.n_records)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            v = np.where(n - bases > 0, np.maximum(0.0, (totals - bases) / (n - bases)), 0.0)
+        return _floor10(v)
+
+    @staticmethod
+    def _geometric(values: np.ndarray) -> np.ndarray | float:
+        """ARX's geometric mean: the power is taken per factor, then multiplied (last axis)."""
+        values = np.asarray(values, dtype=float)
+        if values.shape[-1] == 0:
+            return np.zeros(values.shape[:-1]) if values.ndim > 1 else 0.0
+        score = np.ones(values.shape[:-1]) if values.ndim > 1 else 1.0
+        for j in range(values.shape[-1]):
+            score = score * (values[..., j] + 1.0) ** (1.0 / values.shape[-1])
         return score - 1.0
+
+    def compute(self, table: ClassTable, suppressed: np.ndarray, state: Any) -> MetricValue:
+        totals_by_level, shares, bases = state
+        freq = table.freq
+        totals = np.array([totals_by_level[j][lv] for j, lv in enumerate(table.levels)])
+        if suppressed.any():
+            sizes = table.sizes[suppressed].astype(float)
+            for j, lv in enumerate(table.levels):
+                # a suppressed record counts 1 instead of its generalized share
+                totals[j] += float(np.dot(sizes, 1.0 - shares[j][lv][table.codes[suppressed, j]]))
+        v = self._normalise(freq, totals, bases)
+        per = {q: float(x) for q, x in zip(freq.qis, v, strict=True)}
+        return MetricValue(self.key, float(self._geometric(v)), per)
+
+    def lower_bounds(self, freq: FrequencyTable, nodes: np.ndarray, state: Any) -> np.ndarray:
+        """Loss with no record suppressed (suppression only raises it); per QI it depends on the level only."""
+        totals_by_level, _, bases = state
+        per_level = [self._normalise(freq, totals_by_level[j], np.full(len(totals_by_level[j]), bases[j]))
+                     for j in range(len(freq.qis))]
+        v = np.column_stack([per_level[j][nodes[:, j]] for j in range(len(freq.qis))])
+        return np.asarray(self._geometric(v))
 
     def class_loss(self, table: ClassTable, state: Any) -> np.ndarray:
         """Geometric mean over QIs of the share of the hierarchy each class value spans."""

@@ -185,7 +185,7 @@ class _Search:
         hit = self.results.get(idx)
         if hit is not None:
             return hit
-        result = self.ev.evaluate(tuple(int(v) for v in self.nodes[idx]))
+        result = self.ev.evaluate(tuple(int(v) for v in self.nodes[idx]), validate=False)
         self.checked.add(idx)
         kept_records = self.ev.freq.n_records - result.suppressed_records
         self.records[idx] = NodeRecord(
@@ -304,15 +304,13 @@ def search(
     metric_monotone = evaluator.metric.monotonic or not limit_used
 
     if monotone_models:
-        if all_monotone:
-            def passes(idx: int) -> bool:
-                return s.evaluate(idx).satisfied
-        else:
-            sub = Evaluator(evaluator.freq, monotone_models, evaluator.suppression_limit, evaluator.metric)
+        check = evaluator if all_monotone else Evaluator(
+            evaluator.freq, monotone_models, evaluator.suppression_limit, evaluator.metric
+        )
 
-            def passes(idx: int) -> bool:
-                s.checked.add(idx)
-                return sub.evaluate(tuple(int(v) for v in s.nodes[idx])).satisfied
+        def passes(idx: int) -> bool:
+            s.checked.add(idx)
+            return check.satisfies(s.nodes[idx])
 
         status = s.tag_monotone(passes)
     else:
