@@ -213,13 +213,20 @@ class FrequencyTable:
 
     def _rollup(self, base: ClassTable, lv: tuple[int, ...]) -> ClassTable:
         hs = [self.dataset.hierarchy(q) for q in self.qis]
-        cols = [
-            h.up(src, dst)[base.codes[:, j]]
-            for j, (h, src, dst) in enumerate(zip(hs, base.levels, lv, strict=True))
-        ]
-        radices = [h.cardinality(level) for h, level in zip(hs, lv, strict=True)]
-        inv, first = group_rows(cols, radices)
-        codes = np.column_stack([c[first] for c in cols])
+        ups = [h.up(src, dst) for h, src, dst in zip(hs, base.levels, lv, strict=True)]
+        # One gather for all QIs through the concatenated level maps.
+        offsets = np.cumsum([0] + [len(u) for u in ups[:-1]])
+        mapped = np.concatenate(ups)[base.codes + offsets]
+        radices = np.array([h.cardinality(level) for h, level in zip(hs, lv, strict=True)], dtype=np.int64)
+        if float(np.prod(radices.astype(float))) < 2.0**62:
+            strides = np.concatenate(([1], np.cumprod(radices[:-1]))).astype(np.int64)
+            inv, _ = pd.factorize(mapped @ strides, sort=False)
+            inv = inv.astype(np.int64, copy=False)
+            running_max = np.maximum.accumulate(inv)
+            first = np.flatnonzero(np.r_[True, inv[1:] > running_max[:-1]])
+        else:
+            inv, first = group_rows(list(mapped.T), radices)
+        codes = mapped[first]
         sizes = np.bincount(inv, weights=base.sizes, minlength=len(first)).astype(np.int64)
         table = ClassTable(self, lv, codes, sizes, parent=base, parent_class=inv)
         # Models that read sensitive histograms will read them here too: roll them up now.
