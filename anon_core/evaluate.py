@@ -132,6 +132,25 @@ class Evaluator:
         """Does a (valid) transformation satisfy the configuration? The search's cheap check."""
         return self._suppress(self.freq.classes(levels, validate=False))[3]
 
+    def assess(self, levels: Sequence[int], with_quality: bool = True) -> tuple[bool, float, int, int, int]:
+        """The search's light evaluation of a valid transformation.
+
+        Returns (satisfied, quality, suppressed records, released classes,
+        smallest released class), without building a full result; quality is
+        NaN when not asked for.
+        """
+        table = self.freq.classes(levels, validate=False)
+        suppressed, _, _, satisfied = self._suppress(table)
+        kept = table.sizes[~suppressed]
+        quality = self.metric.compute(table, suppressed, self._metric_state).value if with_quality else math.nan
+        return (
+            satisfied,
+            quality,
+            int(table.sizes[suppressed].sum()),
+            len(kept),
+            int(kept.min()) if len(kept) else 0,
+        )
+
     def evaluate(self, levels: Mapping[str, int] | Sequence[int], validate: bool = True) -> TransformationResult:
         table = self.freq.classes(levels, validate=validate)
         suppressed, per_model_ok, sample_ok, satisfied = self._suppress(table)

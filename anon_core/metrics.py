@@ -177,10 +177,12 @@ class Loss(QualityMetric):
         freq = table.freq
         totals = np.array([totals_by_level[j][lv] for j, lv in enumerate(table.levels)])
         if suppressed.any():
-            sizes = table.sizes[suppressed].astype(float)
-            for j, lv in enumerate(table.levels):
-                # a suppressed record counts 1 instead of its generalized share
-                totals[j] += float(np.dot(sizes, 1.0 - shares[j][lv][table.codes[suppressed, j]]))
+            # A suppressed record counts 1 instead of its generalized share: one
+            # gather through the concatenated share tables, one matrix product.
+            level_shares = [shares[j][lv] for j, lv in enumerate(table.levels)]
+            offsets = np.cumsum([0] + [len(x) for x in level_shares[:-1]])
+            gathered = np.concatenate(level_shares)[table.codes[suppressed] + offsets]
+            totals += table.sizes[suppressed].astype(float) @ (1.0 - gathered)
         v = self._normalise(freq, totals, bases)
         per = {q: float(x) for q, x in zip(freq.qis, v, strict=True)}
         return MetricValue(self.key, float(self._geometric(v)), per)

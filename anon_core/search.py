@@ -86,7 +86,11 @@ class SearchResult:
         return out
 
     def tradeoff(self) -> list[dict]:
-        """Every evaluated node as a row (levels, status, quality, suppression, risks)."""
+        """Every evaluated node as a row (levels, status, quality, suppression, risks).
+
+        Nodes the search only needed a verdict for have quality NaN; see
+        :func:`score_tradeoff` to fill them in.
+        """
         rows = []
         for r in self.evaluated:
             row = dict(zip(self.qis, r.levels, strict=True))
@@ -159,7 +163,6 @@ class _Search:
         self.nodes = lattice.nodes()
         self.n = len(self.nodes)
         self.records: dict[int, NodeRecord] = {}
-        self.results: dict[int, TransformationResult] = {}
         self.checked: set[int] = set()  # distinct nodes checked, in either phase
         freq = evaluator.freq
         heights = np.asarray(freq.dataset.heights)
@@ -181,26 +184,32 @@ class _Search:
         self._masks = self.masks()
 
     # ---------------------------------------------------------------- checks
-    def evaluate(self, idx: int) -> TransformationResult:
-        hit = self.results.get(idx)
-        if hit is not None:
-            return hit
-        result = self.ev.evaluate(tuple(int(v) for v in self.nodes[idx]), validate=False)
-        self.checked.add(idx)
-        kept_records = self.ev.freq.n_records - result.suppressed_records
-        self.records[idx] = NodeRecord(
-            levels=tuple(int(v) for v in self.nodes[idx]),
-            satisfied=result.satisfied,
-            quality=result.quality.value,
-            suppressed_records=result.suppressed_records,
-            equivalence_classes=result.equivalence_classes,
-            highest_risk=1.0 / result.min_class_size if result.min_class_size else 0.0,
-            average_risk=result.equivalence_classes / kept_records if kept_records else 0.0,
-        )
-        self.results[idx] = result
-        if len(self.results) > 256:  # keep memory bounded: drop class tables of old nodes
-            self.results.pop(next(iter(self.results)))
-        return result
+    def assess(self, idx: int, with_quality: bool = True) -> tuple[bool, float]:
+        """Satisfied and quality of a node, recorded for the trade-off data (memoised).
+
+        Phase 1 only needs the verdict, so it skips the metric (quality NaN).
+        """
+        rec = self.records.get(idx)
+        if rec is None or (with_quality and math.isnan(rec.quality)):
+            levels = tuple(int(v) for v in self.nodes[idx])
+            satisfied, quality, suppressed, classes, smallest = self.ev.assess(levels, with_quality)
+            self.checked.add(idx)
+            kept = self.ev.freq.n_records - suppressed
+            rec = NodeRecord(
+                levels=levels,
+                satisfied=satisfied,
+                quality=quality,
+                suppressed_records=suppressed,
+                equivalence_classes=classes,
+                highest_risk=1.0 / smallest if smallest else 0.0,
+                average_risk=classes / kept if kept else 0.0,
+            )
+            self.records[idx] = rec
+        return rec.satisfied, rec.quality
+
+    def result(self, idx: int) -> TransformationResult:
+        """The full result of a node (for the optimum)."""
+        return self.ev.evaluate(tuple(int(v) for v in self.nodes[idx]), validate=False)
 
     def successors(self, idx: int) -> np.ndarray:
         lv = self.nodes[idx]
@@ -304,13 +313,15 @@ def search(
     metric_monotone = evaluator.metric.monotonic or not limit_used
 
     if monotone_models:
-        check = evaluator if all_monotone else Evaluator(
-            evaluator.freq, monotone_models, evaluator.suppression_limit, evaluator.metric
-        )
+        if all_monotone:
+            def passes(idx: int) -> bool:
+                return s.assess(idx, with_quality=False)[0]
+        else:
+            sub = Evaluator(evaluator.freq, monotone_models, evaluator.suppression_limit, evaluator.metric)
 
-        def passes(idx: int) -> bool:
-            s.checked.add(idx)
-            return check.satisfies(s.nodes[idx])
+            def passes(idx: int) -> bool:
+                s.checked.add(idx)
+                return sub.satisfies(s.nodes[idx])
 
         status = s.tag_monotone(passes)
     else:
@@ -329,12 +340,11 @@ def search(
             break
         if dominated[idx]:
             continue
-        result = s.evaluate(int(idx))
+        satisfied, q = s.assess(int(idx))
         if progress is not None and i % 16 == 0:
             progress(0.5 + 0.5 * i / max(len(order), 1))
-        if not result.satisfied:
+        if not satisfied:
             continue
-        q = result.quality.value
         if not best or q < best_q - abs(best_q) * _TIE_RTOL - _TIE_RTOL:
             best_q, best = q, [int(idx)]
         elif abs(q - best_q) <= abs(best_q) * _TIE_RTOL + _TIE_RTOL:
@@ -346,7 +356,7 @@ def search(
     optimum, ties = None, ()
     if best:
         best.sort(key=lambda i: (s.level_sum[i], s.rank[i]))
-        optimum = s.evaluate(best[0])
+        optimum = s.result(best[0])
         ties = tuple(dict(zip(evaluator.freq.qis, map(int, s.nodes[i]), strict=True)) for i in best[1:])
     if progress is not None:
         progress(1.0)
@@ -360,6 +370,16 @@ def search(
         evaluated=tuple(s.records.values()),
         qis=tuple(evaluator.freq.qis),
     )
+
+
+def score_tradeoff(evaluator: Evaluator, result: SearchResult) -> list[dict]:
+    """Trade-off rows with the quality of every evaluated node computed (for the explorer)."""
+    rows = result.tradeoff()
+    for row in rows:
+        if math.isnan(row["quality"]):
+            levels = tuple(row[q] for q in result.qis)
+            row["quality"] = evaluator.assess(levels)[1]
+    return rows
 
 
 def _lower_bounds(evaluator: Evaluator, nodes: np.ndarray) -> np.ndarray:
