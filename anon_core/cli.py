@@ -1,4 +1,4 @@
-"""Command line: ``anon-core anonymize CONFIG [--output FILE]``.
+"""Command line: ``anon-core anonymize CONFIG [--output FILE]`` and ``anon-core risk CONFIG``.
 
 Without a ``transformation`` in the configuration the optimal one is searched
 for, and the JSON gains ``nodes_checked``, ``lattice_size``, ``ties`` and
@@ -87,6 +87,38 @@ def _anonymize(args: argparse.Namespace) -> int:
     return 0
 
 
+def _risk(args: argparse.Namespace) -> int:
+    """Re-identification risk as JSON: of a released file, the original table, or the configuration's release."""
+    from .io import load_table
+    from .risk import report_dict, risk_of_frame, risk_of_original, risk_of_result
+
+    config = load_config(args.config)
+    options = {"population_size": args.population_size, "max_combination_size": args.max_combination_size}
+    if args.released:
+        qis = [name for name, role in config.roles.items() if role == "quasi-identifier"]
+        frame = load_table(args.released).frame
+        report = risk_of_frame(frame, qis, **options)
+    else:
+        problem = Problem.from_config(config)
+        if args.original:
+            report = risk_of_original(problem, **options)
+        else:
+            if config.transformation is not None:
+                result = problem.evaluate(config.transformation)
+            else:
+                result = problem.search(**config.search).optimum
+            if result is None:
+                sys.stderr.write(
+                    "error: no transformation satisfies the privacy models within the suppression limit, so "
+                    "there is no release to assess. Use --original, or relax the models.\n"
+                )
+                return EXIT_NOT_SATISFIED
+            report = risk_of_result(result, **options)
+    json.dump(report_dict(report), sys.stdout, indent=2, allow_nan=False)
+    sys.stdout.write("\n")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="anon-core", description="ARX-exact anonymization engine.")
     parser.add_argument("-v", "--verbose", action="store_true", help="log progress to stderr")
@@ -99,6 +131,19 @@ def build_parser() -> argparse.ArgumentParser:
     anon.add_argument("--output", "-o", help="write the released table here (.csv/.tsv/.parquet/.xlsx/.json)")
     anon.add_argument("--force", action="store_true", help="write the output even if the models are not satisfied")
     anon.set_defaults(func=_anonymize)
+    risk = sub.add_parser(
+        "risk",
+        help="re-identification risk (ARX's figures) of the configuration's release, the original or a released file",
+    )
+    risk.add_argument("config", help="release configuration (JSON or YAML); gives the quasi-identifiers")
+    source = risk.add_mutually_exclusive_group()
+    source.add_argument("--released", metavar="FILE", help="assess this released table (QIs from the configuration)")
+    source.add_argument("--original", action="store_true", help="assess the original input table")
+    risk.add_argument("--population-size", type=int, default=317_238_626,
+                      help="size of the population the table was drawn from (default: USA, 317238626)")
+    risk.add_argument("--max-combination-size", type=int, default=3,
+                      help="largest combination of QIs in the QI analysis (0: skip it; default 3)")
+    risk.set_defaults(func=_risk)
     return parser
 
 

@@ -192,6 +192,15 @@ class Problem:
         self.evaluator = Evaluator(self.freq, models or [], suppression_limit, metric)
 
     @classmethod
+    def from_evaluator(cls, evaluator: Evaluator) -> Problem:
+        """Wrap an evaluator whose frequency table is already built (no recomputation)."""
+        problem = cls.__new__(cls)
+        problem.freq = evaluator.freq
+        problem.dataset = evaluator.freq.dataset
+        problem.evaluator = evaluator
+        return problem
+
+    @classmethod
     def from_config(cls, config: ReleaseConfig, frame: pd.DataFrame | None = None) -> Problem:
         if frame is None:
             frame = load_input(config).frame

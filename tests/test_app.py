@@ -1,58 +1,159 @@
-"""Smoke tests of the Streamlit data-preview page with streamlit's AppTest."""
+"""The dashboard, driven with Streamlit's AppTest, always starting from app.py."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
+import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
-APP = Path(__file__).resolve().parents[1] / "app.py"
-TIMEOUT = 60
+ROOT = Path(__file__).resolve().parents[1]
+APP = ROOT / "app.py"
+PAGES = ["pages/data.py", "pages/attributes.py", "pages/privacy.py", "pages/explore.py", "pages/release.py",
+         "pages/risk.py", "pages/utility.py"]
+TIMEOUT = 120
 
 
-@pytest.fixture
-def app() -> AppTest:
+def _app() -> AppTest:
     at = AppTest.from_file(str(APP), default_timeout=TIMEOUT)
     at.run()
     assert not at.exception, at.exception
     return at
 
 
-def test_default_sample_shows_preview_and_profile(app: AppTest) -> None:
-    assert not app.error
-    assert app.selectbox[0].value == app.selectbox[0].options[0]
-    assert "hospital" in app.selectbox[0].value.lower()
-    preview, profile = app.dataframe[0].value, app.dataframe[1].value
-    assert len(preview) == 200
-    assert "patient_name" in preview.columns
-    assert list(profile.columns) == ["column", "kind", "missing", "distinct", "unique_share"]
-    assert len(profile) == preview.shape[1]
-    metrics = {m.label: m.value for m in app.metric}
-    assert metrics["Rows"] == "2,000"
-    assert metrics["Encoding"] == "utf-8"
-    assert "comma" in metrics["Separator"]
+def _goto(at: AppTest, page: str) -> AppTest:
+    at.switch_page(page).run()
+    assert not at.exception, at.exception
+    return at
 
 
-def test_switching_sample(app: AppTest) -> None:
-    other = app.selectbox[0].options[1]
-    app.selectbox[0].set_value(other).run()
-    assert not app.exception, app.exception
-    assert not app.error
-    preview = app.dataframe[0].value
-    assert "income" in preview.columns
-    assert {m.label: m.value for m in app.metric}["Rows"] == "5,000"
-    profile = app.dataframe[1].value
-    assert set(profile["column"]) == set(preview.columns)
+def _plotly(at: AppTest, key: str) -> dict:
+    """The figure of the plotly chart whose widget key is ``key``."""
+    charts = {c.proto.id: json.loads(c.proto.spec) for c in at.get("plotly_chart")}
+    match = [spec for cid, spec in charts.items() if key in cid]
+    assert match, f"no chart {key!r} among {list(charts)}"
+    return match[0]
 
 
-def test_load_error_is_shown_as_message(tmp_path: Path) -> None:
-    """A table that cannot be loaded gives st.error with the engine's message, no traceback."""
-    script = tmp_path / "app.py"  # a copy without sample_data/ next to it
-    script.write_text(APP.read_text(encoding="utf-8"), encoding="utf-8")
-    at = AppTest.from_file(str(script), default_timeout=TIMEOUT)
+@pytest.mark.parametrize("page", PAGES)
+def test_every_page_runs_on_the_default_sample(page):
+    at = _goto(_app(), page)
+    assert not at.error, [e.value for e in at.error]
+
+
+def test_pages_without_quasi_identifiers_explain_instead_of_failing():
+    at = _goto(_app(), "pages/attributes.py")
+    ws = at.session_state["workspace"]
+    ws.update("no QIs", roles={c: "insensitive" for c in ws.frame.columns})
+    for page in PAGES:
+        at = _goto(at, page)
+        assert not at.error or page == "pages/release.py"
+    assert at.warning or at.error
+
+
+def test_pages_without_sample_data_show_an_error(tmp_path, monkeypatch):
+    import pages.widgets as widgets
+
+    monkeypatch.setattr(widgets, "SAMPLE_DIR", tmp_path / "missing")
+    at = AppTest.from_file(str(APP), default_timeout=TIMEOUT)
     at.run()
     assert not at.exception, at.exception
-    assert len(at.error) == 1
-    assert "does not exist" in at.error[0].value
-    assert not at.dataframe
+    assert any("does not exist" in e.value for e in at.error)
+    for page in PAGES[1:]:
+        at = _goto(at, page)  # each page explains what is missing instead of failing
+
+
+def test_upload_a_csv_and_it_becomes_the_workspace():
+    at = _app()
+    data = "age,zip,sex,disease\n" + "".join(f"{20 + i % 30},0213{i % 5},{'FM'[i % 2]},d{i % 3}\n" for i in range(90))
+    at.file_uploader[0].upload("people.csv", data.encode(), "text/csv").run()
+    assert not at.exception, at.exception
+    ws = at.session_state["workspace"]
+    assert ws.source == "people.csv" and len(ws.frame) == 90
+    assert ws.frame["zip"].iloc[0] == "02130"  # leading zero kept
+
+
+@pytest.mark.parametrize(
+    "name,content,needle",
+    [
+        ("empty.csv", b"", "empty"),
+        ("binary.csv", b"\x00\x01\x02\x03" * 200, "binary"),
+        ("header.csv", b"a,b,c\n", "no data rows"),
+        ("broken.parquet", b"PAR1 not parquet", "parquet"),
+    ],
+)
+def test_bad_uploads_give_an_error_not_an_exception(name, content, needle):
+    at = _app()
+    at.file_uploader[0].upload(name, content).run()
+    assert not at.exception, at.exception
+    assert any(needle in e.value for e in at.error), [e.value for e in at.error]
+
+
+def test_roles_and_hierarchy_editing():
+    at = _goto(_app(), "pages/attributes.py")
+    ws = at.session_state["workspace"]
+    assert "zip_code" in ws.qis and ws.roles["patient_name"] == "identifier"
+    at.selectbox(key="hier_column").set_value("zip_code").run()
+    at.selectbox(key="builder_zip_code").set_value("masking").run()
+    assert not at.exception, at.exception
+    at.slider(key="m_zip_code").set_value(3).run()
+    assert at.session_state["workspace"].hierarchy_specs["zip_code"] == {"builder": "masking", "levels": 3}
+    assert at.session_state["workspace"].hierarchy("zip_code").height == 5  # 3 masked levels + '*'
+    assert any(d.label == "⬇️ Export as ARX CSV" for d in at.get("download_button"))
+
+
+def test_moving_k_changes_the_class_chart_and_status():
+    at = _goto(_app(), "pages/privacy.py")
+    ws = at.session_state["workspace"]
+    freq_heights = ws.problem().dataset.heights
+    ws.update("coarse levels", transformation={q: h - 2 for q, h in zip(ws.qis, freq_heights, strict=True)})
+    at = _goto(at, "pages/privacy.py")
+    before = _plotly(at, "classes")
+    ws = at.session_state["workspace"]
+    version = len(ws.history)
+    at.number_input(key=f"m0_k_{version}").set_value(60).run()
+    assert not at.exception, at.exception
+    assert at.session_state["workspace"].models[0]["k"] == 60
+    after = _plotly(at, "classes")
+    assert before != after
+    assert any("k-anonymity" in m.value for m in at.markdown)
+
+
+def test_find_optimum_then_explore_and_release():
+    at = _goto(_app(), "pages/privacy.py")
+    at.button[[b.label for b in at.button].index("🔎 Find the optimum")].click().run()
+    assert not at.exception, at.exception
+    found = at.session_state["search"]
+    assert found.optimum is not None and found.optimum.satisfied
+    assert at.session_state["workspace"].transformation == found.optimum.transformation
+    at = _goto(at, "pages/explore.py")
+    assert _plotly(at, "tradeoff_chart")
+    at = _goto(at, "pages/release.py")
+    labels = [d.label for d in at.get("download_button")]
+    assert {"⬇️ CSV", "⬇️ Parquet", "⬇️ Excel", "⬇️ Configuration (JSON)"} <= set(labels)
+    assert not at.error
+
+
+def test_undo_restores_the_previous_setting():
+    at = _goto(_app(), "pages/privacy.py")
+    ws = at.session_state["workspace"]
+    at.slider(key=f"limit_{len(ws.history)}").set_value(10.0).run()
+    assert at.session_state["workspace"].suppression_limit == pytest.approx(0.10)
+    at.sidebar.button[0].click().run()
+    assert at.session_state["workspace"].suppression_limit == pytest.approx(0.02)
+
+
+def test_release_config_round_trip_through_the_cli(tmp_path):
+    at = _goto(_app(), "pages/release.py")
+    ws = at.session_state["workspace"]
+    config = ws.to_config(input_path="data.csv")
+    ws.frame.to_csv(tmp_path / "data.csv", index=False)
+    (tmp_path / "release.json").write_text(json.dumps(config))
+    from anon_core.cli import main
+
+    assert main(["anonymize", str(tmp_path / "release.json"), "-o", str(tmp_path / "out.csv")]) in (0, 3)
+    if (tmp_path / "out.csv").exists():
+        out = pd.read_csv(tmp_path / "out.csv", dtype=str)
+        assert "patient_name" not in out.columns

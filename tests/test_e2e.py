@@ -1,0 +1,138 @@
+"""End to end in a real browser: Playwright driving Debian's chromium against the running app.
+
+Skips locally when /usr/bin/chromium is absent; under CI (CI=true) a missing
+browser is a failure, since .ci/run installs it. Screenshots go to test-results/.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+CHROMIUM = Path("/usr/bin/chromium")
+RESULTS = ROOT / "test-results"
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync", "--no-first-run"]
+
+if not CHROMIUM.exists():
+    if os.environ.get("CI"):
+        pytest.fail("CI must run the browser tests, but /usr/bin/chromium is missing (see .ci/run)",
+                    pytrace=False)
+    pytest.skip("Debian's chromium (/usr/bin/chromium) is not installed", allow_module_level=True)
+playwright = pytest.importorskip("playwright.sync_api")
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def server():
+    port = _free_port()
+    env = dict(os.environ, STREAMLIT_BROWSER_GATHER_USAGE_STATS="false")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.port", str(port),
+         "--server.address", "127.0.0.1", "--server.headless", "true"],
+        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+    )
+    url = f"http://127.0.0.1:{port}"
+    for _ in range(120):
+        try:
+            if urllib.request.urlopen(f"{url}/_stcore/health", timeout=1).read() == b"ok":
+                break
+        except OSError:
+            time.sleep(0.5)
+    else:
+        proc.kill()
+        pytest.fail("the app did not start: " + proc.stdout.read().decode(errors="replace")[-2000:])
+    yield url
+    proc.terminate()
+    proc.wait(timeout=20)
+
+
+@pytest.fixture(scope="module")
+def page(server):
+    RESULTS.mkdir(exist_ok=True)
+    with playwright.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        context = browser.new_context(accept_downloads=True, viewport={"width": 1400, "height": 1000})
+        pg = context.new_page()
+        pg.set_default_timeout(60_000)
+        pg.goto(server)
+        settle(pg)
+        yield pg
+        browser.close()
+
+
+def settle(pg) -> None:
+    """Wait for the rerun to finish: no stale elements and no running indicator."""
+    pg.wait_for_timeout(400)
+    pg.wait_for_function(
+        "() => !document.querySelector('[data-stale=\"true\"]') && "
+        "!document.querySelector('[data-testid=\"stStatusWidget\"] [data-testid=\"stStatusWidgetRunningIcon\"]')"
+    )
+    pg.wait_for_timeout(300)
+
+
+def goto(pg, title: str) -> None:
+    pg.locator('[data-testid="stSidebarNav"] a', has_text=title).first.click()
+    settle(pg)
+    pg.get_by_role("heading", name=title).first.wait_for()
+    pg.screenshot(path=str(RESULTS / f"page_{title.lower()}.png"), full_page=True)
+
+
+def chart_data(pg, index: int) -> str:
+    return pg.evaluate(f"() => JSON.stringify(document.querySelectorAll('.js-plotly-plot')[{index}].data)")
+
+
+def test_upload_mark_move_k_download(page, tmp_path):
+    pg = page
+    rows = "".join(f"{20 + i % 40},0213{i % 6},{'FM'[i % 2]},d{i % 4}\n" for i in range(600))
+    data = tmp_path / "people.csv"
+    data.write_text("age,zip,sex,disease\n" + rows)
+    pg.locator('input[type="file"]').first.set_input_files(str(data))
+    settle(pg)
+    pg.get_by_text("people.csv").first.wait_for()
+    pg.screenshot(path=str(RESULTS / "page_data.png"), full_page=True)
+
+    goto(pg, "Attributes")
+    picker = pg.get_by_label("Quasi-identifiers")
+    assert picker.count() >= 1
+
+    goto(pg, "Privacy")
+    classes_chart = pg.locator(".js-plotly-plot").count() - 1
+    before = chart_data(pg, classes_chart - 1)
+    k_input = pg.get_by_label("k", exact=True).first
+    k_input.fill("40")
+    k_input.press("Enter")
+    settle(pg)
+    after = chart_data(pg, classes_chart - 1)
+    assert before != after, "the class-size chart did not change when k moved"
+    pg.get_by_role("button", name="🔎 Find the optimum").click()
+    settle(pg)
+    pg.get_by_text("Optimum found").first.wait_for()
+    pg.screenshot(path=str(RESULTS / "page_privacy.png"), full_page=True)
+
+    goto(pg, "Explore")
+    goto(pg, "Risk")
+    goto(pg, "Utility")
+    goto(pg, "Release")
+    with pg.expect_download() as info:
+        pg.get_by_role("button", name="⬇️ CSV").click()
+    target = tmp_path / "released.csv"
+    info.value.save_as(target)
+    released = pd.read_csv(target, dtype=str)
+    assert len(released) > 0
+    qis = [c for c in ["age", "zip", "sex"] if c in released.columns]
+    assert released.groupby(qis).size().min() >= 40
