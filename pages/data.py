@@ -44,6 +44,11 @@ if st.session_state.get("loaded_from") != (source, options, uploaded.size if upl
             table = load_table(SAMPLE_DIR / SAMPLES[sample], separator=separator, encoding=encoding)
         else:
             table = load_sample(str(SAMPLE_DIR / SAMPLES[sample]))
+        if table.frame.shape[1] == 1:
+            raise AnonError(
+                f"{source} was read as a single column ({str(table.frame.columns[0])[:60]!r}). A table to anonymize "
+                "needs several columns: check the separator under 'Reading options'."
+            )
         set_workspace(table.frame, source)
         st.session_state["loaded_from"] = (source, options, uploaded.size if uploaded else None)
         st.session_state["table_info"] = (table.format, table.separator, table.encoding)

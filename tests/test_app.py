@@ -82,10 +82,14 @@ def test_upload_a_csv_and_it_becomes_the_workspace():
         ("binary.csv", b"\x00\x01\x02\x03" * 200, "binary"),
         ("header.csv", b"a,b,c\n", "no data rows"),
         ("broken.parquet", b"PAR1 not parquet", "parquet"),
+        ("one.csv", b"name\nann\nbob\n", "single column"),
+        ("wrongsep.csv", b"a;b;c\n1;2;3\n4;5;6\n", "separated by ';'"),
     ],
 )
 def test_bad_uploads_give_an_error_not_an_exception(name, content, needle):
     at = _app()
+    if name == "wrongsep.csv":
+        at.selectbox(key="sep").set_value(",").run()
     at.file_uploader[0].upload(name, content).run()
     assert not at.exception, at.exception
     assert any(needle in e.value for e in at.error), [e.value for e in at.error]
@@ -95,6 +99,10 @@ def test_roles_and_hierarchy_editing():
     at = _goto(_app(), "pages/attributes.py")
     ws = at.session_state["workspace"]
     assert "zip_code" in ws.qis and ws.roles["patient_name"] == "identifier"
+    picker = at.multiselect[0]
+    picker.set_value([q for q in ws.qis if q != "sex"]).run()
+    ws = at.session_state["workspace"]
+    assert "sex" not in ws.qis and ws.roles["sex"] == "insensitive"
     at.selectbox(key="hier_column").set_value("zip_code").run()
     at.selectbox(key="builder_zip_code").set_value("masking").run()
     assert not at.exception, at.exception

@@ -98,17 +98,20 @@ def chart_data(pg, index: int) -> str:
 
 def test_upload_mark_move_k_download(page, tmp_path):
     pg = page
-    rows = "".join(f"{20 + i % 40},0213{i % 6},{'FM'[i % 2]},d{i % 4}\n" for i in range(600))
+    rows = "".join(f"{20 + i % 40},0213{i % 6},{'FM'[i % 2]},d{i % 4},w{i % 3}\n" for i in range(600))
     data = tmp_path / "people.csv"
-    data.write_text("age,zip,sex,disease\n" + rows)
+    data.write_text("age,zip,sex,disease,ward\n" + rows)
     pg.locator('input[type="file"]').first.set_input_files(str(data))
     settle(pg)
     pg.get_by_text("people.csv").first.wait_for()
     pg.screenshot(path=str(RESULTS / "page_data.png"), full_page=True)
 
     goto(pg, "Attributes")
-    picker = pg.get_by_label("Quasi-identifiers")
-    assert picker.count() >= 1
+    sidebar = pg.locator('[data-testid="stSidebar"]')
+    sidebar.get_by_text("4 quasi-identifiers").wait_for()  # age, zip, sex, ward suggested
+    pg.get_by_role("button", name="Remove ward").first.click()  # un-mark a quasi-identifier
+    settle(pg)
+    sidebar.get_by_text("3 quasi-identifiers").wait_for()
 
     goto(pg, "Privacy")
     classes_chart = pg.locator(".js-plotly-plot").count() - 1
@@ -135,4 +138,5 @@ def test_upload_mark_move_k_download(page, tmp_path):
     released = pd.read_csv(target, dtype=str)
     assert len(released) > 0
     qis = [c for c in ["age", "zip", "sex"] if c in released.columns]
+    assert set(qis) == {"age", "zip", "sex"} and "ward" in released.columns
     assert released.groupby(qis).size().min() >= 40
