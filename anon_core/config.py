@@ -38,7 +38,13 @@ TOP_KEYS = {
     "transformation",
     "search",
     "output",
+    # Sections validated and applied by their own modules (PII text de-identification,
+    # pseudonymization of identifiers, differential privacy); carried here as given.
+    "text",
+    "pseudonymize",
+    "dp",
 }
+MODULE_SECTIONS = ("text", "pseudonymize", "dp")
 SEARCH_KEYS = {"min_levels", "max_levels", "exact_limit"}
 INPUT_KEYS = {"path", "separator", "encoding", "sheet"}
 ATTRIBUTE_KEYS = {"role", "hierarchy"}
@@ -63,6 +69,7 @@ class ReleaseConfig:
     transformation: dict[str, int] | None
     suppressed_records: str = "remove"
     search: dict[str, Any] = field(default_factory=dict)
+    sections: dict[str, Any] = field(default_factory=dict)
 
 
 def read_config_file(path: str | Path) -> dict[str, Any]:
@@ -148,6 +155,7 @@ def parse_config(data: Mapping[str, Any], base_dir: str | Path = ".") -> Release
         transformation=transformation,
         suppressed_records=supp,
         search=search_cfg,
+        sections={k: data[k] for k in MODULE_SECTIONS if k in data},
     )
 
 
