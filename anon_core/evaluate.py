@@ -132,17 +132,21 @@ class Evaluator:
         """Does a (valid) transformation satisfy the configuration? The search's cheap check."""
         return self._suppress(self.freq.classes(levels, validate=False))[3]
 
-    def assess(self, levels: Sequence[int], with_quality: bool = True) -> tuple[bool, float, int, int, int]:
+    def assess(
+        self, levels: Sequence[int], with_quality: bool | str = True
+    ) -> tuple[bool, float, int, int, int]:
         """The search's light evaluation of a valid transformation.
 
         Returns (satisfied, quality, suppressed records, released classes,
-        smallest released class), without building a full result; quality is
-        NaN when not asked for.
+        smallest released class), without building a full result. Quality is
+        computed when ``with_quality`` is True, or "satisfied" and the
+        transformation satisfies the configuration; otherwise it is NaN.
         """
         table = self.freq.classes(levels, validate=False)
         suppressed, _, _, satisfied = self._suppress(table)
         kept = table.sizes[~suppressed]
-        quality = self.metric.compute(table, suppressed, self._metric_state).value if with_quality else math.nan
+        scored = with_quality is True or (with_quality == "satisfied" and satisfied)
+        quality = self.metric.compute(table, suppressed, self._metric_state).value if scored else math.nan
         return (
             satisfied,
             quality,

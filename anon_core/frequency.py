@@ -42,11 +42,23 @@ def group_rows(columns: Sequence[np.ndarray], radices: Sequence[int]) -> tuple[n
         span *= r
     inverse, uniq = pd.factorize(key, sort=False)
     inverse = inverse.astype(np.int64, copy=False)
-    # factorize numbers groups by first appearance: row i opens a group exactly
-    # when its id exceeds every id before it.
+    return inverse, first_rows(inverse, len(uniq))
+
+
+def first_rows(inverse: np.ndarray, n_groups: int) -> np.ndarray:
+    """Index of the first row of each group, for ids numbered by first appearance.
+
+    Such ids open a new group exactly where an id exceeds every id before it.
+    """
+    if len(inverse) == 0:
+        return np.zeros(0, dtype=np.int64)
     running_max = np.maximum.accumulate(inverse)
-    first = np.flatnonzero(np.r_[True, inverse[1:] > running_max[:-1]])
-    return inverse, first
+    opens = np.empty(len(inverse), dtype=bool)
+    opens[0] = True
+    np.greater(inverse[1:], running_max[:-1], out=opens[1:])
+    first = np.flatnonzero(opens)
+    assert len(first) == n_groups
+    return first
 
 
 class _ClassCache:
@@ -55,7 +67,8 @@ class _ClassCache:
 
     def __init__(self, capacity: int, n_qis: int) -> None:
         self.capacity = capacity
-        self.levels = np.zeros((capacity, n_qis), dtype=np.int64)
+        self.levels = np.zeros((capacity, n_qis), dtype=np.int16)
+        self.filled = 0  # slots are filled in order until the cache is full
         self.n_classes = np.full(capacity, np.iinfo(np.int64).max, dtype=np.int64)
         self.tick = np.full(capacity, -1, dtype=np.int64)
         self.tables: list[ClassTable | None] = [None] * capacity
@@ -74,13 +87,18 @@ class _ClassCache:
         """The cached table with the fewest classes among those at or below ``lv``."""
         if not self.slot:
             return None
-        below = (self.levels <= np.asarray(lv)).all(axis=1) & (self.tick >= 0)
+        n = self.filled
+        below = (self.levels[:n] <= np.asarray(lv, dtype=np.int16)).all(axis=1)
         if not below.any():
             return None
-        return self.tables[int(np.argmin(np.where(below, self.n_classes, np.iinfo(np.int64).max)))]
+        return self.tables[int(np.argmin(np.where(below, self.n_classes[:n], np.iinfo(np.int64).max)))]
 
     def put(self, lv: tuple[int, ...], table: ClassTable) -> None:
-        i = int(np.argmin(self.tick))  # an empty slot (-1) or the least recently used
+        if self.filled < self.capacity:
+            i = self.filled
+            self.filled += 1
+        else:
+            i = int(np.argmin(self.tick))  # the least recently used
         old = self.tables[i]
         if old is not None:
             del self.slot[old.levels]
@@ -153,6 +171,12 @@ class FrequencyTable:
         self._gen_codes: list[list[np.ndarray | None]] = [
             [None] * dataset.hierarchy(q).height for q in self.qis
         ]
+        self._weighted_codes: list[list[np.ndarray | None]] = [
+            [None] * dataset.hierarchy(q).height for q in self.qis
+        ]
+        cards = [max(dataset.hierarchy(q).cardinality(0), 1) for q in self.qis]
+        fits = float(np.prod(np.asarray(cards, dtype=float))) < 2.0**62
+        self._strides = np.concatenate(([1], np.cumprod(cards[:-1]))).astype(np.int64) if fits and cards else None
 
     # ----------------------------------------------------------------- evaluate
     def check_levels(self, levels: Mapping[str, int] | Sequence[int]) -> tuple[int, ...]:
@@ -202,14 +226,37 @@ class FrequencyTable:
             self._gen_codes[j][level] = col
         return col
 
+    def _weighted(self, j: int, level: int) -> np.ndarray:
+        """Codes of QI ``j`` at ``level`` times its fixed stride (computed once).
+
+        Strides come from the level-0 cardinalities, which no level exceeds, so
+        the sum over QIs is a unique key for every level vector.
+        """
+        col = self._weighted_codes[j][level]
+        if col is None:
+            col = self.generalized(j, level).astype(np.int64) * int(self._strides[j])
+            self._weighted_codes[j][level] = col
+        return col
+
     def _group(self, lv: tuple[int, ...]) -> ClassTable:
         hs = [self.dataset.hierarchy(q) for q in self.qis]
         cols = [self.generalized(j, level) for j, level in enumerate(lv)]
-        radices = [h.cardinality(level) for h, level in zip(hs, lv, strict=True)]
-        tuple_class, first = group_rows(cols, radices) if cols else (np.zeros(self.n_tuples, np.int64), np.zeros(1, np.int64))
-        codes = np.column_stack([c[first] for c in cols]) if cols else np.zeros((len(first), 0), np.int32)
+        if self._strides is not None and cols:
+            key = self._weighted(0, lv[0]).copy()
+            for j in range(1, len(lv)):
+                np.add(key, self._weighted(j, lv[j]), out=key)
+            tuple_class, uniq = pd.factorize(key, sort=False)
+            tuple_class = tuple_class.astype(np.int64, copy=False)
+            first = first_rows(tuple_class, len(uniq))
+        elif cols:
+            radices = [h.cardinality(level) for h, level in zip(hs, lv, strict=True)]
+            tuple_class, first = group_rows(cols, radices)
+        else:
+            tuple_class, first = np.zeros(self.n_tuples, np.int64), np.zeros(1, np.int64)
         sizes = np.bincount(tuple_class, weights=self.counts, minlength=len(first)).astype(np.int64)
-        return ClassTable(self, lv, codes, sizes, tuple_class=tuple_class)
+        table = ClassTable(self, lv, None, sizes, tuple_class=tuple_class)
+        table._codes_from = (cols, first)  # built only if needed (roll-up base, metrics, apply)
+        return table
 
     def _rollup(self, base: ClassTable, lv: tuple[int, ...]) -> ClassTable:
         hs = [self.dataset.hierarchy(q) for q in self.qis]
@@ -220,10 +267,9 @@ class FrequencyTable:
         radices = np.array([h.cardinality(level) for h, level in zip(hs, lv, strict=True)], dtype=np.int64)
         if float(np.prod(radices.astype(float))) < 2.0**62:
             strides = np.concatenate(([1], np.cumprod(radices[:-1]))).astype(np.int64)
-            inv, _ = pd.factorize(mapped @ strides, sort=False)
+            inv, uniq = pd.factorize(mapped @ strides, sort=False)
             inv = inv.astype(np.int64, copy=False)
-            running_max = np.maximum.accumulate(inv)
-            first = np.flatnonzero(np.r_[True, inv[1:] > running_max[:-1]])
+            first = first_rows(inv, len(uniq))
         else:
             inv, first = group_rows(list(mapped.T), radices)
         codes = mapped[first]
@@ -255,7 +301,8 @@ class ClassTable:
     ) -> None:
         self.freq = freq
         self.levels = levels
-        self.codes = codes  # (classes, qis) generalized codes
+        self._codes = codes  # (classes, qis) generalized codes; None = build from _codes_from
+        self._codes_from: tuple[list[np.ndarray], np.ndarray] | None = None
         self.sizes = sizes
         self._tuple_class = tuple_class
         self._parent = parent
@@ -272,8 +319,20 @@ class ClassTable:
         return self._tuple_class
 
     @property
+    def codes(self) -> np.ndarray:
+        """Generalized code of each class for each QI, shape (classes, qis)."""
+        if self._codes is None:
+            if self._codes_from is None:
+                self._codes = np.zeros((len(self.sizes), 0), dtype=np.int32)
+            else:
+                cols, first = self._codes_from
+                self._codes = np.column_stack([c[first] for c in cols])
+                self._codes_from = None
+        return self._codes
+
+    @property
     def n_classes(self) -> int:
-        return len(self.codes)
+        return len(self.sizes)
 
     def _aggregate(
         self, attribute: str, cls: np.ndarray, val: np.ndarray, cnt: np.ndarray
@@ -292,8 +351,13 @@ class ClassTable:
         """Per-class counts of sensitive values as sorted (class, value, count) triplets."""
         hit = self._hist.get(attribute)
         if hit is None:
-            sc = self.freq.sensitive[attribute]
-            hit = self._aggregate(attribute, self.tuple_class[sc.tuple_idx], sc.value, sc.count)
+            if self._tuple_class is None and self._parent is not None and self._parent_class is not None:
+                # Roll up the parent's histogram (cached there): O(parent entries), not O(tuples).
+                pcls, pval, pcnt = self._parent.sparse_hist(attribute)
+                hit = self._aggregate(attribute, self._parent_class[pcls], pval, pcnt)
+            else:
+                sc = self.freq.sensitive[attribute]
+                hit = self._aggregate(attribute, self.tuple_class[sc.tuple_idx], sc.value, sc.count)
             self._hist[attribute] = hit
         return hit
 

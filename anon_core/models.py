@@ -394,13 +394,17 @@ class HierarchicalDistanceTCloseness(_TCloseness):
         onehots = []
         for h in range(1, enc.height):
             up = enc.up(h - 1, h)
-            onehot = np.zeros((len(up), enc.cardinality(h)), dtype=np.int64)
-            onehot[np.arange(len(up)), up] = 1
+            onehot = np.zeros((len(up), enc.cardinality(h)))
+            onehot[np.arange(len(up)), up] = 1.0
             onehots.append(onehot)
         return freq.sensitive[self.attribute].global_counts, onehots, enc.height - 1
 
     def measure(self, table: ClassTable, state: Any) -> np.ndarray:
-        """EMD per class. Extras are kept as integers P_i*|class| - Q_i*N, as ARX does."""
+        """EMD per class from the integer extras P_i*|class| - Q_i*N, as ARX computes them.
+
+        The extras and their sums stay below 2^53, so float64 matrix products
+        (BLAS) are exact; the negative part is the positive part minus the sum.
+        """
         global_counts, onehots, top = state
         total = int(global_counts.sum())
         out = np.zeros(table.n_classes)
@@ -408,13 +412,13 @@ class HierarchicalDistanceTCloseness(_TCloseness):
             return out
         for start, block in table.dense_hist(self.attribute):
             sizes = table.sizes[start : start + len(block)]
-            extra = global_counts[None, :] * sizes[:, None] - block * total
+            extra = (global_counts[None, :] * sizes[:, None] - block * total).astype(float)
             cost = np.zeros(len(block))
             for h, onehot in enumerate(onehots, start=1):
-                pos = np.maximum(extra, 0) @ onehot
-                neg = np.maximum(-extra, 0) @ onehot
-                cost += (h / top) * np.minimum(pos, neg).sum(axis=1)
-                extra = pos - neg
+                pos = np.maximum(extra, 0.0) @ onehot
+                net = extra @ onehot
+                cost += (h / top) * np.minimum(pos, pos - net).sum(axis=1)
+                extra = net
             out[start : start + len(block)] = cost / (float(total) * sizes.astype(float))
         return out
 

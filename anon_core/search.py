@@ -184,13 +184,15 @@ class _Search:
         self._masks = self.masks()
 
     # ---------------------------------------------------------------- checks
-    def assess(self, idx: int, with_quality: bool = True) -> tuple[bool, float]:
+    def assess(self, idx: int, with_quality: bool | str = True) -> tuple[bool, float]:
         """Satisfied and quality of a node, recorded for the trade-off data (memoised).
 
-        Phase 1 only needs the verdict, so it skips the metric (quality NaN).
+        Phase 1 only needs the verdict (quality NaN); phase 2 scores only the
+        nodes that satisfy the configuration ("satisfied").
         """
         rec = self.records.get(idx)
-        if rec is None or (with_quality and math.isnan(rec.quality)):
+        wants = with_quality is True or (with_quality == "satisfied" and (rec is None or rec.satisfied))
+        if rec is None or (wants and math.isnan(rec.quality)):
             levels = tuple(int(v) for v in self.nodes[idx])
             satisfied, quality, suppressed, classes, smallest = self.ev.assess(levels, with_quality)
             self.checked.add(idx)
@@ -245,13 +247,27 @@ class _Search:
         return region
 
     # ---------------------------------------------------------------- phase 1
+    def predecessors(self, idx: int) -> np.ndarray:
+        lv = self.nodes[idx]
+        can = lv > self.lattice.lower
+        return idx - self.lattice.stride[can]
+
     def tag_monotone(self, passes: Callable[[int], bool]) -> np.ndarray:
-        """Status per node for a monotone predicate: 1 pass, -1 fail (every node decided)."""
+        """Status per node for a monotone predicate: 1 pass, -1 fail (every node decided).
+
+        Binary search on greedy paths finds where a path crosses the boundary
+        between failing and passing nodes; then the walk follows the boundary:
+        the undecided predecessors of a passing node and successors of a
+        failing node are checked next, as they are likely on the boundary too.
+        Every check tags its whole up-set (pass) or down-set (fail).
+        """
         status = np.zeros(self.n, dtype=np.int8)
         nodes = self.nodes
         ge, le = self._masks
+        frontier: list[int] = []
 
-        def tag(idx: int, ok: bool) -> None:
+        def check(idx: int) -> bool:
+            ok = passes(idx)
             lv = nodes[idx]
             masks = ge if ok else le
             region = masks[0][lv[0]].copy()
@@ -259,6 +275,9 @@ class _Search:
                 region &= masks[j][lv[j]]
             region &= status == 0
             status[region] = 1 if ok else -1
+            neighbours = self.predecessors(idx) if ok else self.successors(idx)
+            frontier.extend(int(i) for i in neighbours[status[neighbours] == 0])
+            return ok
 
         done = 0
         for start in self.order:
@@ -275,15 +294,15 @@ class _Search:
             while lo <= hi:
                 mid = (lo + hi) // 2
                 idx = path[mid]
-                if status[idx] != 0:
-                    ok = status[idx] == 1
-                else:
-                    ok = passes(idx)
-                    tag(idx, ok)
+                ok = status[idx] == 1 if status[idx] != 0 else check(idx)
                 if ok:
                     hi = mid - 1
                 else:
                     lo = mid + 1
+            while frontier:  # follow the boundary from what was just decided
+                idx = frontier.pop()
+                if status[idx] == 0:
+                    check(idx)
             done += 1
             if self.progress is not None and done % 16 == 0:
                 self.progress(0.5 * float((status != 0).mean()))
@@ -340,7 +359,7 @@ def search(
             break
         if dominated[idx]:
             continue
-        satisfied, q = s.assess(int(idx))
+        satisfied, q = s.assess(int(idx), with_quality="satisfied")
         if progress is not None and i % 16 == 0:
             progress(0.5 + 0.5 * i / max(len(order), 1))
         if not satisfied:
