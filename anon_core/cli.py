@@ -63,21 +63,17 @@ def _anonymize(args: argparse.Namespace) -> int:
             for s in result.models
         ]
     if args.output:
+        refusal = None
         if result is None:
+            refusal = ("no transformation satisfies the privacy models within the suppression limit; nothing was "
+                       "written. Relax the models, raise the suppression limit or the hierarchies' heights.")
+        elif not result.satisfied and not args.force:
+            refusal = ("the transformation does not satisfy the privacy models within the suppression limit; "
+                       "nothing was written (use --force to write it anyway).")
+        if refusal is not None:
             json.dump(summary, sys.stdout, indent=2)
             sys.stdout.write("\n")
-            sys.stderr.write(
-                "error: no transformation satisfies the privacy models within the suppression limit; "
-                "nothing was written. Relax the models, raise the suppression limit or the hierarchies' heights.\n"
-            )
-            return EXIT_NOT_SATISFIED
-        if not result.satisfied and not args.force:
-            json.dump(summary, sys.stdout, indent=2)
-            sys.stdout.write("\n")
-            sys.stderr.write(
-                "error: the transformation does not satisfy the privacy models within the suppression limit; "
-                "nothing was written (use --force to write it anyway).\n"
-            )
+            sys.stderr.write(f"error: {refusal}\n")
             return EXIT_NOT_SATISFIED
         released = problem.apply(result, config.suppressed_records)
         write_table(released, Path(args.output))

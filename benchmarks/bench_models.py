@@ -16,11 +16,8 @@ Run: python benchmarks/bench_models.py [--repeat N]
 from __future__ import annotations
 
 import argparse
-import json
 import math
-import statistics
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -28,19 +25,10 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from anon_core import Hierarchy, Problem, load_table, make_model  # noqa: E402
+from anon_core import Problem, make_model  # noqa: E402
+from benchmarks.common import load_adult, timed  # noqa: E402
 
-ADULT = ROOT.parent / "shared" / "data" / "adult"
 SENSITIVE = "occupation"
-
-
-def timed(fn, repeat: int) -> tuple[float, object]:
-    times, value = [], None
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        value = fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times), value
 
 
 def main() -> int:
@@ -48,15 +36,13 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=20, help="repetitions of our timings (median)")
     parser.add_argument("--pycanon-repeat", type=int, default=1, help="repetitions of pycanon's timings")
     args = parser.parse_args()
-    if not (ADULT / "adult.csv").is_file():
-        print("../shared/data/adult is not beside the checkout; nothing to measure.")
+    adult = load_adult()
+    if adult is None:
         return 1
     from pycanon import anonymity
 
-    frame = load_table(ADULT / "adult.csv").frame
-    order = json.loads((ADULT.parent / "arx_reference.json").read_text())["attribute_order"]
+    frame, order, hierarchies = adult
     qis = [a for a in order if a != SENSITIVE]
-    hierarchies = {a: Hierarchy.from_csv(ADULT / f"adult_hierarchy_{a}.csv") for a in order}
     roles = {a: "quasi-identifier" for a in qis} | {SENSITIVE: "sensitive"}
     level0 = {a: 0 for a in qis}
 

@@ -21,43 +21,30 @@ from __future__ import annotations
 
 import argparse
 import json
-import statistics
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from anon_core import Hierarchy, Problem, load_table, make_model  # noqa: E402
+from anon_core import Problem, load_table, make_model  # noqa: E402
 from anon_core.cli import write_table  # noqa: E402
 from anon_core.risk import risk_of_frame, risk_of_original, risk_of_result  # noqa: E402
+from benchmarks.common import load_adult, timed  # noqa: E402
 
-ADULT = ROOT.parent / "shared" / "data" / "adult"
 TARGET_MS = 200.0
-
-
-def timed(fn, repeat: int) -> tuple[float, object]:
-    times, value = [], None
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        value = fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times), value
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=20, help="repetitions (median)")
     args = parser.parse_args()
-    if not (ADULT / "adult.csv").is_file():
-        print("../shared/data/adult is not beside the checkout; nothing to measure.")
+    adult = load_adult()
+    if adult is None:
         return 1
-    reference = json.loads((ADULT.parent / "arx_reference.json").read_text())
-    order = reference["attribute_order"]
-    frame = load_table(ADULT / "adult.csv").frame[order]
-    hierarchies = {a: Hierarchy.from_csv(ADULT / f"adult_hierarchy_{a}.csv") for a in order}
+    frame, order, hierarchies = adult
+    frame = frame[order]
     roles = {a: "quasi-identifier" for a in order}
     problem = Problem(frame, roles, hierarchies, [make_model({"model": "k-anonymity", "k": 5})], 0.0)
     optimum = problem.search().optimum
@@ -87,6 +74,7 @@ def main() -> int:
         print(f"{name:30s} {t * 1e3:9.2f} {t * 1e3 / TARGET_MS:9.3f} {report.equivalence_classes:8d} "
               f"{len(report.qi_analysis):10d}  {pop.dankar:.6g} ({pop.dankar_model})")
 
+    reference = json.loads((ROOT.parent / "shared" / "data" / "arx_reference.json").read_text())
     ref = reference["risk_of_original_all_9_qis"]
     orig = reports["original (9 QIs)"]
     checks = {

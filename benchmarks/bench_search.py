@@ -11,7 +11,6 @@ Run: python benchmarks/bench_search.py [--repeat N]
 from __future__ import annotations
 
 import argparse
-import json
 import statistics
 import sys
 import time
@@ -20,9 +19,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from anon_core import Hierarchy, Problem, load_table, make_model  # noqa: E402
+from anon_core import Problem, make_model  # noqa: E402
+from benchmarks.common import load_adult  # noqa: E402
 
-ADULT = ROOT.parent / "shared" / "data" / "adult"
 S = "occupation"
 K5 = {"model": "k-anonymity", "k": 5}
 CASES = [
@@ -44,12 +43,10 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
-    if not (ADULT / "adult.csv").is_file():
-        print("../shared/data/adult is not beside the checkout; nothing to measure.")
+    adult = load_adult()
+    if adult is None:
         return 1
-    frame = load_table(ADULT / "adult.csv").frame
-    order = json.loads((ADULT.parent / "arx_reference.json").read_text())["attribute_order"]
-    hierarchies = {a: Hierarchy.from_csv(ADULT / f"adult_hierarchy_{a}.csv") for a in order}
+    frame, order, hierarchies = adult
     header = (f"{'configuration':40s} {'ARX ms':>8s} {'ours ms':>9s} {'ours/ARX':>9s} {'table ms':>9s} "
               f"{'checked':>8s} {'lattice':>8s}  quality  transformation")
     print(header)

@@ -14,7 +14,6 @@ Run: python benchmarks/bench_utility.py [--repeat N] [--cv 5] [--trees 100] [--j
 from __future__ import annotations
 
 import argparse
-import statistics
 import sys
 import time
 from pathlib import Path
@@ -22,20 +21,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from anon_core import Hierarchy, Problem, load_table, make_model  # noqa: E402
+from anon_core import Problem, make_model  # noqa: E402
 from anon_core.utility import compare_distributions, ml_utility, quality_summary  # noqa: E402
+from benchmarks.common import load_adult, timed  # noqa: E402
 
-ADULT = ROOT.parent / "shared" / "data" / "adult"
 TARGET = "salary-class"
-
-
-def timed(fn, repeat: int) -> tuple[float, object]:
-    times, value = [], None
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        value = fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times), value
 
 
 def main() -> int:
@@ -46,13 +36,11 @@ def main() -> int:
     parser.add_argument("--jobs", type=int, default=1, help="random forest n_jobs (-1: all cores)")
     parser.add_argument("--suppression", type=float, default=0.0, help="suppression limit of the search")
     args = parser.parse_args()
-    if not (ADULT / "adult.csv").is_file():
-        print("../shared/data/adult is not beside the checkout; nothing to measure.")
+    adult = load_adult()
+    if adult is None:
         return 1
-
-    frame = load_table(ADULT / "adult.csv").frame
+    frame, _, hierarchies = adult
     qis = [c for c in frame.columns if c != TARGET]
-    hierarchies = {a: Hierarchy.from_csv(ADULT / f"adult_hierarchy_{a}.csv") for a in qis}
     t0 = time.perf_counter()
     problem = Problem(frame, dict.fromkeys(qis, "quasi-identifier") | {TARGET: "insensitive"}, hierarchies,
                       [make_model({"model": "k-anonymity", "k": 5})], args.suppression)

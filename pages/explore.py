@@ -12,6 +12,7 @@ from pages.widgets import (
     evaluator,
     explain,
     friendly_errors,
+    require_qis,
     require_workspace,
     sidebar,
 )
@@ -19,9 +20,7 @@ from pages.widgets import (
 sidebar("Explore")
 ws = require_workspace()
 st.title("🔭 Explore the trade-off")
-if not ws.qis:
-    st.warning("Mark at least one quasi-identifier on the Attributes page.", icon="⚠️")
-    st.stop()
+require_qis(ws)
 
 with friendly_errors():
     ev = evaluator(ws)

@@ -19,17 +19,16 @@ from pages.widgets import (
     friendly_errors,
     model_status_lines,
     per_attribute_chart,
+    require_qis,
     require_workspace,
+    risk_distribution_chart,
     sidebar,
 )
 
 sidebar("Privacy")
 ws = require_workspace()
 st.title("🛡️ Privacy")
-if not ws.qis:
-    st.warning("Mark at least one quasi-identifier on the Attributes page.", icon="⚠️")
-    st.page_link("pages/attributes.py", label="Go to Attributes", icon="🏷️")
-    st.stop()
+require_qis(ws)
 
 settings, figures = st.columns([2, 3], gap="large")
 version = len(ws.history)  # widget keys change after undo so widgets show the restored state
@@ -162,12 +161,8 @@ with figures, friendly_errors():
             "Prosecutor: the attacker knows the person is in the data; risk of a record = 1 / size of its class. "
             "Journalist: equals the prosecutor model when no population table is given. Marketer: expected share "
             "of records re-identified = classes / records.")
-    dist = pd.DataFrame(report["distribution"])
-    if not dist.empty:
-        dist["interval"] = [f"({lo:.3g}, {hi:.3g}]" for lo, hi in zip(dist["low"], dist["high"], strict=True)]
-        fig = px.bar(dist, x="interval", y="records", labels={"records": "share of records",
-                                                             "interval": "risk interval"})
-        fig.update_layout(height=300, yaxis_tickformat=".0%", margin=dict(l=10, r=10, t=30, b=10))
+    fig = risk_distribution_chart(report["distribution"])
+    if fig is not None:
         st.plotly_chart(fig, key="riskdist")
         explain("Share of released records by their prosecutor re-identification risk (1 / class size).")
 

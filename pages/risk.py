@@ -13,16 +13,16 @@ from pages.widgets import (
     explain,
     friendly_errors,
     problem,
+    require_qis,
     require_workspace,
+    risk_distribution_chart,
     sidebar,
 )
 
 sidebar("Risk")
 ws = require_workspace()
 st.title("🎯 Risk")
-if not ws.qis:
-    st.warning("Mark at least one quasi-identifier on the Attributes page.", icon="⚠️")
-    st.stop()
+require_qis(ws)
 
 with friendly_errors():
     which = st.radio("Table", ["released", "original"], horizontal=True, key="risk_table",
@@ -69,12 +69,8 @@ with friendly_errors():
             "Zayatz (1991), Pitman (Hoshino 2001), SNB (Chen and Keller-McNulty 1998); Dankar et al. (2012) choose "
             "Pitman when the sampling fraction is at most 10%, else the smaller of Zayatz and SNB, as ARX does.")
 
-    dist = pd.DataFrame(data["distribution"])
-    if not dist.empty:
-        dist["interval"] = [f"({lo:.3g}, {hi:.3g}]" for lo, hi in zip(dist["low"], dist["high"], strict=True)]
-        fig = px.bar(dist, x="interval", y="records", labels={"records": "share of records",
-                                                             "interval": "prosecutor risk interval"})
-        fig.update_layout(height=320, yaxis_tickformat=".0%", margin=dict(l=10, r=10, t=30, b=10))
+    fig = risk_distribution_chart(data["distribution"])
+    if fig is not None:
         st.plotly_chart(fig, key="risk_distribution")
         explain("Records by re-identification risk, in ARX's risk intervals.")
 

@@ -12,6 +12,7 @@ from pages.widgets import (
     explain,
     friendly_errors,
     problem,
+    require_qis,
     require_workspace,
     sidebar,
 )
@@ -19,9 +20,7 @@ from pages.widgets import (
 sidebar("Utility")
 ws = require_workspace()
 st.title("📈 Utility")
-if not ws.qis:
-    st.warning("Mark at least one quasi-identifier on the Attributes page.", icon="⚠️")
-    st.stop()
+require_qis(ws)
 
 with friendly_errors():
     prob = problem(ws)

@@ -81,6 +81,14 @@ def workspace() -> Workspace | None:
     return ws
 
 
+def require_qis(ws: Workspace) -> None:
+    """Stop the page with a pointer to the Attributes page when no column is a quasi-identifier."""
+    if not ws.qis:
+        st.warning("Mark at least one quasi-identifier on the Attributes page.", icon="⚠️")
+        st.page_link("pages/attributes.py", label="Go to Attributes", icon="🏷️")
+        st.stop()
+
+
 def require_workspace() -> Workspace:
     ws = workspace()
     if ws is None:
@@ -174,6 +182,18 @@ def per_attribute_chart(per_attribute: dict[str, float], metric: str) -> go.Figu
     frame = pd.DataFrame({"attribute": list(per_attribute), "loss": list(per_attribute.values())})
     fig = px.bar(frame, x="attribute", y="loss", labels={"loss": f"{metric} (per attribute)"})
     fig.update_layout(height=320, margin=dict(l=10, r=10, t=30, b=10))
+    return fig
+
+
+def risk_distribution_chart(distribution: list[dict]) -> go.Figure | None:
+    """Share of records per prosecutor-risk interval (ARX's intervals), or None when empty."""
+    dist = pd.DataFrame(distribution)
+    if dist.empty:
+        return None
+    dist["interval"] = [f"({lo:.3g}, {hi:.3g}]" for lo, hi in zip(dist["low"], dist["high"], strict=True)]
+    fig = px.bar(dist, x="interval", y="records",
+                 labels={"records": "share of records", "interval": "prosecutor risk interval"})
+    fig.update_layout(height=320, yaxis_tickformat=".0%", margin=dict(l=10, r=10, t=30, b=10))
     return fig
 
 
