@@ -27,6 +27,7 @@ log = logging.getLogger("anon_core")
 
 EXIT_BAD_INPUT = 2
 EXIT_NOT_SATISFIED = 3
+EXIT_VERIFY_FAILED = 4
 
 
 def write_table(frame: pd.DataFrame, path: Path) -> None:
@@ -50,6 +51,7 @@ def write_table(frame: pd.DataFrame, path: Path) -> None:
 def _anonymize(args: argparse.Namespace) -> int:
     config = load_config(args.config)
     problem = Problem.from_config(config)
+    found = None
     if config.transformation is None:
         found = problem.search(**config.search)
         summary = found.summary()
@@ -78,6 +80,21 @@ def _anonymize(args: argparse.Namespace) -> int:
         released = problem.apply(result, config.suppressed_records)
         write_table(released, Path(args.output))
         summary["output"] = {"path": str(args.output), "rows": len(released)}
+    if args.report:
+        from .report import build_report, write_report
+
+        if result is None or (not result.satisfied and not args.force):
+            json.dump(summary, sys.stdout, indent=2)
+            sys.stdout.write("\n")
+            sys.stderr.write(
+                "error: the configuration gives no release that satisfies the privacy models within the suppression "
+                "limit; no report was written (use --force to report an unsatisfying transformation).\n"
+            )
+            return EXIT_NOT_SATISFIED
+        report = build_report(args.config, problem, result, search_result=found,
+                              released=Path(args.output) if args.output else None)
+        write_report(report, Path(args.report))
+        summary["report"] = {"path": str(args.report), "figures_sha256": report.figures_sha256}
     json.dump(summary, sys.stdout, indent=2)
     sys.stdout.write("\n")
     return 0
@@ -115,6 +132,18 @@ def _risk(args: argparse.Namespace) -> int:
     return 0
 
 
+def _verify(args: argparse.Namespace) -> int:
+    """Re-run the configuration and check every fingerprint and figure of a release report."""
+    from .report import verify
+
+    differences = verify(args.config, args.report, args.released)
+    json.dump({"verified": not differences, "differences": differences}, sys.stdout, indent=2)
+    sys.stdout.write("\n")
+    for line in differences:
+        sys.stderr.write(f"difference: {line}\n")
+    return EXIT_VERIFY_FAILED if differences else 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="anon-core", description="ARX-exact anonymization engine.")
     parser.add_argument("-v", "--verbose", action="store_true", help="log progress to stderr")
@@ -126,6 +155,8 @@ def build_parser() -> argparse.ArgumentParser:
     anon.add_argument("config", help="release configuration (JSON or YAML)")
     anon.add_argument("--output", "-o", help="write the released table here (.csv/.tsv/.parquet/.xlsx/.json)")
     anon.add_argument("--force", action="store_true", help="write the output even if the models are not satisfied")
+    anon.add_argument("--report", metavar="FILE",
+                      help="write the release report for sign-off here (.html with interactive charts, or .pdf)")
     anon.set_defaults(func=_anonymize)
     risk = sub.add_parser(
         "risk",
@@ -140,6 +171,14 @@ def build_parser() -> argparse.ArgumentParser:
     risk.add_argument("--max-combination-size", type=int, default=3,
                       help="largest combination of QIs in the QI analysis (0: skip it; default 3)")
     risk.set_defaults(func=_risk)
+    ver = sub.add_parser(
+        "verify",
+        help="re-run a configuration and check a release report's fingerprints and figures (exit 4 on differences)",
+    )
+    ver.add_argument("config", help="release configuration (JSON or YAML)")
+    ver.add_argument("report", help="release report written by 'anonymize --report' or the dashboard (.html or .pdf)")
+    ver.add_argument("--released", metavar="FILE", help="also check this released file's SHA-256 against the report")
+    ver.set_defaults(func=_verify)
     return parser
 
 

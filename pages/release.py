@@ -18,6 +18,7 @@ from pages.widgets import (
     download_name,
     frequency_table,
     friendly_errors,
+    require_qis,
     require_workspace,
     sidebar,
 )
@@ -26,10 +27,9 @@ sidebar("Release")
 ws = require_workspace()
 st.title("📦 Release")
 
+require_qis(ws)
+mode = "remove"
 with friendly_errors():
-    if not ws.qis:
-        st.warning("Mark at least one quasi-identifier on the Attributes page.", icon="⚠️")
-        st.stop()
     result = current_result(ws)
     if not result.satisfied:
         st.warning("The current transformation does not satisfy the privacy models within the suppression limit. "
@@ -73,3 +73,66 @@ if uploaded is not None and st.session_state.get("config_loaded") != uploaded.fi
         st.error(f"That file is not a JSON configuration ({exc}).", icon="🚫")
     except AnonError as exc:
         st.error(str(exc), icon="🚫")
+
+
+# =============================================================================== release report
+# Sign-off, the release report (HTML with interactive charts, and PDF) and the audit trail.
+# Appended section (issue 7); every figure and file is made by anon_core/report.py.
+def _release_report_section(ws: Workspace, suppressed_records: str) -> None:
+    from anon_core import report as release_report
+    from pages.widgets import SAMPLE_DIR, problem
+
+    st.divider()
+    st.subheader("Release report and sign-off")
+    st.caption("A report of this release for sign-off: fingerprints, roles, hierarchies, privacy models, how the "
+               "transformation was chosen, risk before and after, utility, the audit trail and your decision. "
+               "Check it later with `anon-core verify release.json report.html --released released.csv`.")
+    with friendly_errors():
+        if not ws.qis:
+            return
+        config = json.loads(config_json(ws))
+        if suppressed_records != "remove":
+            config["output"] = {"suppressed_records": suppressed_records}
+        with st.form("release_signoff"):
+            c = st.columns(2)
+            name = c[0].text_input("Name")
+            role = c[1].text_input("Role", placeholder="e.g. data protection officer")
+            decision = st.radio("Decision", release_report.DECISIONS, horizontal=True,
+                                format_func=lambda d: "✅ approve the release" if d == "approve" else "❌ reject it")
+            comments = st.text_area("Comments")
+            generate = st.form_submit_button("📝 Generate the report", type="primary")
+        state_key = hashlib.sha256(json.dumps([ws.data_key(), config], sort_keys=True, default=str).encode()).hexdigest()
+        if generate:
+            with st.spinner("Writing the report…"):
+                sample = SAMPLE_DIR / ws.source
+                found = st.session_state.get("search")
+                built = release_report.build_report(
+                    config, problem(ws), current_result(ws),
+                    search_result=found if found is not None and found.qis == tuple(ws.qis) else None,
+                    input_bytes=sample.read_bytes() if sample.is_file() else None,
+                    signoff={"name": name, "role": role, "decision": decision, "comments": comments},
+                    audit=ws.audit,
+                )
+                st.session_state["release_report"] = {
+                    "key": state_key, "html": release_report.render_html(built), "pdf": release_report.render_pdf(built),
+                    "config": json.dumps(config, indent=2, ensure_ascii=False), "sha": built.figures_sha256,
+                }
+        made = st.session_state.get("release_report")
+        if made is not None and made["key"] != state_key:
+            st.info("The settings changed since the report was written: generate it again.", icon="🔁")
+        elif made is not None:
+            st.caption(f"Figures SHA-256: `{made['sha']}`")
+            c = st.columns(3)
+            c[0].download_button("⬇️ Report (HTML)", made["html"], download_name(ws, "_report.html"), "text/html")
+            c[1].download_button("⬇️ Report (PDF)", made["pdf"], download_name(ws, "_report.pdf"), "application/pdf")
+            c[2].download_button("⬇️ Configuration it embeds", made["config"], "release.json", "application/json")
+            st.iframe(made["html"], height=720)
+    st.markdown("**Audit trail**")
+    st.caption(f"{len(ws.audit):,} change(s) recorded in this session.")
+    c = st.columns(2)
+    c[0].download_button("⬇️ Audit trail (CSV)", release_report.audit_csv(ws.audit), "audit_trail.csv", "text/csv")
+    c[1].download_button("⬇️ Audit trail (JSON)", release_report.audit_json(ws.audit), "audit_trail.json",
+                         "application/json")
+
+
+_release_report_section(ws, mode)
