@@ -20,8 +20,10 @@ PAGES = {
         st.Page("pages/release.py", title="Release", icon="📦"),
     ],
     "Analysis": [
+        st.Page("pages/pii.py", title="PII", icon="🔍"),
         st.Page("pages/risk.py", title="Risk", icon="🎯"),
         st.Page("pages/utility.py", title="Utility", icon="📈"),
+        st.Page("pages/dp.py", title="Differential privacy", icon="🎲"),
     ],
 }
 

@@ -50,7 +50,9 @@ def write_table(frame: pd.DataFrame, path: Path) -> None:
 
 def _anonymize(args: argparse.Namespace) -> int:
     config = load_config(args.config)
-    problem = Problem.from_config(config)
+    problem, config, mapping = Problem.for_release(config, return_mapping=bool(args.pseudonym_map))
+    if args.pseudonym_map and mapping is not None:
+        write_table(mapping, Path(args.pseudonym_map))  # only on explicit request; never in reports
     found = None
     if config.transformation is None:
         found = problem.search(**config.search)
@@ -112,7 +114,7 @@ def _risk(args: argparse.Namespace) -> int:
         frame = load_table(args.released).frame
         report = risk_of_frame(frame, qis, **options)
     else:
-        problem = Problem.from_config(config)
+        problem, config, _ = Problem.for_release(config)
         if args.original:
             report = risk_of_original(problem, **options)
         else:
@@ -144,6 +146,33 @@ def _verify(args: argparse.Namespace) -> int:
     return EXIT_VERIFY_FAILED if differences else 0
 
 
+def _dp(args: argparse.Namespace) -> int:
+    """Run the configuration's dp section on its input; print the results and the budget spent."""
+    from .config import load_input
+    from .dp import run_dp, validate_dp_section
+
+    config = load_config(args.config)
+    frame = load_input(config).frame
+    dp_config = validate_dp_section(config.sections.get("dp"), columns=list(frame.columns))
+    text = json.dumps(run_dp(dp_config, frame).to_dict(), indent=2, allow_nan=False, ensure_ascii=False) + "\n"
+    if args.output:
+        Path(args.output).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.output).write_text(text, encoding="utf-8")
+    sys.stdout.write(text)
+    return 0
+
+
+def _scan(args: argparse.Namespace) -> int:
+    """Find personal data in a sample of each column and propose roles (offline)."""
+    from .io import load_table
+    from .pii import scan_report_dict, scan_table
+
+    report = scan_table(load_table(args.file).frame, sample_size=args.sample_size, random_state=args.random_state)
+    json.dump(scan_report_dict(report), sys.stdout, indent=2)
+    sys.stdout.write("\n")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="anon-core", description="ARX-exact anonymization engine.")
     parser.add_argument("-v", "--verbose", action="store_true", help="log progress to stderr")
@@ -155,6 +184,8 @@ def build_parser() -> argparse.ArgumentParser:
     anon.add_argument("config", help="release configuration (JSON or YAML)")
     anon.add_argument("--output", "-o", help="write the released table here (.csv/.tsv/.parquet/.xlsx/.json)")
     anon.add_argument("--force", action="store_true", help="write the output even if the models are not satisfied")
+    anon.add_argument("--pseudonym-map", metavar="FILE",
+                      help="write the reversible pseudonym mapping here (only on request; keep it secret)")
     anon.add_argument("--report", metavar="FILE",
                       help="write the release report for sign-off here (.html with interactive charts, or .pdf)")
     anon.set_defaults(func=_anonymize)
@@ -171,6 +202,15 @@ def build_parser() -> argparse.ArgumentParser:
     risk.add_argument("--max-combination-size", type=int, default=3,
                       help="largest combination of QIs in the QI analysis (0: skip it; default 3)")
     risk.set_defaults(func=_risk)
+    dp = sub.add_parser("dp", help="run the configuration's differential-privacy queries (its 'dp' section)")
+    dp.add_argument("config", help="release configuration (JSON or YAML) with a 'dp' section")
+    dp.add_argument("--output", "-o", help="also write the results (JSON) here")
+    dp.set_defaults(func=_dp)
+    scan = sub.add_parser("scan", help="find personal data in a sample of each column and propose roles (offline)")
+    scan.add_argument("file", help="table to scan (CSV/TSV/Excel/Parquet/JSON)")
+    scan.add_argument("--sample-size", type=int, default=100, help="non-null values analysed per column")
+    scan.add_argument("--random-state", type=int, default=0, help="seed of the sample")
+    scan.set_defaults(func=_scan)
     ver = sub.add_parser(
         "verify",
         help="re-run a configuration and check a release report's fingerprints and figures (exit 4 on differences)",

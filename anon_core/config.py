@@ -236,6 +236,26 @@ class Problem:
             make_metric(config.quality_metric),
         )
 
+    @classmethod
+    def for_release(
+        cls, config: ReleaseConfig, return_mapping: bool = False
+    ) -> tuple[Problem, ReleaseConfig, pd.DataFrame | None]:
+        """Load the input, apply the ``text`` and ``pseudonymize`` sections, build the problem.
+
+        Returns the problem, the configuration it was built from (pseudonymized
+        identifiers become insensitive there) and, when asked, the pseudonym
+        mapping. Secrets come from the environment variables the sections name.
+        """
+        frame = load_input(config).frame
+        mapping = None
+        if "text" in config.sections or "pseudonymize" in config.sections:
+            from .pii import apply_release_sections  # Presidio loads only when needed
+
+            out = apply_release_sections(frame, config, return_mapping=return_mapping)
+            frame, config = out[0], out[1]
+            mapping = out[2] if return_mapping else None
+        return cls.from_config(config, frame), config, mapping
+
     def evaluate(self, transformation: Mapping[str, int]) -> TransformationResult:
         return self.evaluator.evaluate(transformation)
 

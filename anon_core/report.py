@@ -104,6 +104,8 @@ FIGURES_SCHEMA = "anon-core/release-figures/1"
 REDACTED = "[redacted]"
 #: Field names whose values are never written into a report.
 SECRET_FIELD = re.compile(r"key|secret|salt|pepper|passw|pwd|token|credential|private", re.IGNORECASE)
+#: Fields that name where a secret lives (an environment variable), not the secret itself.
+SECRET_REFERENCE = re.compile(r"_env$", re.IGNORECASE)
 DECISIONS = ("approve", "reject")
 SIGNOFF_KEYS = {"name", "role", "decision", "comments", "date"}
 #: Formats whose released file verify() regenerates byte for byte.
@@ -152,7 +154,11 @@ def figures_sha256(figures: Mapping[str, Any]) -> str:
 def scrub_secrets(obj: Any) -> Any:
     """A copy with the value of every field named like key/secret/salt/password/token redacted."""
     if isinstance(obj, Mapping):
-        return {str(k): REDACTED if SECRET_FIELD.search(str(k)) else scrub_secrets(v) for k, v in obj.items()}
+        return {
+            str(k): REDACTED if SECRET_FIELD.search(str(k)) and not SECRET_REFERENCE.search(str(k))
+            else scrub_secrets(v)
+            for k, v in obj.items()
+        }
     if isinstance(obj, list | tuple):
         return [scrub_secrets(v) for v in obj]
     return copy.deepcopy(obj)
@@ -1351,7 +1357,8 @@ def verify(
         differences.append("report: it embeds no configuration")
 
     config = load_config(config_path)
-    problem = Problem.from_config(config)
+    # Build from the section-applied configuration, but compare against the one as written.
+    problem, _, _ = Problem.for_release(config)
     method = (figures.get("transformation") or {}).get("selection", {}).get("method", "configured")
     found = None
     if config.transformation is None or method == "search":

@@ -13,20 +13,27 @@ SUPPRESSED = "*"
 
 
 def apply_transformation(
-    dataset: Dataset, result: TransformationResult, suppression: str = "remove"
+    dataset: Dataset,
+    result: TransformationResult,
+    suppression: str = "remove",
+    frame: pd.DataFrame | None = None,
+    roles: dict[str, Role] | None = None,
 ) -> pd.DataFrame:
     """The released table: QIs generalized, identifiers dropped, row order kept.
 
     ``suppression='remove'`` drops suppressed records; ``'mask'`` keeps them with
-    every quasi-identifier set to ``*`` (as ARX outputs them).
+    every quasi-identifier set to ``*`` (as ARX outputs them). ``frame`` and
+    ``roles`` replace the dataset's for the columns that are not generalized
+    (e.g. after text de-identification or pseudonymization).
     """
     check_choice("suppression", suppression, ("remove", "mask"))
-    frame = dataset.frame
+    frame = dataset.frame if frame is None else frame
+    roles = dataset.roles if roles is None else roles
     record_class = result.table.record_class()
     suppressed_rows = result.suppressed[record_class]
     out = {}
     for col in frame.columns:
-        role = dataset.roles[str(col)]
+        role = roles[str(col)]
         if role == Role.IDENTIFIER:
             continue
         if role == Role.QUASI_IDENTIFIER:

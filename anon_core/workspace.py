@@ -28,6 +28,7 @@ from .hierarchy import Hierarchy
 from .io import ColumnKind, column_profile, infer_kind, to_labels
 from .metrics import make_metric
 from .models import make_model
+from .transform import apply_transformation
 
 #: Column names that almost always hold direct identifiers.
 _IDENTIFIER_HINTS = ("name", "email", "e-mail", "phone", "ssn", "passport", "iban", "account", "patient_id",
@@ -78,6 +79,8 @@ class Workspace:
     suppression_limit: float = 0.02
     metric: dict[str, Any] = field(default_factory=lambda: {"name": "loss"})
     transformation: dict[str, int] | None = None
+    #: Module sections of the release configuration: "text", "pseudonymize", "dp".
+    sections: dict[str, Any] = field(default_factory=dict)
     history: list[dict[str, Any]] = field(default_factory=list, repr=False)
     audit: list[dict[str, Any]] = field(default_factory=list, repr=False)
     frame_hash: str = field(default="", repr=False)
@@ -113,6 +116,7 @@ class Workspace:
             suppression_limit=parsed.suppression_limit,
             metric=dict(parsed.quality_metric or {"name": "loss"}),
             transformation=dict(parsed.transformation) if parsed.transformation else None,
+            sections=copy.deepcopy(parsed.sections),
         )
         ws.problem()  # validates hierarchies and models against the data now
         return ws
@@ -127,6 +131,7 @@ class Workspace:
                 "suppression_limit": self.suppression_limit,
                 "metric": self.metric,
                 "transformation": self.transformation,
+                "sections": self.sections,
             }
         )
 
@@ -238,4 +243,16 @@ class Workspace:
         }
         if self.transformation:
             config["transformation"] = {q: int(v) for q, v in self.transformation.items() if q in self.qis}
+        config.update(copy.deepcopy(self.sections))
         return config
+
+    def release(self, dataset: Dataset, result: Any, suppressed_records: str = "remove") -> pd.DataFrame:
+        """The released table as the CLI writes it: text and pseudonymization sections applied,
+        quasi-identifiers generalized, suppressed records handled. Secrets come from the environment."""
+        frame, roles = self.frame, None
+        if "text" in self.sections or "pseudonymize" in self.sections:
+            from .pii import apply_release_sections  # Presidio loads only when needed
+
+            frame, config = apply_release_sections(self.frame, parse_config(self.to_config()))
+            roles = {c: Role(config.roles.get(c, Role.INSENSITIVE)) for c in self.frame.columns}
+        return apply_transformation(dataset, result, suppressed_records, frame=frame, roles=roles)

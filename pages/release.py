@@ -9,7 +9,6 @@ import json
 import streamlit as st
 
 from anon_core.errors import AnonError
-from anon_core.transform import apply_transformation
 from anon_core.workspace import Workspace
 from pages.widgets import (
     WS_KEY,
@@ -36,7 +35,7 @@ with friendly_errors():
                    "Pick another on the Privacy or Explore page before releasing.", icon="⚠️")
     mode = st.radio("Suppressed records", ["remove", "mask"], horizontal=True,
                     format_func=lambda m: "remove them" if m == "remove" else "keep them with every QI as *")
-    released = apply_transformation(frequency_table(ws).dataset, result, mode)
+    released = ws.release(frequency_table(ws).dataset, result, mode)
     st.caption(f"{len(released):,} rows released of {len(ws.frame):,}; identifiers removed; "
                f"levels {result.transformation}.")
     st.dataframe(released.head(200), hide_index=True)

@@ -7,6 +7,7 @@ import argparse
 import hashlib
 import io
 import json
+import os
 import subprocess
 import time
 from html.parser import HTMLParser
@@ -34,6 +35,8 @@ SIGNOFF = {"name": "Ada Lovelace", "role": "Data protection officer", "decision"
            "comments": "Fine for the research partner."}
 AUDIT = [{"change": "roles", "at": "2025-01-02T10:00:00+00:00"},
          {"change": "privacy models", "at": "2025-01-02T10:05:00+00:00"}]
+HMAC_ENV = "ANON_TEST_REPORT_HMAC_KEY"
+os.environ.setdefault(HMAC_ENV, SECRETS[2])  # the pseudonymization secret never enters a config or report
 PII = {"entities": ["EMAIL", "PHONE"], "method": "pseudonymize", "salt": SECRETS[0]}
 DP = {"epsilon": 1.0, "delta": 1e-6, "spent": 0.4, "mechanism": "laplace", "key": SECRETS[1]}
 
@@ -66,7 +69,8 @@ def _config(**overrides) -> dict:
                            {"model": "distinct-l-diversity", "attribute": "disease", "l": 2}],
         "suppression_limit": 0.05,
         "quality_metric": {"name": "loss"},
-        "pseudonymize": {"columns": ["name"], "key": SECRETS[2]},
+        # The HMAC key comes from the environment (set below); the config only names the variable.
+        "pseudonymize": {"columns": {"name": {"method": "hmac", "key_env": HMAC_ENV}}},
     }
     cfg.update(overrides)
     return cfg
@@ -83,7 +87,7 @@ def _write_case(folder: Path, config: dict | None = None) -> Path:
 def _anonymize(cfg_path: Path, out: Path, report_path: Path, **extra):
     """What `anon-core anonymize CONFIG --output OUT --report REPORT` does, through the module's functions."""
     config = load_config(cfg_path)
-    problem = Problem.from_config(config)
+    problem, _, _ = Problem.for_release(config)  # as the CLI builds it (sections applied)
     found = problem.search(**config.search) if config.transformation is None else None
     result = found.optimum if found is not None else problem.evaluate(config.transformation)
     write_table(problem.apply(result, config.suppressed_records), out)
@@ -168,9 +172,14 @@ def test_figures_equal_the_cores_own(case):
     assert f["output"]["csv_sha256"] == hashlib.sha256(
         released.to_csv(index=False, lineterminator="\n").encode()).hexdigest()
     assert (f["output"]["rows"], f["output"]["columns"]) == (len(released), list(released.columns))
-    assert f["input"]["rows"] == 300 and "name" not in f["output"]["columns"]
+    assert f["input"]["rows"] == 300
+    # 'name' is pseudonymized (HMAC), so it is released as pseudonyms, never as the names themselves.
+    assert "name" in f["output"]["columns"]
+    assert not set(released["name"]) & set(_frame()["name"])
     # roles and hierarchies
-    assert f["attributes"]["name"] == "identifier" and f["attributes"]["disease"] == "sensitive"
+    # the effective role: a pseudonymized identifier is released (as pseudonyms), i.e. insensitive
+    assert f["attributes"]["name"] == "insensitive" and f["attributes"]["disease"] == "sensitive"
+    assert case["report"].config["pseudonymize"]["columns"]["name"]["method"] == "hmac"
     for j, q in enumerate(problem.freq.qis):
         enc = problem.dataset.hierarchy(q)
         h = f["hierarchies"][q]
@@ -210,7 +219,7 @@ def test_no_secret_in_any_report(case):
         for secret in SECRETS:
             assert secret not in text, (where, secret)
     assert report.provided["pii"]["salt"] == R.REDACTED and report.provided["dp"]["key"] == R.REDACTED
-    assert report.config["pseudonymize"] == {"columns": ["name"], "key": R.REDACTED}
+    assert report.config["pseudonymize"] == {"columns": {"name": {"method": "hmac", "key_env": HMAC_ENV}}}
     assert report.provided["dp"]["epsilon"] == 1.0  # non-secret settings are kept
 
 
