@@ -308,6 +308,7 @@ class ClassTable:
         self._parent = parent
         self._parent_class = parent_class
         self._hist: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+        self._dense: dict[str, np.ndarray] = {}
 
     @property
     def tuple_class(self) -> np.ndarray:
@@ -342,6 +343,7 @@ class ClassTable:
         key = cls * m + val
         if self.n_classes * m <= _MAX_DENSE:
             dense = np.bincount(key, weights=cnt, minlength=self.n_classes * m)
+            self._dense[attribute] = dense.reshape(self.n_classes, m)  # reused by dense_hist
             nz = np.flatnonzero(dense)
             return nz // m, nz % m, dense[nz].astype(np.int64)
         uniq, inv = np.unique(key, return_inverse=True)
@@ -364,6 +366,10 @@ class ClassTable:
     def dense_hist(self, attribute: str) -> Iterator[tuple[int, np.ndarray]]:
         """Yield (first class, dense counts block of shape (classes, values)) in bounded memory."""
         cls, val, cnt = self.sparse_hist(attribute)
+        dense = self._dense.get(attribute)
+        if dense is not None:
+            yield 0, dense
+            return
         m = self.freq.sensitive[attribute].cardinality
         step = max(1, _MAX_DENSE // max(m, 1))
         for start in range(0, self.n_classes, step):

@@ -252,14 +252,24 @@ class _Search:
         can = lv > self.lattice.lower
         return idx - self.lattice.stride[can]
 
-    def tag_monotone(self, passes: Callable[[int], bool]) -> np.ndarray:
-        """Status per node for a monotone predicate: 1 pass, -1 fail (every node decided).
+    def tag_monotone(
+        self,
+        passes: Callable[[int], bool],
+        bound: np.ndarray | None = None,
+        best: Callable[[], float] | None = None,
+    ) -> np.ndarray:
+        """Status per node for a monotone predicate: 1 pass, -1 fail, 0 undecided.
 
         Binary search on greedy paths finds where a path crosses the boundary
         between failing and passing nodes; then the walk follows the boundary:
         the undecided predecessors of a passing node and successors of a
         failing node are checked next, as they are likely on the boundary too.
         Every check tags its whole up-set (pass) or down-set (fail).
+
+        With a lower bound of quality (monotone in generalization) and ``best()``,
+        the best satisfying quality so far, start nodes and boundary nodes whose
+        bound exceeds it are not checked: they cannot be optimal, and may stay
+        undecided. Without them every node is decided.
         """
         status = np.zeros(self.n, dtype=np.int8)
         nodes = self.nodes
@@ -279,9 +289,12 @@ class _Search:
             frontier.extend(int(i) for i in neighbours[status[neighbours] == 0])
             return ok
 
+        def hopeless(idx: int) -> bool:
+            return bound is not None and best is not None and bound[idx] > _tie_limit(best())
+
         done = 0
         for start in self.order:
-            if status[start] != 0:
+            if status[start] != 0 or hopeless(int(start)):
                 continue
             path = [int(start)]
             while True:
@@ -301,7 +314,7 @@ class _Search:
                     lo = mid + 1
             while frontier:  # follow the boundary from what was just decided
                 idx = frontier.pop()
-                if status[idx] == 0:
+                if status[idx] == 0 and not hopeless(idx):
                     check(idx)
             done += 1
             if self.progress is not None and done % 16 == 0:
@@ -329,27 +342,37 @@ def search(
         m for m in evaluator.models if m.monotonic_generalization and (m.monotonic_suppression or not limit_used)
     ]
     all_monotone = len(monotone_models) == len(evaluator.models)
+
+    bound = _lower_bounds(evaluator, s.nodes)
     metric_monotone = evaluator.metric.monotonic or not limit_used
-
     if monotone_models:
-        if all_monotone:
-            def passes(idx: int) -> bool:
-                return s.assess(idx, with_quality=False)[0]
-        else:
-            sub = Evaluator(evaluator.freq, monotone_models, evaluator.suppression_limit, evaluator.metric)
+        best_seen = [math.inf]
+        sub = None if all_monotone else Evaluator(
+            evaluator.freq, monotone_models, evaluator.suppression_limit, evaluator.metric
+        )
 
-            def passes(idx: int) -> bool:
+        def passes(idx: int) -> bool:
+            if sub is not None:
                 s.checked.add(idx)
-                return sub.satisfies(s.nodes[idx])
+                if not sub.satisfies(s.nodes[idx]):
+                    return False
+            # Score satisfying nodes now: the best so far lets the walk skip hopeless nodes.
+            satisfied, quality = s.assess(idx, with_quality="satisfied")
+            if satisfied:
+                best_seen[0] = min(best_seen[0], quality)
+            return satisfied if sub is None else True
 
-        status = s.tag_monotone(passes)
+        # When only the minimal satisfying nodes matter (all monotone, monotone metric),
+        # deciding every node is cheap; otherwise every passing node is a candidate, so
+        # skip those whose bound already exceeds the best.
+        pruning = not (all_monotone and metric_monotone) and bool(np.isfinite(bound).all())
+        status = s.tag_monotone(passes, bound if pruning else None, (lambda: best_seen[0]) if pruning else None)
     else:
         status = np.ones(s.n, dtype=np.int8)
 
     candidates = np.flatnonzero(status == 1)
     if all_monotone and metric_monotone:
         candidates = candidates[s.predecessors_all_fail(status)[candidates]]
-    bound = _lower_bounds(evaluator, s.nodes)
     order = candidates[np.lexsort((s.rank[candidates], s.level_sum[candidates], bound[candidates]))]
 
     best_q, best = math.inf, []

@@ -92,8 +92,11 @@ def goto(pg, title: str) -> None:
     pg.screenshot(path=str(RESULTS / f"page_{title.lower()}.png"), full_page=True)
 
 
-def chart_data(pg, index: int) -> str:
-    return pg.evaluate(f"() => JSON.stringify(document.querySelectorAll('.js-plotly-plot')[{index}].data)")
+def chart_data(pg, key: str) -> str:
+    """The data of the plotly chart with Streamlit key ``key`` (its container has class st-key-<key>)."""
+    selector = f".st-key-{key} .js-plotly-plot"
+    pg.wait_for_function(f"() => {{ const el = document.querySelector('{selector}'); return el && el.data; }}")
+    return pg.evaluate(f"() => JSON.stringify(document.querySelector('{selector}').data)")
 
 
 def test_upload_mark_move_k_download(page, tmp_path):
@@ -114,13 +117,17 @@ def test_upload_mark_move_k_download(page, tmp_path):
     sidebar.get_by_text("3 quasi-identifiers").wait_for()
 
     goto(pg, "Privacy")
-    classes_chart = pg.locator(".js-plotly-plot").count() - 1
-    before = chart_data(pg, classes_chart - 1)
+    before = chart_data(pg, "classes")
     k_input = pg.get_by_label("k", exact=True).first
     k_input.fill("40")
     k_input.press("Enter")
     settle(pg)
-    after = chart_data(pg, classes_chart - 1)
+    pg.wait_for_function(
+        "(before) => { const el = document.querySelector('.st-key-classes .js-plotly-plot');"
+        " return el && el.data && JSON.stringify(el.data) !== before; }",
+        arg=before,
+    )
+    after = chart_data(pg, "classes")
     assert before != after, "the class-size chart did not change when k moved"
     pg.get_by_role("button", name="🔎 Find the optimum").click()
     settle(pg)
