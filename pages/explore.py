@@ -12,15 +12,10 @@ from pages.widgets import (
     evaluator,
     explain,
     friendly_errors,
-    require_qis,
-    require_workspace,
-    sidebar,
+    start_page,
 )
 
-sidebar("Explore")
-ws = require_workspace()
-st.title("🔭 Explore the trade-off")
-require_qis(ws)
+ws = start_page("Explore", "🔭 Explore the trade-off")
 
 with friendly_errors():
     ev = evaluator(ws)

@@ -19,16 +19,11 @@ from pages.widgets import (
     friendly_errors,
     model_status_lines,
     per_attribute_chart,
-    require_qis,
-    require_workspace,
     risk_distribution_chart,
-    sidebar,
+    start_page,
 )
 
-sidebar("Privacy")
-ws = require_workspace()
-st.title("🛡️ Privacy")
-require_qis(ws)
+ws = start_page("Privacy", "🛡️ Privacy")
 
 settings, figures = st.columns([2, 3], gap="large")
 version = len(ws.history)  # widget keys change after undo so widgets show the restored state

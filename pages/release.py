@@ -17,16 +17,10 @@ from pages.widgets import (
     download_name,
     frequency_table,
     friendly_errors,
-    require_qis,
-    require_workspace,
-    sidebar,
+    start_page,
 )
 
-sidebar("Release")
-ws = require_workspace()
-st.title("📦 Release")
-
-require_qis(ws)
+ws = start_page("Release", "📦 Release")
 mode = "remove"
 with friendly_errors():
     result = current_result(ws)

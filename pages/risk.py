@@ -13,16 +13,11 @@ from pages.widgets import (
     explain,
     friendly_errors,
     problem,
-    require_qis,
-    require_workspace,
     risk_distribution_chart,
-    sidebar,
+    start_page,
 )
 
-sidebar("Risk")
-ws = require_workspace()
-st.title("🎯 Risk")
-require_qis(ws)
+ws = start_page("Risk", "🎯 Risk")
 
 with friendly_errors():
     which = st.radio("Table", ["released", "original"], horizontal=True, key="risk_table",

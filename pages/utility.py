@@ -12,15 +12,10 @@ from pages.widgets import (
     explain,
     friendly_errors,
     problem,
-    require_qis,
-    require_workspace,
-    sidebar,
+    start_page,
 )
 
-sidebar("Utility")
-ws = require_workspace()
-st.title("📈 Utility")
-require_qis(ws)
+ws = start_page("Utility", "📈 Utility")
 
 with friendly_errors():
     prob = problem(ws)

@@ -89,6 +89,16 @@ def require_qis(ws: Workspace) -> None:
         st.stop()
 
 
+def start_page(step: str, title: str, needs_qis: bool = True) -> Workspace:
+    """The common top of a page: step line, sidebar, title, and the workspace (stops if unusable)."""
+    sidebar(step)
+    ws = require_workspace()
+    st.title(title)
+    if needs_qis:
+        require_qis(ws)
+    return ws
+
+
 def require_workspace() -> Workspace:
     ws = workspace()
     if ws is None:
