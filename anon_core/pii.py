@@ -174,9 +174,6 @@ class TextConfig:
     def default_operator(self) -> OperatorSpec:
         return self.operators.get("DEFAULT", OperatorSpec("replace"))
 
-    def operator_for(self, entity: str) -> OperatorSpec:
-        return self.operators.get(entity, self.default_operator)
-
     def ad_hoc_specs(self) -> tuple[RecognizerSpec, ...]:
         deny = tuple(
             RecognizerSpec(f"deny list {entity}", entity, deny=words) for entity, words in self.deny_list.items()

@@ -133,9 +133,6 @@ class Lattice:
         mat = np.stack([g.ravel(order="F") for g in grids], axis=1)
         return mat.astype(np.int16)
 
-    def node_id(self, levels: Sequence[int]) -> int:
-        return int(np.dot(np.asarray(levels) - self.lower, self.stride))
-
 
 def _restrict(evaluator: Evaluator, min_levels: Mapping[str, int] | None, max_levels: Mapping[str, int] | None):
     qis = evaluator.freq.qis
