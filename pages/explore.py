@@ -54,7 +54,7 @@ with friendly_errors():
         fig.add_trace(go.Scatter(x=front[risk], y=front["quality"], mode="lines+markers", name="Pareto frontier",
                                  line=dict(color="#1565c0", width=2), marker=dict(size=9)))
     fig.update_layout(xaxis_title=f"{risk.replace('_', ' ')} (prosecutor)", yaxis_title=ev.metric.label,
-                      xaxis_tickformat=".0%", height=460, margin=dict(l=10, r=10, t=30, b=10))
+                      xaxis_tickformat=".2~%", height=460, margin=dict(l=10, r=10, t=30, b=10))
     event = st.plotly_chart(fig, key="tradeoff_chart", on_select="rerun", selection_mode="points")
     explain("Each point is a transformation the search evaluated; lower-left is better. Click a point to make it "
             "current.", "Pareto frontier: satisfying transformations that no other satisfying one beats on both "
