@@ -40,9 +40,9 @@ with friendly_errors():
                      "average risk": figures["average_risk"],
                      **{f"records at risk > {t}": v for t, v in figures["records_at_risk"].items()}})
     rows.append({"attacker": "marketer", "average risk": data["marketer"]["average_risk"]})
-    st.dataframe(pd.DataFrame(rows), hide_index=True,
-                 column_config={c: st.column_config.NumberColumn(c, format="percent")
-                                for c in pd.DataFrame(rows).columns if c != "attacker"})
+    attackers = pd.DataFrame(rows).set_index("attacker").astype(float)  # n/a cells stay empty
+    st.dataframe(attackers, column_config={c: st.column_config.NumberColumn(c, format="percent")
+                                           for c in attackers.columns})
     explain("Shares of records: the chance an attacker re-identifies a record, and how many records exceed each "
             "risk threshold.", "Prosecutor: the attacker knows the target is in the table; risk = 1 / class size. "
             "Journalist: equals the prosecutor figures without a population table. Marketer: expected share "
@@ -51,8 +51,7 @@ with friendly_errors():
     c = st.columns(4)
     c[0].metric("Records counted", f"{report.records:,}")
     c[1].metric("Equivalence classes", f"{report.equivalence_classes:,}")
-    c[2].metric("Sample uniques", f"{report.sample_uniques:,}", f"{report.sample_uniques_share:.1%} of records",
-                delta_color="off")
+    c[2].metric(f"Sample uniques ({report.sample_uniques_share:.1%} of records)", f"{report.sample_uniques:,}")
     c[3].metric("Suppressed records", f"{report.suppressed_records:,}")
 
     st.subheader("Population uniqueness")
