@@ -11,7 +11,7 @@ from anon_core.errors import AnonError
 from anon_core.hierarchy import Hierarchy
 from anon_core.io import infer_kind
 from anon_core.workspace import suggest_roles
-from pages.widgets import friendly_errors, require_workspace, sidebar
+from pages.widgets import friendly_errors, pii_scan, require_workspace, sidebar
 
 ROLE_HELP = {
     Role.IDENTIFIER.value: "removed from the release (names, e-mails, record numbers)",
@@ -30,6 +30,18 @@ st.subheader("Roles")
 st.caption("Suggested from column names, kinds and uniqueness; change any role in the table. "
            + " · ".join(f"**{r}**: {h}" for r, h in ROLE_HELP.items()))
 suggestions = suggest_roles(ws.frame)
+use_scan = st.toggle("🔍 Suggest from a scan for personal data (Presidio, offline)", key="attr_pii_scan",
+                     help="Analyses 100 sampled values per column; the first scan loads the NLP model (about a second).")
+pii_proposals: dict[str, str] = {}
+if use_scan:
+    with friendly_errors():
+        scan = pii_scan(ws)
+        if not scan.nlp_loaded:
+            st.warning(scan.notice or "Pattern recognizers only: the NLP model is not loaded.", icon="⚠️")
+        for name, col in scan.columns.items():
+            if col.suggested_role is not None:
+                suggestions[name] = {"role": col.suggested_role, "reason": f"PII scan: {col.reason}"}
+                pii_proposals[name] = col.suggested_role
 table = pd.DataFrame(
     {
         "column": list(ws.frame.columns),
@@ -58,6 +70,11 @@ if set(chosen) != set(ws.qis):
             new_roles[col] = Role.INSENSITIVE.value
 if new_roles != ws.roles:
     ws.update("roles", roles=new_roles, transformation=None)
+    st.session_state.pop("search", None)
+    st.rerun()
+pending = {n: r for n, r in pii_proposals.items() if ws.roles.get(n) != r}
+if pending and st.button(f"✅ Accept the {len(pending)} role(s) the scan proposes", key="attr_accept_pii"):
+    ws.update("roles from PII scan", roles={**ws.roles, **pending}, transformation=None)
     st.session_state.pop("search", None)
     st.rerun()
 if not ws.qis:

@@ -15,12 +15,11 @@ from anon_core.pii import (
     apply_pseudonymization,
     deidentify_texts,
     highlight_segments,
-    scan_table,
     text_section,
     validate_pseudonymize_section,
     validate_text_section,
 )
-from pages.widgets import friendly_errors, require_workspace, sidebar
+from pages.widgets import friendly_errors, pii_scan, require_workspace, sidebar
 
 OPS_KEY = "pii_operators"  # {entity: operator spec dict}, the page's text-section choices
 COLORS = ["#fde68a", "#bfdbfe", "#bbf7d0", "#fecaca", "#ddd6fe", "#fed7aa", "#a5f3fc", "#f5d0fe"]
@@ -33,11 +32,6 @@ OPERATOR_LABELS = {
     "encrypt": "encrypt (AES, reversible with the key)",
     "keep": "keep",
 }
-
-
-@st.cache_data(show_spinner="Scanning a sample of every column for personal data…", max_entries=8)
-def _scan(frame_hash: str, _frame: pd.DataFrame, sample_size: int, random_state: int) -> ScanReport:
-    return scan_table(_frame, sample_size=sample_size, random_state=random_state)
 
 
 def _color(entity: str) -> str:
@@ -97,7 +91,7 @@ random_state = int(c[1].number_input("Random state of the sample", min_value=0, 
                                      key="pii_random_state"))
 report: ScanReport | None = None
 with friendly_errors():
-    report = _scan(ws.frame_hash, ws.frame, sample_size, random_state)
+    report = pii_scan(ws, sample_size, random_state)
 if report is None:
     st.stop()
 if not report.nlp_loaded:

@@ -127,6 +127,18 @@ def problem(ws: Workspace) -> Problem:
     return Problem.from_evaluator(evaluator(ws))
 
 
+@st.cache_data(show_spinner="Scanning a sample of every column for personal data…", max_entries=8)
+def _pii_scan(frame_hash: str, _frame: pd.DataFrame, sample_size: int, random_state: int):
+    from anon_core.pii import scan_table  # Presidio loads only when a scan is asked for
+
+    return scan_table(_frame, sample_size=sample_size, random_state=random_state)
+
+
+def pii_scan(ws: Workspace, sample_size: int = 100, random_state: int = 0):
+    """Presidio scan of a sample of every column (cached per table and settings)."""
+    return _pii_scan(ws.frame_hash, ws.frame, sample_size, random_state)
+
+
 def current_levels(ws: Workspace) -> dict[str, int]:
     levels = ws.default_transformation()
     levels.update({q: v for q, v in (ws.transformation or {}).items() if q in levels})
