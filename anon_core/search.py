@@ -370,13 +370,17 @@ def search(
     candidates = np.flatnonzero(status == 1)
     if all_monotone and metric_monotone:
         candidates = candidates[s.predecessors_all_fail(status)[candidates]]
-    order = candidates[np.lexsort((s.rank[candidates], s.level_sum[candidates], bound[candidates]))]
+    # Finer nodes first, so coarser ones roll up from cached classes; a node is skipped
+    # when its bound exceeds a quality some satisfying node already reached.
+    order = candidates[np.lexsort((s.rank[candidates], s.level_sum[candidates]))]
+    reached = min((r.quality for r in s.records.values() if r.satisfied and not math.isnan(r.quality)),
+                  default=math.inf)
 
     best_q, best = math.inf, []
     dominated = np.zeros(s.n, dtype=bool)
     for i, idx in enumerate(order):
-        if best and bound[idx] > _tie_limit(best_q):
-            break
+        if bound[idx] > _tie_limit(min(best_q, reached)):
+            continue
         if dominated[idx]:
             continue
         satisfied, q = s.assess(int(idx), with_quality="satisfied")
