@@ -8,15 +8,19 @@ Exact search in two phases.
    that fails implies every finer one fails. Greedy paths from the bottom are
    binary-searched for their lowest satisfying node and the result is tagged on
    the whole up-set / down-set (predictive tagging, as ARX's Flash: Kohlmayer
-   et al., "Flash: efficient, stable and optimal k-anonymity", 2012).
+   et al., "Flash: efficient, stable and optimal k-anonymity", 2012). Each
+   decision then seeds a walk along the boundary: the undecided predecessors of
+   a satisfying node and successors of a failing one are checked next. When
+   candidates are not only minimal nodes, nodes whose quality bound exceeds the
+   best quality found so far are not checked at all (they cannot be optimal).
 2. *Quality.* Candidates are the minimal satisfying nodes when every model and
    the metric are monotonic; otherwise every node passing the monotone models.
-   They are evaluated in order of a lower bound of their quality (the metric
-   without suppression, which suppression can only raise) until the bound
-   exceeds the best quality found (branch and bound); successors of a
-   satisfying node are skipped when the metric is monotonic, as they cannot be
-   better. Ties: lowest quality, then lowest sum of levels (as ARX), then the
-   finest attributes first.
+   They are scored finer first (so coarser ones roll up from cached classes),
+   skipping any whose lower bound of quality (the metric without suppression,
+   which suppression can only raise) exceeds the best quality already reached
+   (branch and bound); successors of a satisfying node are skipped when the
+   metric is monotonic, as they cannot be better. Ties: lowest quality, then
+   lowest sum of levels (as ARX), then Flash's order.
 
 Lattices above ``exact_limit`` nodes are searched by a bounded greedy heuristic
 that says so in its result.
