@@ -275,9 +275,6 @@ class FrequencyTable:
         codes = mapped[first]
         sizes = np.bincount(inv, weights=base.sizes, minlength=len(first)).astype(np.int64)
         table = ClassTable(self, lv, codes, sizes, parent=base, parent_class=inv)
-        # Models that read sensitive histograms will read them here too: roll them up now.
-        for attribute, (cls, val, cnt) in base._hist.items():
-            table._hist[attribute] = table._aggregate(attribute, inv[cls], val, cnt)
         return table
 
 
@@ -338,22 +335,43 @@ class ClassTable:
     def _aggregate(
         self, attribute: str, cls: np.ndarray, val: np.ndarray, cnt: np.ndarray
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Sum (class, value, count) triplets into sorted, unique ones."""
+        """Sum (class, value, count) triplets into sorted, unique ones (large tables only)."""
         m = self.freq.sensitive[attribute].cardinality
-        key = cls * m + val
-        if self.n_classes * m <= _MAX_DENSE:
-            dense = np.bincount(key, weights=cnt, minlength=self.n_classes * m)
-            self._dense[attribute] = dense.reshape(self.n_classes, m)  # reused by dense_hist
-            nz = np.flatnonzero(dense)
-            return nz // m, nz % m, dense[nz].astype(np.int64)
-        uniq, inv = np.unique(key, return_inverse=True)
+        uniq, inv = np.unique(cls * m + val, return_inverse=True)
         return uniq // m, uniq % m, np.bincount(inv, weights=cnt).astype(np.int64)
+
+    def _dense_counts(self, attribute: str) -> np.ndarray | None:
+        """Counts as a dense (classes x values) float array when that is small, else None.
+
+        Rolled up from the parent's dense counts when possible (O(parent cells)),
+        else summed from the frequency table's triplets; cached.
+        """
+        hit = self._dense.get(attribute)
+        m = self.freq.sensitive[attribute].cardinality
+        if hit is None and self.n_classes * m <= _MAX_DENSE:
+            parent = self._parent if self._tuple_class is None else None
+            parent_dense = parent._dense_counts(attribute) if parent is not None else None
+            if parent_dense is not None and self._parent_class is not None:
+                key = (self._parent_class[:, None] * m + np.arange(m)).ravel()
+                flat = np.bincount(key, weights=parent_dense.ravel(), minlength=self.n_classes * m)
+            else:
+                sc = self.freq.sensitive[attribute]
+                key = self.tuple_class[sc.tuple_idx] * m + sc.value
+                flat = np.bincount(key, weights=sc.count, minlength=self.n_classes * m)
+            hit = flat.reshape(self.n_classes, m)
+            self._dense[attribute] = hit
+        return hit
 
     def sparse_hist(self, attribute: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Per-class counts of sensitive values as sorted (class, value, count) triplets."""
         hit = self._hist.get(attribute)
         if hit is None:
-            if self._tuple_class is None and self._parent is not None and self._parent_class is not None:
+            m = self.freq.sensitive[attribute].cardinality
+            dense = self._dense_counts(attribute)
+            if dense is not None:
+                nz = np.flatnonzero(dense)
+                hit = (nz // m, nz % m, dense.ravel()[nz].astype(np.int64))
+            elif self._tuple_class is None and self._parent is not None and self._parent_class is not None:
                 # Roll up the parent's histogram (cached there): O(parent entries), not O(tuples).
                 pcls, pval, pcnt = self._parent.sparse_hist(attribute)
                 hit = self._aggregate(attribute, self._parent_class[pcls], pval, pcnt)
@@ -365,11 +383,11 @@ class ClassTable:
 
     def dense_hist(self, attribute: str) -> Iterator[tuple[int, np.ndarray]]:
         """Yield (first class, dense counts block of shape (classes, values)) in bounded memory."""
-        cls, val, cnt = self.sparse_hist(attribute)
-        dense = self._dense.get(attribute)
+        dense = self._dense_counts(attribute)
         if dense is not None:
             yield 0, dense
             return
+        cls, val, cnt = self.sparse_hist(attribute)
         m = self.freq.sensitive[attribute].cardinality
         step = max(1, _MAX_DENSE // max(m, 1))
         for start in range(0, self.n_classes, step):

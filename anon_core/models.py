@@ -397,29 +397,32 @@ class HierarchicalDistanceTCloseness(_TCloseness):
             onehot = np.zeros((len(up), enc.cardinality(h)))
             onehot[np.arange(len(up)), up] = 1.0
             onehots.append(onehot)
-        return freq.sensitive[self.attribute].global_counts, onehots, enc.height - 1
+        return freq.sensitive[self.attribute].global_counts.astype(float), onehots, enc.height - 1
 
     def measure(self, table: ClassTable, state: Any) -> np.ndarray:
         """EMD per class from the integer extras P_i*|class| - Q_i*N, as ARX computes them.
 
-        The extras and their sums stay below 2^53, so float64 matrix products
-        (BLAS) are exact; the negative part is the positive part minus the sum.
+        Per inner node, min(pos, neg) = pos - max(net, 0) with net = pos - neg, and
+        the pos of a level's nodes sum to the positive extras of the level below;
+        so with S_h = sum of max(extra, 0) over level h, cost = sum_h h/H (S_{h-1} - S_h).
+        The extras stay integers below 2^53, exact in float64 (BLAS products).
         """
         global_counts, onehots, top = state
-        total = int(global_counts.sum())
+        total = float(global_counts.sum())
         out = np.zeros(table.n_classes)
         if top <= 0:
             return out
         for start, block in table.dense_hist(self.attribute):
-            sizes = table.sizes[start : start + len(block)]
-            extra = (global_counts[None, :] * sizes[:, None] - block * total).astype(float)
+            sizes = table.sizes[start : start + len(block)].astype(float)
+            extra = global_counts[None, :] * sizes[:, None] - block * total
+            below = np.maximum(extra, 0.0).sum(axis=1)
             cost = np.zeros(len(block))
             for h, onehot in enumerate(onehots, start=1):
-                pos = np.maximum(extra, 0.0) @ onehot
-                net = extra @ onehot
-                cost += (h / top) * np.minimum(pos, pos - net).sum(axis=1)
-                extra = net
-            out[start : start + len(block)] = cost / (float(total) * sizes.astype(float))
+                extra = extra @ onehot
+                here = np.maximum(extra, 0.0).sum(axis=1)
+                cost += (h / top) * (below - here)
+                below = here
+            out[start : start + len(block)] = cost / (total * sizes)
         return out
 
 
