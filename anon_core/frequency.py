@@ -20,6 +20,20 @@ from .errors import ConfigError
 
 _MAX_DENSE = 1 << 24  # cells of a dense (classes x values) block
 
+try:  # pandas' hash-table factorization without the public wrapper's checks (~35 µs a call)
+    from pandas.core.algorithms import factorize_array as _factorize_array
+except ImportError:  # pragma: no cover - a pandas that moved it: use the public function
+    _factorize_array = None
+
+
+def factorize_int(key: np.ndarray) -> tuple[np.ndarray, int]:
+    """Dense ids of int64 keys in order of first appearance, and how many distinct keys."""
+    if _factorize_array is not None:
+        codes, uniques = _factorize_array(key)
+    else:  # pragma: no cover
+        codes, uniques = pd.factorize(key, sort=False)
+    return codes.astype(np.int64, copy=False), len(uniques)
+
 
 def group_rows(columns: Sequence[np.ndarray], radices: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
     """Group rows of integer columns. Returns (group id per row, index of each group's first row).
@@ -40,9 +54,8 @@ def group_rows(columns: Sequence[np.ndarray], radices: Sequence[int]) -> tuple[n
         np.multiply(key, r, out=key)
         np.add(key, col, out=key)
         span *= r
-    inverse, uniq = pd.factorize(key, sort=False)
-    inverse = inverse.astype(np.int64, copy=False)
-    return inverse, first_rows(inverse, len(uniq))
+    inverse, n_groups = factorize_int(key)
+    return inverse, first_rows(inverse, n_groups)
 
 
 def first_rows(inverse: np.ndarray, n_groups: int) -> np.ndarray:
@@ -245,9 +258,8 @@ class FrequencyTable:
             key = self._weighted(0, lv[0]).copy()
             for j in range(1, len(lv)):
                 np.add(key, self._weighted(j, lv[j]), out=key)
-            tuple_class, uniq = pd.factorize(key, sort=False)
-            tuple_class = tuple_class.astype(np.int64, copy=False)
-            first = first_rows(tuple_class, len(uniq))
+            tuple_class, n_groups = factorize_int(key)
+            first = first_rows(tuple_class, n_groups)
         elif cols:
             radices = [h.cardinality(level) for h, level in zip(hs, lv, strict=True)]
             tuple_class, first = group_rows(cols, radices)
@@ -267,9 +279,8 @@ class FrequencyTable:
         radices = np.array([h.cardinality(level) for h, level in zip(hs, lv, strict=True)], dtype=np.int64)
         if float(np.prod(radices.astype(float))) < 2.0**62:
             strides = np.concatenate(([1], np.cumprod(radices[:-1]))).astype(np.int64)
-            inv, uniq = pd.factorize(mapped @ strides, sort=False)
-            inv = inv.astype(np.int64, copy=False)
-            first = first_rows(inv, len(uniq))
+            inv, n_groups = factorize_int(mapped @ strides)
+            first = first_rows(inv, n_groups)
         else:
             inv, first = group_rows(list(mapped.T), radices)
         codes = mapped[first]
