@@ -120,6 +120,17 @@ def make_metric(spec: Mapping[str, Any] | str | None) -> QualityMetric:
     return METRICS[key](monotonic=spec.get("monotonic"))
 
 
+def metric_specs() -> list[dict[str, Any]]:
+    """Every registered metric and variant as a ``quality_metric`` spec (non-monotonic first)."""
+    specs: list[dict[str, Any]] = []
+    for key, cls in METRICS.items():
+        if cls.has_monotonic_variant:
+            specs += [{"name": key, "monotonic": False}, {"name": key, "monotonic": True}]
+        else:
+            specs.append({"name": key})
+    return specs
+
+
 def _suppressed_count(table: ClassTable, suppressed: np.ndarray) -> int:
     return int(table.sizes[suppressed].sum())
 

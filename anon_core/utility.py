@@ -39,7 +39,7 @@ from .dataset import Role
 from .errors import ConfigError
 from .evaluate import TransformationResult
 from .io import MISSING, to_labels
-from .metrics import METRICS
+from .metrics import make_metric, metric_specs
 from .validation import check_choice, check_int, check_mapping
 
 log = logging.getLogger(__name__)
@@ -189,25 +189,23 @@ def quality_summary(problem: Problem, result: TransformationResult) -> QualitySu
     _check_problem_result(problem, result)
     used = problem.evaluator.metric
     entries = []
-    for key, cls in METRICS.items():
-        variants: list[bool | None] = [False, True] if cls.has_monotonic_variant else [None]
-        for variant in variants:
-            metric = cls(monotonic=variant)
-            value = metric.compute(result.table, result.suppressed, metric.prepare(problem.freq))
-            entries.append(
-                MetricSummary(
-                    metric=key,
-                    name=repr(metric),
-                    monotonic=bool(metric.monotonic),
-                    value=float(value.value),
-                    per_attribute={a: float(v) for a, v in value.per_attribute.items()},
-                    goal=cls.goal,
-                    lower=float(cls.lower),
-                    upper=None if cls.upper is None else float(cls.upper),
-                    description=cls.description,
-                    optimized=used.key == key and bool(used.monotonic) == bool(metric.monotonic),
-                )
+    for spec in metric_specs():
+        metric = make_metric(spec)
+        value = metric.compute(result.table, result.suppressed, metric.prepare(problem.freq))
+        entries.append(
+            MetricSummary(
+                metric=metric.key,
+                name=repr(metric),
+                monotonic=bool(metric.monotonic),
+                value=float(value.value),
+                per_attribute={a: float(v) for a, v in value.per_attribute.items()},
+                goal=metric.goal,
+                lower=float(metric.lower),
+                upper=None if metric.upper is None else float(metric.upper),
+                description=metric.description,
+                optimized=used.key == metric.key and bool(used.monotonic) == bool(metric.monotonic),
             )
+        )
     n = problem.freq.n_records
     return QualitySummary(
         transformation=dict(result.transformation),

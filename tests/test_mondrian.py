@@ -14,7 +14,7 @@ import pytest
 
 from anon_core import ConfigError, Hierarchy, Problem, make_metric, make_model
 from anon_core.builders import interval_hierarchy, masking_hierarchy, ordered_hierarchy
-from anon_core.metrics import Loss
+from anon_core.metrics import Loss, metric_specs
 from anon_core.mondrian import (
     MondrianResult,
     full_domain_recoding,
@@ -27,17 +27,7 @@ from .conftest import needs_shared
 QI = "quasi-identifier"
 S_HIER = Hierarchy(np.array([["a", "ab", "*"], ["b", "ab", "*"], ["c", "cd", "*"], ["d", "cd", "*"]], dtype=object))
 SEX_HIER = Hierarchy(np.array([["M", "*"], ["F", "*"]], dtype=object))
-METRIC_SPECS = [
-    {"name": "loss"},
-    {"name": "precision", "monotonic": False},
-    {"name": "precision", "monotonic": True},
-    {"name": "discernability", "monotonic": False},
-    {"name": "discernability", "monotonic": True},
-    {"name": "non-uniform-entropy", "monotonic": False},
-    {"name": "non-uniform-entropy", "monotonic": True},
-    {"name": "aecs"},
-    {"name": "height"},
-]
+METRIC_SPECS = metric_specs()  # every registered metric and variant
 _RANGE = re.compile(r"^\[(.+?)-(.+)\]$")
 
 

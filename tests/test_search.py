@@ -12,6 +12,7 @@ import pytest
 from anon_core import ConfigError, Hierarchy, Problem, make_metric, make_model
 from anon_core.builders import interval_hierarchy, masking_hierarchy, ordered_hierarchy
 from anon_core.cli import EXIT_NOT_SATISFIED, main
+from anon_core.metrics import metric_specs
 from anon_core.search import search
 
 from .conftest import needs_shared
@@ -30,17 +31,7 @@ MODEL_SETS = [
     [{"model": "average-reidentification-risk", "threshold": 0.3}],
     [{"model": "k-anonymity", "k": 2}, {"model": "sample-uniqueness", "threshold": 0.05}],
 ]
-METRICS = [
-    {"name": "loss"},
-    {"name": "precision", "monotonic": False},
-    {"name": "precision", "monotonic": True},
-    {"name": "discernability", "monotonic": False},
-    {"name": "discernability", "monotonic": True},
-    {"name": "non-uniform-entropy", "monotonic": False},
-    {"name": "non-uniform-entropy", "monotonic": True},
-    {"name": "aecs"},
-    {"name": "height"},
-]
+METRICS = metric_specs()  # every registered metric and variant
 
 
 def _frame(seed: int, n: int = 80) -> pd.DataFrame:
