@@ -18,10 +18,9 @@ import sys
 import warnings
 from pathlib import Path
 
-import pandas as pd
-
 from .config import Problem, load_config
 from .errors import AnonError
+from .io import write_table  # noqa: F401 - re-exported for callers of the CLI module
 
 log = logging.getLogger("anon_core")
 
@@ -30,27 +29,10 @@ EXIT_NOT_SATISFIED = 3
 EXIT_VERIFY_FAILED = 4
 
 
-def write_table(frame: pd.DataFrame, path: Path) -> None:
-    """Write a released table; the format follows the suffix (csv, tsv, parquet, xlsx, json)."""
-    suffix = path.suffix.lower()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if suffix in {".csv", ""}:
-        frame.to_csv(path, index=False, lineterminator="\n")
-    elif suffix == ".tsv":
-        frame.to_csv(path, index=False, sep="\t", lineterminator="\n")
-    elif suffix == ".parquet":
-        frame.to_parquet(path, index=False)
-    elif suffix in {".xlsx", ".xlsm"}:
-        frame.to_excel(path, index=False)
-    elif suffix == ".json":
-        frame.to_json(path, orient="records", force_ascii=False, indent=1)
-    else:
-        raise AnonError(f"Output format {suffix!r} is not supported; use .csv, .tsv, .parquet, .xlsx or .json.")
-
-
 def _anonymize(args: argparse.Namespace) -> int:
     config = load_config(args.config)
-    problem, config, mapping = Problem.for_release(config, return_mapping=bool(args.pseudonym_map))
+    problem, config, mapping = Problem.for_release(config, return_mapping=bool(args.pseudonym_map),
+                                                   engine=args.engine, progress=_progress(args))
     if args.pseudonym_map and mapping is not None:
         write_table(mapping, Path(args.pseudonym_map))  # only on explicit request; never in reports
     found = None
@@ -79,9 +61,9 @@ def _anonymize(args: argparse.Namespace) -> int:
             sys.stdout.write("\n")
             sys.stderr.write(f"error: {refusal}\n")
             return EXIT_NOT_SATISFIED
-        released = problem.apply(result, config.suppressed_records)
-        write_table(released, Path(args.output))
-        summary["output"] = {"path": str(args.output), "rows": len(released)}
+        written = problem.write_release(result, Path(args.output), config.suppressed_records, _progress(args))
+        summary["output"] = {"path": str(args.output), "rows": written.rows, "engine": written.engine,
+                             "sha256": written.sha256}
     if args.report:
         from .report import build_report, write_report
 
@@ -102,6 +84,19 @@ def _anonymize(args: argparse.Namespace) -> int:
     return 0
 
 
+def _progress(args: argparse.Namespace):
+    """Progress lines on stderr with --verbose (grouping and writing large files take a while)."""
+    state = {"last": -1}
+
+    def report(fraction: float, message: str) -> None:
+        step = int(fraction * 10)
+        if args.verbose and step != state["last"]:
+            state["last"] = step
+            sys.stderr.write(f"{message}: {fraction:.0%}\n")
+
+    return report
+
+
 def _risk(args: argparse.Namespace) -> int:
     """Re-identification risk as JSON: of a released file, the original table, or the configuration's release."""
     from .io import load_table
@@ -114,7 +109,7 @@ def _risk(args: argparse.Namespace) -> int:
         frame = load_table(args.released).frame
         report = risk_of_frame(frame, qis, **options)
     else:
-        problem, config, _ = Problem.for_release(config)
+        problem, config, _ = Problem.for_release(config, engine=args.engine, progress=_progress(args))
         if args.original:
             report = risk_of_original(problem, **options)
         else:
@@ -173,6 +168,14 @@ def _scan(args: argparse.Namespace) -> int:
     return 0
 
 
+def _engine_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--engine", choices=["auto", "pandas", "duckdb", "spark"], default=None,
+        help="where the table is grouped and released (default: the configuration's 'engine', else auto: DuckDB "
+             "for CSV files over 512 MiB and Parquet over 128 MiB, pandas otherwise)",
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="anon-core", description="ARX-exact anonymization engine.")
     parser.add_argument("-v", "--verbose", action="store_true", help="log progress to stderr")
@@ -188,6 +191,7 @@ def build_parser() -> argparse.ArgumentParser:
                       help="write the reversible pseudonym mapping here (only on request; keep it secret)")
     anon.add_argument("--report", metavar="FILE",
                       help="write the release report for sign-off here (.html with interactive charts, or .pdf)")
+    _engine_option(anon)
     anon.set_defaults(func=_anonymize)
     risk = sub.add_parser(
         "risk",
@@ -201,6 +205,7 @@ def build_parser() -> argparse.ArgumentParser:
                       help="size of the population the table was drawn from (default: USA, 317238626)")
     risk.add_argument("--max-combination-size", type=int, default=3,
                       help="largest combination of QIs in the QI analysis (0: skip it; default 3)")
+    _engine_option(risk)
     risk.set_defaults(func=_risk)
     dp = sub.add_parser("dp", help="run the configuration's differential-privacy queries (its 'dp' section)")
     dp.add_argument("config", help="release configuration (JSON or YAML) with a 'dp' section")

@@ -18,6 +18,16 @@ import yaml
 
 from .builders import build_hierarchy
 from .dataset import Dataset, Role
+from .engines import (
+    ENGINES,
+    Engine,
+    GroupedTable,
+    ReleaseSummary,
+    TableSource,
+    choose_engine,
+    get_engine,
+)
+from .engines.base import Progress, build_release_plan, file_sha256, no_progress
 from .errors import ConfigError, PrivacyWarning
 from .evaluate import Evaluator, TransformationResult
 from .frequency import FrequencyTable
@@ -38,6 +48,8 @@ TOP_KEYS = {
     "transformation",
     "search",
     "output",
+    "engine",
+    "engine_options",
     # Sections validated and applied by their own modules (PII text de-identification,
     # pseudonymization of identifiers, differential privacy); carried here as given.
     "text",
@@ -49,6 +61,9 @@ SEARCH_KEYS = {"min_levels", "max_levels", "exact_limit"}
 INPUT_KEYS = {"path", "separator", "encoding", "sheet"}
 ATTRIBUTE_KEYS = {"role", "hierarchy"}
 OUTPUT_KEYS = {"suppressed_records"}
+#: Options of the scale engines (DuckDB: memory_limit, threads, batch_rows, temp_directory;
+#: Spark: master, conf, app_name).
+ENGINE_OPTION_KEYS = {"memory_limit", "threads", "batch_rows", "temp_directory", "master", "conf", "app_name"}
 
 
 @dataclass(frozen=True)
@@ -70,6 +85,8 @@ class ReleaseConfig:
     suppressed_records: str = "remove"
     search: dict[str, Any] = field(default_factory=dict)
     sections: dict[str, Any] = field(default_factory=dict)
+    engine: str = "auto"
+    engine_options: dict[str, Any] = field(default_factory=dict)
 
 
 def read_config_file(path: str | Path) -> dict[str, Any]:
@@ -140,6 +157,9 @@ def parse_config(data: Mapping[str, Any], base_dir: str | Path = ".") -> Release
     out = check_mapping("output", data.get("output", {}))
     check_keys("output", out, OUTPUT_KEYS)
     supp = check_choice("output.suppressed_records", out.get("suppressed_records", "remove"), ("remove", "mask"))
+    engine = check_choice("engine", data.get("engine", "auto"), ("auto", *ENGINES))
+    engine_options = dict(check_mapping("engine_options", data.get("engine_options", {})))
+    check_keys("engine_options", engine_options, ENGINE_OPTION_KEYS)
     return ReleaseConfig(
         raw=dict(data),
         base_dir=base,
@@ -156,6 +176,8 @@ def parse_config(data: Mapping[str, Any], base_dir: str | Path = ".") -> Release
         suppressed_records=supp,
         search=search_cfg,
         sections={k: data[k] for k in MODULE_SECTIONS if k in data},
+        engine=engine,
+        engine_options=engine_options,
     )
 
 
@@ -184,6 +206,9 @@ class Problem:
 
     This is the object the CLI, the dashboard and the tests share: build it once
     per dataset and role assignment, then evaluate transformations cheaply.
+    With a scale engine (``engine: duckdb|spark``) the dataset holds the
+    engine's grouped table (weighted distinct rows), not the records; the
+    release is then written by the engine (:meth:`write_release`).
     """
 
     def __init__(
@@ -194,10 +219,16 @@ class Problem:
         models: list[PrivacyModel] | None = None,
         suppression_limit: float = 0.0,
         metric: QualityMetric | None = None,
+        weights: Any = None,
     ) -> None:
-        self.dataset = Dataset(frame, roles, hierarchies)
+        self.dataset = Dataset(frame, roles, hierarchies, weights=weights)
         self.freq = FrequencyTable(self.dataset)
         self.evaluator = Evaluator(self.freq, models or [], suppression_limit, metric)
+        self.engine_name = "pandas"
+        self.engine: Engine | None = None
+        self.source: TableSource | None = None
+        self.grouped: GroupedTable | None = None
+        self.input_roles: dict[str, Role] = dict(self.dataset.roles)
 
     @classmethod
     def from_evaluator(cls, evaluator: Evaluator) -> Problem:
@@ -206,24 +237,26 @@ class Problem:
         problem.freq = evaluator.freq
         problem.dataset = evaluator.freq.dataset
         problem.evaluator = evaluator
+        problem.engine_name, problem.engine, problem.source, problem.grouped = "pandas", None, None, None
+        problem.input_roles = dict(problem.dataset.roles)
         return problem
 
     @classmethod
-    def from_config(cls, config: ReleaseConfig, frame: pd.DataFrame | None = None) -> Problem:
+    def from_config(
+        cls,
+        config: ReleaseConfig,
+        frame: pd.DataFrame | None = None,
+        engine: str | None = None,
+        progress: Progress = no_progress,
+    ) -> Problem:
+        """The problem of a configuration; its input is read by the configured engine
+        (``engine`` overrides it) unless ``frame`` is given."""
         if frame is None:
+            name = choose_engine(engine or config.engine, config.input_path)
+            if name != "pandas":
+                return cls.from_source(config, name, progress=progress)
             frame = load_input(config).frame
-        missing = [a for a in config.roles if a not in frame.columns]
-        if missing:
-            raise ConfigError(
-                f"'attributes' names {missing}, which are not columns of the input. Columns are: {list(frame.columns)}."
-            )
-        unassigned = [c for c in frame.columns if c not in config.roles]
-        if unassigned:
-            warnings.warn(
-                f"Columns {unassigned} have no role and are released unchanged (insensitive).",
-                PrivacyWarning,
-                stacklevel=2,
-            )
+        cls._check_columns(config, list(frame.columns))
         hierarchies = {
             name: _hierarchy_for(name, spec, frame, config.base_dir) for name, spec in config.hierarchy_specs.items()
         }
@@ -236,9 +269,60 @@ class Problem:
             make_metric(config.quality_metric),
         )
 
+    @staticmethod
+    def _check_columns(config: ReleaseConfig, columns: list[str]) -> None:
+        missing = [a for a in config.roles if a not in columns]
+        if missing:
+            raise ConfigError(
+                f"'attributes' names {missing}, which are not columns of the input. Columns are: {columns}."
+            )
+        unassigned = [c for c in columns if c not in config.roles]
+        if unassigned:
+            warnings.warn(
+                f"Columns {unassigned} have no role and are released unchanged (insensitive).",
+                PrivacyWarning,
+                stacklevel=3,
+            )
+
+    @classmethod
+    def from_source(
+        cls,
+        config: ReleaseConfig,
+        engine: str | Engine = "duckdb",
+        source: TableSource | None = None,
+        progress: Progress = no_progress,
+    ) -> Problem:
+        """Build the problem with a scale engine: it groups the file, nothing is loaded whole."""
+        if source is None:
+            if config.input_path is None:
+                raise ConfigError("'input.path' is missing: name the data file to anonymize.")
+            source = TableSource.open(config.input_path, config.separator, config.encoding)
+        eng = get_engine(engine, config.engine_options) if isinstance(engine, str) else engine
+        cls._check_columns(config, list(source.columns))
+        encoded = [c for c in source.columns if config.roles.get(c) in (Role.QUASI_IDENTIFIER, Role.SENSITIVE)]
+        grouped = eng.group(source, encoded, progress)
+        hierarchies = {
+            name: _hierarchy_for(name, spec, grouped.frame, config.base_dir)
+            for name, spec in config.hierarchy_specs.items()
+            if name in encoded
+        }
+        problem = cls(
+            grouped.frame,
+            {c: config.roles[c] for c in encoded},
+            hierarchies,
+            [make_model(m) for m in config.models],
+            config.suppression_limit,
+            make_metric(config.quality_metric),
+            weights=grouped.counts,
+        )
+        problem.engine_name, problem.engine, problem.source, problem.grouped = eng.name, eng, source, grouped
+        problem.input_roles = {c: Role(config.roles.get(c, Role.INSENSITIVE)) for c in source.columns}
+        return problem
+
     @classmethod
     def for_release(
-        cls, config: ReleaseConfig, return_mapping: bool = False
+        cls, config: ReleaseConfig, return_mapping: bool = False, engine: str | None = None,
+        progress: Progress = no_progress,
     ) -> tuple[Problem, ReleaseConfig, pd.DataFrame | None]:
         """Load the input, apply the ``text`` and ``pseudonymize`` sections, build the problem.
 
@@ -246,6 +330,14 @@ class Problem:
         identifiers become insensitive there) and, when asked, the pseudonym
         mapping. Secrets come from the environment variables the sections name.
         """
+        name = choose_engine(engine or config.engine, config.input_path)
+        if name != "pandas":
+            if "text" in config.sections or "pseudonymize" in config.sections:
+                raise ConfigError(
+                    f"The 'text' and 'pseudonymize' sections run per record in memory and are not available with "
+                    f"the {name} engine. Use engine: pandas, or release those columns separately."
+                )
+            return cls.from_source(config, name, progress=progress), config, None
         frame = load_input(config).frame
         mapping = None
         if "text" in config.sections or "pseudonymize" in config.sections:
@@ -264,7 +356,38 @@ class Problem:
         return search(self.evaluator, **options)
 
     def apply(self, result: TransformationResult, suppressed_records: str = "remove") -> pd.DataFrame:
+        """The released table in memory (pandas engine only; see :meth:`write_release`)."""
+        if self.dataset.grouped:
+            raise ConfigError(
+                f"The table was grouped by the {self.engine_name} engine and is not in memory: write the release "
+                "to a file instead (CLI: --output FILE.parquet)."
+            )
         return apply_transformation(self.dataset, result, suppressed_records)
+
+    def write_release(
+        self, result: TransformationResult, out: str | Path, suppressed_records: str = "remove",
+        progress: Progress = no_progress,
+    ) -> ReleaseSummary:
+        """Write the release to ``out`` with this problem's engine; returns what was written."""
+        import time
+
+        out = Path(out)
+        if self.engine is None or self.source is None:
+            from .io import write_table
+
+            t0 = time.perf_counter()
+            released = self.apply(result, suppressed_records)
+            write_table(released, out)
+            return ReleaseSummary(out, out.suffix.lstrip(".") or "csv", len(released), time.perf_counter() - t0,
+                                  file_sha256(out), "pandas")
+        plan = build_release_plan(self.dataset, result, suppressed_records, list(self.source.columns),
+                                  self.input_roles)
+        return self.engine.release(self.source, plan, out, progress)
+
+    def close(self) -> None:
+        """Release the engine's resources (a DuckDB connection, a Spark session)."""
+        if self.engine is not None:
+            self.engine.close()
 
 
 def load_input(config: ReleaseConfig) -> LoadedTable:

@@ -42,6 +42,12 @@ class Dataset:
 
     Columns absent from ``roles`` are insensitive. Quasi-identifiers without a
     hierarchy get the default one for their kind.
+
+    ``weights`` makes each row stand for that many records: a scale engine
+    (DuckDB, Spark) passes the distinct (QI, sensitive) rows of a table it
+    grouped, in order of first appearance, with their counts. Such a dataset
+    has the same codes, hierarchies and frequency table as the full table, but
+    no row-level frame to release from (the engine releases).
     """
 
     def __init__(
@@ -49,10 +55,16 @@ class Dataset:
         frame: pd.DataFrame,
         roles: Mapping[str, Role | str],
         hierarchies: Mapping[str, Hierarchy] | None = None,
+        weights: np.ndarray | None = None,
     ) -> None:
         hierarchies = dict(hierarchies or {})
         if len(frame) == 0:
             raise DataError("The table has no rows.")
+        if weights is not None:
+            weights = np.asarray(weights, dtype=np.int64)
+            if weights.shape != (len(frame),) or (weights < 1).any():
+                raise DataError("Row weights must be one positive count per row.")
+        self.weights = weights
         unknown = [c for c in roles if c not in frame.columns]
         if unknown:
             raise ConfigError(
@@ -70,7 +82,7 @@ class Dataset:
                 ) from None
         self.qis = [c for c, r in self.roles.items() if r == Role.QUASI_IDENTIFIER]
         self.sensitive = [c for c, r in self.roles.items() if r == Role.SENSITIVE]
-        self.n_rows = len(frame)
+        self.n_rows = len(frame) if weights is None else int(weights.sum())
         self.columns: dict[str, EncodedColumn] = {}
         for col in self.qis + self.sensitive:
             labels = to_labels(frame[col])
@@ -81,6 +93,11 @@ class Dataset:
                 hier = default_hierarchy(uniques, infer_kind(frame[col]), name=col)
             enc = hier.encode(uniques) if hier is not None else None
             self.columns[col] = EncodedColumn(col, codes.astype(np.int32), uniques, hier, enc)
+
+    @property
+    def grouped(self) -> bool:
+        """True when rows are weighted distinct tuples from an engine, not records."""
+        return self.weights is not None
 
     def hierarchy(self, qi: str) -> EncodedHierarchy:
         enc = self.columns[qi].encoded

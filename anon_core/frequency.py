@@ -147,33 +147,38 @@ class FrequencyTable:
         self.dataset = dataset
         self.qis = list(dataset.qis)
         self.n_records = dataset.n_rows
+        w = dataset.weights  # None: one record per row
         cols = [dataset.columns[q].codes for q in self.qis]
         radices = [dataset.columns[q].cardinality for q in self.qis]
+        n_rows = len(dataset.frame)
         if cols:
             self.row_tuple, first = group_rows(cols, radices)
             self.tuples = np.column_stack([c[first] for c in cols]).astype(np.int32)
         else:
-            self.row_tuple = np.zeros(self.n_records, dtype=np.int64)
+            self.row_tuple = np.zeros(n_rows, dtype=np.int64)
             self.tuples = np.zeros((1, 0), dtype=np.int32)
         self.n_tuples = len(self.tuples)
-        self.counts = np.bincount(self.row_tuple, minlength=self.n_tuples).astype(np.int64)
+
+        def count(ids: np.ndarray, n: int) -> np.ndarray:
+            return np.bincount(ids, weights=w, minlength=n).astype(np.int64)
+
+        self.counts = count(self.row_tuple, self.n_tuples)
         # Per QI: records per original value (non-uniform entropy needs it).
         self.value_counts = {
-            q: np.bincount(dataset.columns[q].codes, minlength=dataset.columns[q].cardinality)
-            for q in self.qis
+            q: count(dataset.columns[q].codes, dataset.columns[q].cardinality) for q in self.qis
         }
         self.sensitive: dict[str, SensitiveCounts] = {}
         for s in dataset.sensitive:
             col = dataset.columns[s]
             m = col.cardinality
             key = self.row_tuple * m + col.codes
-            uniq, cnt = np.unique(key, return_counts=True)
+            uniq, inverse = np.unique(key, return_inverse=True)
             self.sensitive[s] = SensitiveCounts(
                 tuple_idx=uniq // m,
                 value=(uniq % m).astype(np.int64),
-                count=cnt.astype(np.int64),
+                count=count(inverse.ravel(), len(uniq)),
                 cardinality=m,
-                global_counts=np.bincount(col.codes, minlength=m).astype(np.int64),
+                global_counts=count(col.codes, m),
             )
         # Class tables kept for roll-up: the largest hold one int64 per tuple, so
         # bound the cache at about 200 MB of those (64 to 1024 tables).

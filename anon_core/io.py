@@ -326,3 +326,21 @@ def to_labels(series: pd.Series) -> np.ndarray:
         out = s.astype(str).to_numpy(dtype=object)
     out[missing] = MISSING
     return out
+
+
+def write_table(frame: pd.DataFrame, path: Path) -> None:
+    """Write a released table; the format follows the suffix (csv, tsv, parquet, xlsx, json)."""
+    suffix = path.suffix.lower()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if suffix in {".csv", ""}:
+        frame.to_csv(path, index=False, lineterminator="\n")
+    elif suffix == ".tsv":
+        frame.to_csv(path, index=False, sep="\t", lineterminator="\n")
+    elif suffix == ".parquet":
+        frame.to_parquet(path, index=False)
+    elif suffix in {".xlsx", ".xlsm"}:
+        frame.to_excel(path, index=False)
+    elif suffix == ".json":
+        frame.to_json(path, orient="records", force_ascii=False, indent=1)
+    else:
+        raise DataError(f"Output format {suffix!r} is not supported; use .csv, .tsv, .parquet, .xlsx or .json.")
