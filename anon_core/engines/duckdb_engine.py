@@ -219,12 +219,11 @@ def _generalize(arr, plan) -> np.ndarray:
             f"Value {exc.args[0]!r} of {plan.name!r} is not in the frequency table: the file changed since it "
             "was grouped. Group it again."
         ) from None
-    idx = enc.indices.to_numpy(zero_copy_only=False)
+    idx = enc.indices.fill_null(0).to_numpy(zero_copy_only=False).astype(np.int64, copy=False)
     if enc.indices.null_count:
         if MISSING not in lookup:
             raise DataError(f"{plan.name!r} has missing values the frequency table did not see. Group it again.")
-        mask = np.asarray(enc.indices.is_null())
-        idx = np.where(mask, 0, idx)
+        mask = enc.indices.is_null().to_numpy(zero_copy_only=False)
         out = dict_codes[idx] if len(dict_codes) else np.zeros(len(idx), dtype=np.int64)
         out[mask] = lookup[MISSING]
         return out

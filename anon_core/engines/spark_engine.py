@@ -86,6 +86,13 @@ class SparkEngine(Engine):
 
     # ------------------------------------------------------------------ reading
     def read(self, source: TableSource):
+        try:
+            return self._read(source)
+        except Exception as exc:
+            first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            raise DataError(f"Spark could not read {source.path.name}: {first}") from None
+
+    def _read(self, source: TableSource):
         from pyspark.sql import functions as F
 
         path = str(source.path)
