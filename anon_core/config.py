@@ -306,17 +306,28 @@ class Problem:
             for name, spec in config.hierarchy_specs.items()
             if name in encoded
         }
-        problem = cls(
-            grouped.frame,
-            {c: config.roles[c] for c in encoded},
-            hierarchies,
-            [make_model(m) for m in config.models],
-            config.suppression_limit,
-            make_metric(config.quality_metric),
-            weights=grouped.counts,
-        )
-        problem.engine_name, problem.engine, problem.source, problem.grouped = eng.name, eng, source, grouped
-        problem.input_roles = {c: Role(config.roles.get(c, Role.INSENSITIVE)) for c in source.columns}
+        return cls.from_grouped(grouped, eng, config.roles, hierarchies, [make_model(m) for m in config.models],
+                                config.suppression_limit, make_metric(config.quality_metric))
+
+    @classmethod
+    def from_grouped(
+        cls,
+        grouped: GroupedTable,
+        engine: Engine,
+        roles: Mapping[str, Role | str],
+        hierarchies: Mapping[str, Hierarchy] | None = None,
+        models: list[PrivacyModel] | None = None,
+        suppression_limit: float = 0.0,
+        metric: QualityMetric | None = None,
+    ) -> Problem:
+        """The problem of an engine's grouped table (roles name every column of the file)."""
+        columns = list(grouped.source.columns)
+        encoded = [c for c in grouped.frame.columns]
+        problem = cls(grouped.frame, {c: roles[c] for c in encoded}, hierarchies, models, suppression_limit, metric,
+                      weights=grouped.counts)
+        problem.engine_name, problem.engine, problem.source, problem.grouped = (
+            engine.name, engine, grouped.source, grouped)
+        problem.input_roles = {c: Role(roles.get(c, Role.INSENSITIVE)) for c in columns}
         return problem
 
     @classmethod

@@ -58,6 +58,7 @@ import math
 import os
 import platform
 import re
+import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -185,6 +186,14 @@ def _file_fingerprint(name: str | None, data: bytes) -> dict[str, Any]:
     return {"name": name, "sha256": _sha256(data), "bytes": len(data)}
 
 
+def _path_fingerprint(path: Path) -> dict[str, Any]:
+    """Like :func:`_file_fingerprint` for a file read in blocks (or a folder of parts, as Spark writes)."""
+    from .engines.base import file_sha256
+
+    size = sum(f.stat().st_size for f in path.iterdir() if f.is_file()) if path.is_dir() else path.stat().st_size
+    return {"name": path.name, "sha256": file_sha256(path), "bytes": size}
+
+
 def table_csv_bytes(frame: pd.DataFrame) -> bytes:
     """The table as the CLI writes a .csv (no index, LF line ends, UTF-8): the canonical bytes hashed."""
     return frame.to_csv(index=False, lineterminator="\n").encode("utf-8")
@@ -250,9 +259,9 @@ def _released_fingerprint(released: Any) -> dict[str, Any] | None:
         return _file_fingerprint(str(released[0]), bytes(released[1]))
     if isinstance(released, str | os.PathLike):
         path = Path(released)
-        if not path.is_file():
+        if not path.exists():
             raise ConfigError(f"'released' file {str(path)!r} does not exist. Give the file that was released.")
-        return _file_fingerprint(path.name, path.read_bytes())
+        return _path_fingerprint(path)
     raise ConfigError(
         f"'released' must be the released file's path, its bytes, or (name, bytes); got {type(released).__name__}."
     )
@@ -333,7 +342,8 @@ def _compute(
 
     ds, freq, ev = problem.dataset, problem.freq, problem.evaluator
     mode = config.suppressed_records
-    released = problem.apply(result, mode)
+    grouped = ds.grouped  # a scale engine's table: the records are in the file, not in memory
+    released = None if grouped else problem.apply(result, mode)
     hierarchy_files = {}
     for name, spec in config.hierarchy_specs.items():
         if "file" in spec:
@@ -375,15 +385,18 @@ def _compute(
         "input": {
             "file": input_file,
             "hierarchy_files": hierarchy_files,
-            "rows": int(len(ds.frame)),
-            "columns": [str(c) for c in ds.frame.columns],
-            "table_sha256": _sha256(table_csv_bytes(ds.frame)),
+            "rows": int(ds.n_rows),
+            "columns": [str(c) for c in (problem.input_roles if grouped else ds.frame.columns)],
+            "table_sha256": None if grouped else _sha256(table_csv_bytes(ds.frame)),
+            "engine": problem.engine_name,
         },
         "output": {
             "file": released_file,
-            "rows": int(len(released)),
-            "columns": [str(c) for c in released.columns],
-            "csv_sha256": _sha256(table_csv_bytes(released)),
+            "rows": int(ds.n_rows - (result.suppressed_records if mode == "remove" else 0)) if grouped
+            else int(len(released)),
+            "columns": [c for c, r in problem.input_roles.items() if r != Role.IDENTIFIER] if grouped
+            else [str(c) for c in released.columns],
+            "csv_sha256": None if grouped else _sha256(table_csv_bytes(released)),
             "suppressed_records": mode,
         },
         "attributes": {c: r.value for c, r in ds.roles.items()},
@@ -519,10 +532,11 @@ def build_report(
     """
     config, from_file = _coerce_config(config_path_or_config)
     _check_matches(config, problem, result)
-    if input_bytes is None and from_file and config.input_path is not None and config.input_path.is_file():
-        input_bytes = config.input_path.read_bytes()
     name = config.input_path.name if config.input_path is not None else None
     input_file = None if input_bytes is None else _file_fingerprint(name, bytes(input_bytes))
+    if input_bytes is None and config.input_path is not None and config.input_path.exists() and (
+            from_file or problem.dataset.grouped):
+        input_file = _path_fingerprint(config.input_path)
     figures, details = _compute(config, problem, result, search_result, input_file, _released_fingerprint(released))
     provided = {
         "signoff": _check_signoff(signoff),
@@ -665,11 +679,13 @@ def report_sections(report: Report) -> list[dict[str, Any]]:
         ("input file", "not fingerprinted (no file bytes given)" if inp["file"] is None else inp["file"]["name"] or "-"),
         ("input file SHA-256", "-" if inp["file"] is None else inp["file"]["sha256"]),
         ("input file size (bytes)", None if inp["file"] is None else inp["file"]["bytes"]),
-        ("input table SHA-256 (canonical CSV)", inp["table_sha256"]),
+        ("input table SHA-256 (canonical CSV)", inp["table_sha256"] or f"- (read by path with {inp.get('engine')}: "
+                                                "the file's SHA-256 fingerprints it)"),
         ("input rows x columns", f"{inp['rows']:,} x {len(inp['columns'])}"),
         ("released file", "not fingerprinted (no file given)" if out["file"] is None else out["file"]["name"] or "-"),
         ("released file SHA-256", "-" if out["file"] is None else out["file"]["sha256"]),
-        ("released table SHA-256 (canonical CSV)", out["csv_sha256"]),
+        ("released table SHA-256 (canonical CSV)", out["csv_sha256"] or "- (written by the engine: the released "
+                                                   "file's SHA-256 fingerprints it)"),
         ("released rows x columns", f"{out['rows']:,} x {len(out['columns'])}"),
         ("suppressed records in the release", "removed" if out["suppressed_records"] == "remove"
          else "kept with every quasi-identifier '*'"),
@@ -1368,28 +1384,31 @@ def verify(
         return [*differences, "re-run: no transformation satisfies the privacy models within the suppression limit"]
     reported_out = (figures.get("output") or {}).get("file")
     rerun_out = None
-    released = problem.apply(result, config.suppressed_records)
+    released = None if problem.dataset.grouped else problem.apply(result, config.suppressed_records)
     if reported_out is not None:
         suffix = Path(reported_out.get("name") or "released.csv").suffix.lower() or ".csv"
-        if suffix in REGENERATED_FORMATS:
+        if released is None and suffix in {".csv", ".parquet"}:  # the engine writes it again
+            with tempfile.TemporaryDirectory(prefix="anon-verify-") as tmp:
+                out = problem.write_release(result, Path(tmp) / (reported_out.get("name") or f"released{suffix}"),
+                                            config.suppressed_records)
+                rerun_out = {**_path_fingerprint(out.path), "name": reported_out.get("name")}
+        elif released is None:
+            rerun_out = reported_out
+        elif suffix in REGENERATED_FORMATS:
             rerun_out = _file_fingerprint(reported_out.get("name"), _regenerate(released, suffix))
         else:
             rerun_out = reported_out  # not byte-reproducible (e.g. Excel stamps the time): not compared
-    input_bytes = None
+    input_file = None
     if (figures.get("input") or {}).get("file") is not None and config.input_path is not None:
-        input_bytes = config.input_path.read_bytes()
-    rerun = _compute(
-        config, problem, result, found,
-        None if input_bytes is None else _file_fingerprint(config.input_path.name, input_bytes),
-        rerun_out,
-    )[0]
+        input_file = _path_fingerprint(config.input_path)
+    rerun = _compute(config, problem, result, found, input_file, rerun_out)[0]
     _diff(figures, rerun, "", differences)
     if released_path is not None:
         path = Path(released_path)
-        if not path.is_file():
+        if not path.exists():
             differences.append(f"released file {str(path)!r} does not exist")
         else:
-            digest = _sha256(path.read_bytes())
+            digest = _path_fingerprint(path)["sha256"]
             expected = reported_out["sha256"] if reported_out is not None else None
             if expected is None and path.suffix.lower() in {".csv", ""}:
                 expected = figures["output"]["csv_sha256"]

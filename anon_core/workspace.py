@@ -84,8 +84,14 @@ class Workspace:
     history: list[dict[str, Any]] = field(default_factory=list, repr=False)
     audit: list[dict[str, Any]] = field(default_factory=list, repr=False)
     frame_hash: str = field(default="", repr=False)
+    #: A file opened by path (:class:`~anon_core.engines.large.LargeTable`): ``frame`` is then its
+    #: seeded sample for row-level views; frequency tables, search, risk and the release read the
+    #: whole file through the engine.
+    large: Any = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
+        if self.large is not None and not self.frame_hash:
+            self.frame_hash = hashlib.sha256(self.large.key.encode()).hexdigest()
         if not self.frame_hash:  # the frame is never modified: hash it once
             digest = hashlib.sha256(pd.util.hash_pandas_object(self.frame, index=True).to_numpy().tobytes())
             digest.update(json.dumps(list(map(str, self.frame.columns))).encode())
@@ -96,6 +102,24 @@ class Workspace:
     def from_frame(cls, frame: pd.DataFrame, source: str = "data") -> Workspace:
         roles = {c: s["role"] for c, s in suggest_roles(frame).items()}
         return cls(frame=frame, source=source, roles=roles)
+
+    @classmethod
+    def from_large(cls, large: Any) -> Workspace:
+        """A workspace over a file opened by path; roles are suggested from its sample."""
+        roles = {c: s["role"] for c, s in suggest_roles(large.sample).items()}
+        return cls(frame=large.sample, source=str(large.source.path), roles=roles, large=large)
+
+    @property
+    def n_rows(self) -> int:
+        """Records of the whole table (of the file, for one opened by path)."""
+        return self.large.n_rows if self.large is not None else len(self.frame)
+
+    def values(self, column: str) -> pd.Series:
+        """The column's values that hierarchies must cover: every row, or for a file opened by
+        path its distinct values over the whole file (in order of first appearance)."""
+        if self.large is not None:
+            return self.large.distinct(column)
+        return self.frame[column]
 
     @classmethod
     def from_config(cls, config: Mapping[str, Any], frame: pd.DataFrame, source: str = "data") -> Workspace:
@@ -169,9 +193,10 @@ class Workspace:
     def hierarchy(self, column: str) -> Hierarchy:
         """The column's hierarchy: from its spec, else the default for its kind."""
         spec = self.hierarchy_specs.get(column)
-        values = pd.unique(to_labels(self.frame[column]))
+        column_values = self.values(column)
+        values = pd.unique(to_labels(column_values))
         if spec is None:
-            return default_hierarchy(values, infer_kind(self.frame[column]), name=column)
+            return default_hierarchy(values, infer_kind(column_values), name=column)
         if "table" in spec:
             return Hierarchy(np.asarray(spec["table"], dtype=object), name=column)
         return build_hierarchy(spec, values, name=column)
@@ -187,8 +212,9 @@ class Workspace:
             trial[column] = copy.deepcopy(spec)
         if trial == self.hierarchy_specs:
             return
-        probe = Workspace(self.frame, self.source, dict(self.roles), trial, frame_hash=self.frame_hash)
-        probe.hierarchy(column).encode(pd.unique(to_labels(self.frame[column])))  # raises if values are missing
+        probe = Workspace(self.frame, self.source, dict(self.roles), trial, frame_hash=self.frame_hash,
+                          large=self.large)
+        probe.hierarchy(column).encode(pd.unique(to_labels(self.values(column))))  # raises if values are missing
         self.update(f"hierarchy of {column}", hierarchy_specs=trial, transformation=None)
 
     def hierarchies(self) -> dict[str, Hierarchy]:
@@ -201,9 +227,18 @@ class Workspace:
         h.update(json.dumps([self.roles, self.hierarchy_specs], sort_keys=True, default=str).encode())
         return h.hexdigest()
 
-    def dataset(self) -> Dataset:
+    def encoded_columns(self) -> list[str]:
+        """Columns the frequency table encodes: quasi-identifiers and sensitive attributes, in table order."""
+        return [c for c in self.frame.columns if c in set(self.qis) | set(self.sensitive)]
+
+    def dataset(self, progress: Any = None) -> Dataset:
         if not self.qis:
             raise ConfigError("No column is a quasi-identifier yet: mark at least one on the Attributes page.")
+        if self.large is not None:
+            cols = self.encoded_columns()
+            grouped = self.large.group(cols, progress) if progress else self.large.group(cols)
+            return Dataset(grouped.frame, {c: self.roles[c] for c in cols}, self.hierarchies(),
+                           weights=grouped.counts)
         return Dataset(self.frame, self.roles, self.hierarchies())
 
     def evaluator(self, freq: FrequencyTable) -> Evaluator:
@@ -213,6 +248,10 @@ class Workspace:
     def problem(self) -> Problem:
         if not self.qis:
             raise ConfigError("No column is a quasi-identifier yet: mark at least one on the Attributes page.")
+        if self.large is not None:
+            return Problem.from_grouped(
+                self.large.group(self.encoded_columns()), self.large.engine, self.roles, self.hierarchies(),
+                [make_model(m) for m in self.models], self.suppression_limit, make_metric(self.metric))
         return Problem(
             self.frame,
             self.roles,
@@ -236,6 +275,7 @@ class Workspace:
             attributes[str(col)] = entry
         config: dict[str, Any] = {
             "input": {"path": input_path or self.source},
+            **({"engine": self.large.engine.name} if self.large is not None else {}),
             "attributes": attributes,
             "privacy_models": copy.deepcopy(self.models),
             "suppression_limit": self.suppression_limit,
@@ -246,9 +286,26 @@ class Workspace:
         config.update(copy.deepcopy(self.sections))
         return config
 
+    def write_release(self, result: Any, out: Any, suppressed_records: str = "remove", progress: Any = None) -> Any:
+        """Write the release of a file opened by path with its engine (returns a ReleaseSummary)."""
+        if self.large is None:
+            raise ConfigError("Only a file opened by path is released to a file here; download the release instead.")
+        if "text" in self.sections or "pseudonymize" in self.sections:
+            raise ConfigError("Text de-identification and pseudonymization run in memory; they are not available "
+                              "for a file opened by path.")
+        from .engines import build_release_plan
+
+        problem = self.problem()
+        plan = build_release_plan(problem.dataset, result, suppressed_records, list(self.large.source.columns),
+                                  problem.input_roles)
+        kwargs = {"progress": progress} if progress else {}
+        return self.large.engine.release(self.large.source, plan, out, **kwargs)
+
     def release(self, dataset: Dataset, result: Any, suppressed_records: str = "remove") -> pd.DataFrame:
         """The released table as the CLI writes it: text and pseudonymization sections applied,
         quasi-identifiers generalized, suppressed records handled. Secrets come from the environment."""
+        if self.large is not None:
+            raise ConfigError("A file opened by path is not in memory: write the release to a file instead.")
         frame, roles = self.frame, None
         if "text" in self.sections or "pseudonymize" in self.sections:
             from .pii import apply_release_sections  # Presidio loads only when needed

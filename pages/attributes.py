@@ -87,7 +87,7 @@ st.caption("Each quasi-identifier is generalized along its hierarchy: level 0 is
            "level usually '*'. Sensitive attributes need one only for hierarchical t-closeness.")
 candidates = ws.qis + [s for s in ws.sensitive]
 column = st.selectbox("Column", candidates, key="hier_column")
-values = ws.frame[column]
+values = ws.values(column)  # every distinct value, also of a file opened by path
 kind = infer_kind(values)
 spec = ws.hierarchy_specs.get(column)
 current = "default for its kind" if spec is None else ("edit levels" if "table" in spec else spec.get("builder"))

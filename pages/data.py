@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from anon_core.engines.large import SAMPLE_ROWS, LargeTable
 from anon_core.errors import AnonError
 from anon_core.io import column_profile, load_table
 from pages.widgets import (
@@ -11,6 +12,7 @@ from pages.widgets import (
     SAMPLES,
     friendly_errors,
     load_sample,
+    set_large_workspace,
     set_workspace,
     sidebar,
     workspace,
@@ -32,9 +34,28 @@ with st.expander("Reading options"):
     sep_choice = st.selectbox("Separator", ["detect", ",", ";", "\\t", "|"], key="sep")
     enc_choice = st.selectbox("Encoding", ["detect", "utf-8", "cp1252", "latin-1", "utf-16"], key="enc")
 
+with st.expander("🗄️ …or open a large file on this machine by path (DuckDB or Spark)"):
+    st.caption("For CSV or Parquet files too large to upload or to hold in memory. The engine reads the file where "
+               "it is: frequency tables, search, risk and the release use every row; previews and row-level "
+               f"analyses (PII, differential privacy, ML) use a seeded sample of {SAMPLE_ROWS:,} rows.")
+    c = st.columns([4, 1])
+    large_path = c[0].text_input("Path of a .csv/.tsv/.parquet file (or a folder of Parquet parts)", key="large_path")
+    engine_name = c[1].selectbox("Engine", ["duckdb", "spark"], key="large_engine")
+    if st.button("Open", key="large_open", disabled=not large_path.strip()):
+        try:
+            with st.spinner(f"Opening {large_path} with {engine_name} and drawing a sample…"):
+                separator = None if sep_choice == "detect" else sep_choice.replace("\\t", "\t")
+                encoding = None if enc_choice == "detect" else enc_choice
+                large = LargeTable.open(large_path.strip(), engine_name, separator, encoding)
+            set_large_workspace(large)
+            st.session_state["table_info"] = (large.source.format, large.source.separator, large.source.encoding)
+        except AnonError as exc:
+            st.error(str(exc), icon="🚫")
+
 source = uploaded.name if uploaded is not None else SAMPLES[sample]
 options = (sep_choice, enc_choice)
-if st.session_state.get("loaded_from") != (source, options, uploaded.size if uploaded else None):
+picked = (source, options, uploaded.size if uploaded else None)
+if st.session_state.get("loaded_from") != picked:
     try:
         separator = None if sep_choice == "detect" else sep_choice.replace("\\t", "\t")
         encoding = None if enc_choice == "detect" else enc_choice
@@ -50,7 +71,7 @@ if st.session_state.get("loaded_from") != (source, options, uploaded.size if upl
                 "needs several columns: check the separator under 'Reading options'."
             )
         set_workspace(table.frame, source)
-        st.session_state["loaded_from"] = (source, options, uploaded.size if uploaded else None)
+        st.session_state["loaded_from"] = picked
         st.session_state["table_info"] = (table.format, table.separator, table.encoding)
     except AnonError as exc:
         st.error(str(exc), icon="🚫")
@@ -62,14 +83,19 @@ if ws is not None:
         fmt, sep, enc = st.session_state.get("table_info", ("csv", ",", "utf-8"))
         frame = ws.frame
         st.subheader(f"📄 {ws.source}")
+        if ws.large is not None:
+            st.info(f"Opened by path with {ws.large.engine.name}: {ws.n_rows:,} rows, "
+                    f"{ws.large.source.size_bytes / 1e6:,.0f} MB on disk. The preview and profile below are of a "
+                    f"seeded sample of {len(frame):,} rows.", icon="🗄️")
         c = st.columns(5)
-        c[0].metric("Rows", f"{len(frame):,}")
+        c[0].metric("Rows", f"{ws.n_rows:,}")
         c[1].metric("Columns", f"{frame.shape[1]:,}")
         c[2].metric("Format", fmt)
         c[3].metric("Separator", SEPARATORS.get(sep or "", sep or "–"))
         c[4].metric("Encoding", enc or "–")
         shown = min(PREVIEW_ROWS, len(frame))
-        st.markdown(f"**Preview** (first {shown:,} of {len(frame):,} rows)")
+        st.markdown(f"**Preview** (first {shown:,} of {len(frame):,} rows"
+                    f"{' of the sample' if ws.large is not None else ''})")
         st.dataframe(frame.head(PREVIEW_ROWS), hide_index=True)
         st.markdown("**Column profile**")
         st.caption("One row per column: the inferred kind, missing cells, distinct values, and the share of rows "

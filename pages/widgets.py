@@ -68,6 +68,14 @@ def set_workspace(frame: pd.DataFrame, source: str) -> Workspace:
     return ws
 
 
+def set_large_workspace(large) -> Workspace:
+    """A workspace over a file opened by path (see anon_core.engines.large)."""
+    ws = Workspace.from_large(large)
+    st.session_state[WS_KEY] = ws
+    st.session_state.pop("search", None)
+    return ws
+
+
 def workspace() -> Workspace | None:
     """The session's workspace; on first visit the hospital sample, so demos start at once."""
     ws = st.session_state.get(WS_KEY)
@@ -115,6 +123,10 @@ def _frequency_table(key: str, _ws: Workspace) -> FrequencyTable:
 
 def frequency_table(ws: Workspace) -> FrequencyTable:
     """Built once per dataset, roles and hierarchies (the only step that reads every row)."""
+    if ws.large is not None and ws.qis and not ws.large.has_group(ws.encoded_columns()):
+        bar = st.progress(0.0, text=f"Grouping {ws.n_rows:,} rows with {ws.large.engine.name}…")
+        ws.large.group(ws.encoded_columns(), lambda f, m: bar.progress(min(max(f, 0.0), 1.0), text=f"{m}: {f:.0%}"))
+        bar.empty()
     return _frequency_table(ws.data_key(), ws)
 
 
@@ -171,7 +183,8 @@ def sidebar(current: str) -> None:
     st.caption(step + " → ".join(parts))
     with st.sidebar:
         if ws is not None:
-            st.caption(f"Table: {ws.source} · {len(ws.frame):,} rows · {len(ws.qis)} quasi-identifiers")
+            st.caption(f"Table: {ws.source} · {ws.n_rows:,} rows · {len(ws.qis)} quasi-identifiers"
+                       f"{' · by path (' + ws.large.engine.name + ')' if ws.large is not None else ''}")
             if st.button("↩️ Undo last change", disabled=not ws.history, width="stretch"):
                 ws.undo()
                 st.rerun()

@@ -310,6 +310,10 @@ class Engine(ABC):
         """The first ``n`` rows (labels as the in-memory loader reads them)."""
 
     @abstractmethod
+    def count(self, source: TableSource) -> int:
+        """Number of records."""
+
+    @abstractmethod
     def sample(self, source: TableSource, n: int, seed: int = 0) -> pd.DataFrame:
         """A uniform random sample of about ``n`` rows, reproducible for a seed."""
 

@@ -166,9 +166,12 @@ class SparkEngine(Engine):
     def head(self, source: TableSource, n: int = 1000) -> pd.DataFrame:
         return self.read(source).limit(int(n)).toPandas()
 
+    def count(self, source: TableSource) -> int:
+        return int(self._run(self.read(source).count, no_progress, f"Counting {source.path.name}"))
+
     def sample(self, source: TableSource, n: int, seed: int = 0) -> pd.DataFrame:
         df = self.read(source)
-        total = df.count()
+        total = self.count(source)
         fraction = min(1.0, 1.2 * n / max(total, 1))
         return df.sample(fraction=fraction, seed=seed).limit(int(n)).toPandas()
 

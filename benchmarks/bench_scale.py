@@ -1,0 +1,200 @@
+"""Scale benchmark: frequency table, optimal search and released Parquet on 1M-50M rows, per engine.
+
+For each size the Adult-like generator (sample_data/generate_large.py, fixed
+seed) writes a Parquet file; each (engine, size) then runs in a fresh
+process that builds the frequency table, searches the optimal k=5
+transformation with 2% suppression (Adult's seven QIs with ARX's
+hierarchies from ../shared) and writes the released Parquet. Peak memory is
+the largest resident set of that process and its children (Spark's JVM
+included), sampled every 50 ms.
+
+Targets (issue 8): 10M rows end to end <= 60 s and <= 4 GB with DuckDB; Spark
+gives the same output. Ratios are against those targets and against the
+pandas engine measured in the same run.
+
+    python benchmarks/bench_scale.py [--sizes 1M,10M,50M] [--engines pandas,duckdb,spark] [--data-dir DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+ADULT = ROOT.parent / "shared" / "data" / "adult"
+QIS = ["sex", "age", "race", "marital-status", "education", "native-country", "workclass"]
+TARGET_SECONDS, TARGET_BYTES = 60.0, 4 * 1024**3
+#: pandas holds every row as Python strings: past this many rows it needs more memory than the machine has.
+PANDAS_MAX_ROWS = 10_000_000
+
+
+def parse_rows(text: str) -> int:
+    text = text.strip().upper().replace("_", "")
+    scale = {"K": 1_000, "M": 1_000_000}.get(text[-1:], 1)
+    return int(float(text[:-1] if scale > 1 else text) * scale)
+
+
+def config_for(path: Path) -> dict:
+    attributes = {q: {"role": "quasi-identifier", "hierarchy": {"file": str(ADULT / f"adult_hierarchy_{q}.csv")}}
+                  for q in QIS}
+    attributes["occupation"] = {"role": "insensitive"}
+    attributes["salary-class"] = {"role": "insensitive"}
+    return {"input": {"path": str(path)}, "attributes": attributes,
+            "privacy_models": [{"model": "k-anonymity", "k": 5}], "suppression_limit": 0.02}
+
+
+class PeakMemory:
+    """Largest summed RSS of this process and its descendants, sampled on a thread."""
+
+    def __init__(self, interval: float = 0.05) -> None:
+        import psutil
+
+        self.proc, self.peak, self.interval = psutil.Process(), 0, interval
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def _sample(self) -> int:
+        total = 0
+        for p in [self.proc, *self.proc.children(recursive=True)]:
+            try:
+                total += p.memory_info().rss
+            except Exception:  # a child that just ended
+                pass
+        return total
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            self.peak = max(self.peak, self._sample())
+            self._stop.wait(self.interval)
+
+    def __enter__(self) -> PeakMemory:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+        self.peak = max(self.peak, self._sample())
+
+
+def run_one(engine: str, data: Path, out: Path) -> dict:
+    """One measurement (runs in a fresh process)."""
+    import warnings
+
+    from anon_core.config import Problem, parse_config
+
+    warnings.simplefilter("ignore")
+    config = parse_config(config_for(data), data.parent)
+    with PeakMemory() as mem:
+        t0 = time.perf_counter()
+        problem = Problem.from_config(config, engine=engine)
+        t1 = time.perf_counter()
+        found = problem.search()
+        t2 = time.perf_counter()
+        written = problem.write_release(found.optimum, out)
+        t3 = time.perf_counter()
+    import pyarrow.parquet as pq
+
+    released_rows = pq.ParquetDataset(out).read().num_rows if out.is_dir() else pq.read_metadata(out).num_rows
+    return {
+        "engine": engine, "rows": problem.dataset.n_rows, "tuples": int(problem.freq.n_tuples),
+        "frequency_s": t1 - t0, "search_s": t2 - t1, "write_s": t3 - t2, "total_s": t3 - t0,
+        "peak_bytes": mem.peak, "checks": found.nodes_checked, "transformation": found.optimum.transformation,
+        "suppressed": int(found.optimum.suppressed_records), "released_rows": int(released_rows),
+        "written_rows": written.rows,
+    }
+
+
+def measure(engine: str, data: Path, out: Path) -> dict:
+    cmd = [sys.executable, __file__, "--one", engine, str(data), str(out)]
+    proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("{")]
+    if proc.returncode != 0 or not lines:
+        tail = (proc.stderr.strip().splitlines() or ["no output"])[-1]
+        return {"engine": engine, "error": tail}
+    return json.loads(lines[-1])
+
+
+def generate(rows: int, folder: Path) -> Path:
+    path = folder / f"adult_like_{rows}.parquet"
+    if path.is_file():
+        return path
+    spec = importlib.util.spec_from_file_location("generate_large", ROOT / "sample_data" / "generate_large.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    t0 = time.perf_counter()
+    module.write(path, rows, seed=2026)
+    print(f"generated {rows:,} rows in {time.perf_counter() - t0:.1f} s ({path.stat().st_size / 1e6:.0f} MB)")
+    return path
+
+
+def main() -> None:
+    if len(sys.argv) == 5 and sys.argv[1] == "--one":
+        print(json.dumps(run_one(sys.argv[2], Path(sys.argv[3]), Path(sys.argv[4]))))
+        return
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", default="1M,10M,50M")
+    parser.add_argument("--engines", default="pandas,duckdb,spark")
+    parser.add_argument("--data-dir", default=None, help="where generated inputs are kept (default: a temp folder)")
+    args = parser.parse_args()
+    if not (ADULT / "adult_hierarchy_age.csv").is_file():
+        print("../shared/data/adult (ARX's hierarchies) is not beside the checkout; nothing to measure.")
+        return
+    sizes = [parse_rows(s) for s in args.sizes.split(",")]
+    engines = [e.strip() for e in args.engines.split(",")]
+    with tempfile.TemporaryDirectory(prefix="bench-scale-") as tmp:
+        folder = Path(args.data_dir) if args.data_dir else Path(tmp)
+        folder.mkdir(parents=True, exist_ok=True)
+        print(f"{os.cpu_count()} cores; k=5, 2% suppression, 7 QIs with ARX's Adult hierarchies; input Parquet")
+        header = (f"{'rows':>11} {'engine':>7} {'freq s':>8} {'search s':>9} {'write s':>8} {'total s':>8} "
+                  f"{'peak GB':>8} {'vs target':>10} {'vs pandas':>10}  same output")
+        print(header)
+        for rows in sizes:
+            data = generate(rows, folder)
+            results = {}
+            for engine in engines:
+                if engine == "pandas" and rows > PANDAS_MAX_ROWS:
+                    print(f"{rows:>11,} {engine:>7}  skipped: the whole table in memory would exceed the machine")
+                    continue
+                out = Path(tmp) / f"released_{engine}_{rows}.parquet"
+                r = measure(engine, data, out)
+                results[engine] = r
+                if "error" in r:
+                    print(f"{rows:>11,} {engine:>7}  failed: {r['error']}")
+                    continue
+                base = results.get("pandas")
+                vs_pandas = f"{r['total_s'] / base['total_s']:.2f}x" if base and "error" not in base else "-"
+                vs_target = f"{r['total_s'] / TARGET_SECONDS * 10_000_000 / rows:.2f}x"
+                same = "-"
+                ref = next((v for k, v in results.items() if k != engine and "error" not in v), None)
+                if ref is not None:
+                    same = "yes" if (ref["transformation"] == r["transformation"]
+                                     and ref["released_rows"] == r["released_rows"]
+                                     and ref["tuples"] == r["tuples"]) else "NO"
+                print(f"{rows:>11,} {engine:>7} {r['frequency_s']:>8.2f} {r['search_s']:>9.2f} {r['write_s']:>8.2f} "
+                      f"{r['total_s']:>8.2f} {r['peak_bytes'] / 1e9:>8.2f} {vs_target:>10} {vs_pandas:>10}  {same}",
+                      flush=True)
+                if engine == "duckdb" and rows == 10_000_000:
+                    ok = r["total_s"] <= TARGET_SECONDS and r["peak_bytes"] <= TARGET_BYTES
+                    print(f"{'':>11} target 10M rows <= 60 s and <= 4 GB with DuckDB: "
+                          f"{'met' if ok else 'NOT met'} ({r['total_s']:.1f} s, {r['peak_bytes'] / 1e9:.2f} GB; "
+                          f"{r['total_s'] / TARGET_SECONDS:.2f}x the time, "
+                          f"{r['peak_bytes'] / TARGET_BYTES:.2f}x the memory)")
+            print(f"{'':>11} optimum: {next((v['transformation'] for v in results.values() if 'error' not in v), '-')}")
+        print("'vs target' is total time against 60 s per 10M rows (scaled to the size); 'vs pandas' against the "
+              "in-memory engine on the same file; 'same output' compares optimum, tuples and released rows.")
+
+
+if __name__ == "__main__":
+    main()
