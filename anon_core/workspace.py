@@ -122,7 +122,8 @@ class Workspace:
         return self.frame[column]
 
     @classmethod
-    def from_config(cls, config: Mapping[str, Any], frame: pd.DataFrame, source: str = "data") -> Workspace:
+    def from_config(cls, config: Mapping[str, Any], frame: pd.DataFrame, source: str = "data",
+                    large: Any = None) -> Workspace:
         """Resume from a release configuration (the file the CLI reads)."""
         parsed = parse_config(config)
         missing = [a for a in parsed.roles if a not in frame.columns]
@@ -141,6 +142,7 @@ class Workspace:
             metric=dict(parsed.quality_metric or {"name": "loss"}),
             transformation=dict(parsed.transformation) if parsed.transformation else None,
             sections=copy.deepcopy(parsed.sections),
+            large=large,
         )
         ws.problem()  # validates hierarchies and models against the data now
         return ws
@@ -300,6 +302,17 @@ class Workspace:
                                   problem.input_roles)
         kwargs = {"progress": progress} if progress else {}
         return self.large.engine.release(self.large.source, plan, out, **kwargs)
+
+    def sample_release(self, result: Any, suppressed_records: str = "remove") -> pd.DataFrame:
+        """For a file opened by path: the release restricted to the sample's rows (row-level views, ML)."""
+        if self.large is None:
+            return self.release(self.dataset(), result, suppressed_records)
+        from .engines import build_release_plan
+
+        problem = self.problem()
+        plan = build_release_plan(problem.dataset, result, suppressed_records, list(self.large.source.columns),
+                                  problem.input_roles)
+        return plan.apply_frame(self.frame)
 
     def release(self, dataset: Dataset, result: Any, suppressed_records: str = "remove") -> pd.DataFrame:
         """The released table as the CLI writes it: text and pseudonymization sections applied,

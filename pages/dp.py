@@ -316,7 +316,7 @@ else:
                 released = None
                 current = current_result(ws) if ws.qis else None
                 if current is not None and current.satisfied:
-                    released = problem(ws).apply(current)
+                    released = ws.sample_release(current) if ws.large is not None else problem(ws).apply(current)
                 else:
                     st.info("No k-anonymized baseline: the current transformation does not satisfy the privacy "
                             "models. Choose one on the Privacy or Explore page.", icon="ℹ️")

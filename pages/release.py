@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+from pathlib import Path
 
 import streamlit as st
 
@@ -20,6 +21,28 @@ from pages.widgets import (
     start_page,
 )
 
+
+def _write_large_release(ws: Workspace, result, mode: str, disabled: bool) -> None:
+    """A file opened by path is released by its engine to a file on this machine, with progress."""
+    rows = ws.n_rows - (int(result.suppressed_records) if mode == "remove" else 0)
+    st.caption(f"{rows:,} rows will be released of {ws.n_rows:,}; identifiers removed; levels "
+               f"{result.transformation}. Preview of the sample's rows as released:")
+    st.dataframe(ws.sample_release(result, mode).head(200), hide_index=True)
+    src = ws.large.source.path
+    default = str(src.with_name(f"{src.stem.split('.')[0]}_released.parquet"))
+    out = st.text_input("Write the release to (.parquet or .csv, on this machine)", value=default, key="large_out")
+    if st.button(f"💾 Write with {ws.large.engine.name}", type="primary", disabled=disabled):
+        bar = st.progress(0.0, text="Writing…")
+        written = ws.write_release(result, Path(out).expanduser(), mode,
+                                   progress=lambda f, m: bar.progress(min(max(f, 0.0), 1.0), text=f"{m}: {f:.0%}"))
+        bar.empty()
+        st.session_state["large_written"] = written.to_dict()
+    done = st.session_state.get("large_written")
+    if done:
+        st.success(f"Wrote {done['rows']:,} rows to {done['path']} in {done['seconds']:.1f} s.", icon="✅")
+        st.caption(f"SHA-256 of the released file: `{done['sha256']}`")
+
+
 ws = start_page("Release", "📦 Release")
 mode = "remove"
 with friendly_errors():
@@ -29,24 +52,27 @@ with friendly_errors():
                    "Pick another on the Privacy or Explore page before releasing.", icon="⚠️")
     mode = st.radio("Suppressed records", ["remove", "mask"], horizontal=True,
                     format_func=lambda m: "remove them" if m == "remove" else "keep them with every QI as *")
-    released = ws.release(frequency_table(ws).dataset, result, mode)
-    st.caption(f"{len(released):,} rows released of {len(ws.frame):,}; identifiers removed; "
-               f"levels {result.transformation}.")
-    st.dataframe(released.head(200), hide_index=True)
-
-    csv_bytes = released.to_csv(index=False, lineterminator="\n").encode("utf-8")
-    st.caption(f"SHA-256 of the CSV release: `{hashlib.sha256(csv_bytes).hexdigest()}`")
-    c = st.columns(3)
     disabled = not result.satisfied
-    c[0].download_button("⬇️ CSV", csv_bytes, download_name(ws, ".csv"), "text/csv", disabled=disabled)
-    parquet = io.BytesIO()
-    released.to_parquet(parquet, index=False)
-    c[1].download_button("⬇️ Parquet", parquet.getvalue(), download_name(ws, ".parquet"),
-                         "application/octet-stream", disabled=disabled)
-    excel = io.BytesIO()
-    released.to_excel(excel, index=False)
-    c[2].download_button("⬇️ Excel", excel.getvalue(), download_name(ws, ".xlsx"),
-                         "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet", disabled=disabled)
+    if ws.large is not None:
+        _write_large_release(ws, result, mode, disabled)
+    else:
+        released = ws.release(frequency_table(ws).dataset, result, mode)
+        st.caption(f"{len(released):,} rows released of {len(ws.frame):,}; identifiers removed; "
+                   f"levels {result.transformation}.")
+        st.dataframe(released.head(200), hide_index=True)
+
+        csv_bytes = released.to_csv(index=False, lineterminator="\n").encode("utf-8")
+        st.caption(f"SHA-256 of the CSV release: `{hashlib.sha256(csv_bytes).hexdigest()}`")
+        c = st.columns(3)
+        c[0].download_button("⬇️ CSV", csv_bytes, download_name(ws, ".csv"), "text/csv", disabled=disabled)
+        parquet = io.BytesIO()
+        released.to_parquet(parquet, index=False)
+        c[1].download_button("⬇️ Parquet", parquet.getvalue(), download_name(ws, ".parquet"),
+                             "application/octet-stream", disabled=disabled)
+        excel = io.BytesIO()
+        released.to_excel(excel, index=False)
+        c[2].download_button("⬇️ Excel", excel.getvalue(), download_name(ws, ".xlsx"),
+                             "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet", disabled=disabled)
 
 st.subheader("Release configuration")
 st.caption("The same file the command line reads: `anon-core anonymize release.json --output out.csv` reproduces "
@@ -56,7 +82,7 @@ uploaded = st.file_uploader("Resume from a configuration", type=["json"], key="c
 if uploaded is not None and st.session_state.get("config_loaded") != uploaded.file_id:
     try:
         config = json.loads(uploaded.getvalue().decode("utf-8"))
-        resumed = Workspace.from_config(config, ws.frame, ws.source)
+        resumed = Workspace.from_config(config, ws.frame, ws.source, large=ws.large)
         st.session_state[WS_KEY] = resumed
         st.session_state.pop("search", None)
         st.session_state["config_loaded"] = uploaded.file_id
@@ -102,7 +128,7 @@ def _release_report_section(ws: Workspace, suppressed_records: str) -> None:
                 built = release_report.build_report(
                     config, problem(ws), current_result(ws),
                     search_result=found if found is not None and found.qis == tuple(ws.qis) else None,
-                    input_bytes=sample.read_bytes() if sample.is_file() else None,
+                    input_bytes=sample.read_bytes() if ws.large is None and sample.is_file() else None,
                     signoff={"name": name, "role": role, "decision": decision, "comments": comments},
                     audit=ws.audit,
                 )

@@ -54,11 +54,15 @@ with friendly_errors():
     if not kept:
         st.info("Keep a target column (role sensitive or insensitive) to measure machine-learning utility.", icon="ℹ️")
         st.stop()
+    if ws.large is not None:
+        st.caption(f"The file was opened by path: models are trained on its seeded sample of {len(ws.frame):,} rows "
+                   "and on the same rows as released.")
     target = st.selectbox("Target column", kept, key="ml_target")
     folds = st.slider("Cross-validation folds", 2, 10, 5, key="ml_folds")
     if st.button("▶️ Train on original and released data", type="primary"):
         bar = st.progress(0.0, text="Training…")
-        released = prob.apply(result)
+        # A file opened by path: train on its sample's rows and their released form.
+        released = ws.sample_release(result) if ws.large is not None else prob.apply(result)
         original = ws.frame.drop(columns=[c for c in ws.frame.columns if ws.roles.get(c) == Role.IDENTIFIER.value])
         out = ml_utility(original, released, target, cv=folds,
                          model_params={"random_forest": {"n_estimators": 100}},

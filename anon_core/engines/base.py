@@ -212,6 +212,34 @@ class ReleasePlan:
             return np.zeros(0, dtype=np.int64)
         return np.unique(self.class_keys([self.suppressed[:, j].astype(np.int64) for j in range(len(self.qis))]))
 
+    def apply_frame(self, frame: pd.DataFrame) -> pd.DataFrame:
+        """The release of some of the table's rows held in memory (e.g. a sample), as the engines
+        release them: the same rows of the full release, in order."""
+        from ..io import to_labels
+
+        out, codes = {}, []
+        for c in self.columns:
+            if c.action == "generalize":
+                labels = pd.Series(to_labels(frame[c.name]))
+                mapped = labels.map(c.leaf_code)
+                if mapped.isna().any():
+                    raise DataError(f"Value {labels[mapped.isna()].iloc[0]!r} of {c.name!r} is not in the "
+                                    "frequency table. Group the table again.")
+                codes.append(mapped.to_numpy(dtype=np.int64))
+        supp = np.isin(self.class_keys(codes), self.suppressed_keys) if codes else np.zeros(len(frame), bool)
+        gen = iter(codes)
+        for c in self.columns:
+            if c.action == "drop":
+                continue
+            if c.action == "generalize":
+                labels = np.asarray(c.labels, dtype=object)[next(gen)]
+                labels[supp] = SUPPRESSED
+                out[c.name] = labels
+            else:
+                out[c.name] = frame[c.name].to_numpy()
+        released = pd.DataFrame(out)
+        return released.loc[~supp].reset_index(drop=True) if self.mode == "remove" else released
+
     @property
     def suppressed_label_keys(self) -> list[str]:
         """Suppressed classes as their generalized labels joined by U+001F (for SQL engines)."""
