@@ -654,6 +654,9 @@ def mondrian(
     freq = problem.freq
     if not problem.dataset.qis:
         raise ConfigError("No quasi-identifiers: mark at least one column 'quasi-identifier' for Mondrian.")
+    if problem.dataset.grouped:
+        raise ConfigError(f"Mondrian recodes record by record and needs the table in memory; it is not available "
+                          f"with the {problem.engine_name} engine. Use engine: pandas (or a sample of the file).")
     chosen = _resolve_models(problem, k, models)
     numeric_qis = _resolve_numeric(problem, numeric)
     for m in chosen:

@@ -328,6 +328,10 @@ def test_output_suffix_and_k_larger_than_table(tmp_path, duck):
         problem.write_release(result, tmp_path / "out.xlsx")
     with pytest.raises(ConfigError, match="not in memory"):
         problem.apply(result)
+    from anon_core.mondrian import mondrian
+
+    with pytest.raises(ConfigError, match="needs the table in memory"):
+        mondrian(problem, k=2)
 
 
 def test_latin1_csv_is_read_and_other_encodings_refused(tmp_path, duck):
