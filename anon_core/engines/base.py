@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import csv
 import hashlib
+import threading
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -32,6 +34,32 @@ Progress = Callable[[float, str], None]
 
 def no_progress(fraction: float, message: str) -> None:  # noqa: ARG001
     return None
+
+
+def run_polling(action: Callable[[], Any], poll: Callable[[], float | None], progress: Progress, message: str,
+                interval: float = 0.2) -> Any:
+    """Run ``action`` on a worker thread; meanwhile report ``poll()`` (a fraction, or None) as progress.
+
+    An exception of the action is re-raised in the caller's thread.
+    """
+    out: dict[str, Any] = {}
+
+    def work() -> None:
+        try:
+            out["value"] = action()
+        except Exception as exc:
+            out["error"] = exc
+
+    worker = threading.Thread(target=work, daemon=True)
+    worker.start()
+    while worker.is_alive():
+        worker.join(interval)
+        fraction = poll()
+        if fraction is not None:
+            progress(min(max(fraction, 0.0), 0.99), message)
+    if "error" in out:
+        raise out["error"]
+    return out.get("value")
 
 
 @dataclass(frozen=True)

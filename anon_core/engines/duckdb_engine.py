@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import shutil
 import tempfile
-import threading
 import time
 import weakref
 from pathlib import Path
@@ -35,6 +34,7 @@ from .base import (
     no_progress,
     output_format,
     quote_ident,
+    run_polling,
 )
 
 
@@ -76,27 +76,18 @@ class DuckDBEngine(Engine):
 
     def _run(self, sql: str, progress: Progress, message: str):
         """Run a query on a worker thread, reporting DuckDB's own progress meanwhile."""
-        out: dict[str, object] = {}
 
-        def work() -> None:
-            try:
-                out["table"] = self.con.sql(sql).to_arrow_table()
-            except Exception as exc:  # re-raised in the caller's thread
-                out["error"] = exc
-
-        worker = threading.Thread(target=work, daemon=True)
-        worker.start()
-        while worker.is_alive():
-            worker.join(0.2)
+        def poll() -> float | None:
             try:
                 p = self.con.query_progress()
             except Exception:
-                p = -1
-            if p is not None and p >= 0:
-                progress(min(float(p) / 100.0, 0.99), message)
-        if "error" in out:
-            raise _friendly(out["error"])
-        return out["table"]
+                return None
+            return p / 100.0 if p is not None and p >= 0 else None
+
+        try:
+            return run_polling(lambda: self.con.sql(sql).to_arrow_table(), poll, progress, message)
+        except Exception as exc:
+            raise _friendly(exc) from None
 
     def group(self, source: TableSource, columns: list[str], progress: Progress = no_progress) -> GroupedTable:
         t0 = time.perf_counter()

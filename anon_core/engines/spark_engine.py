@@ -12,7 +12,6 @@ from __future__ import annotations
 import os
 import shutil
 import sys
-import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -34,6 +33,7 @@ from .base import (
     file_sha256,
     no_progress,
     output_format,
+    run_polling,
 )
 
 #: Settings for a closed, quiet session: no web UI, no console progress bar, Arrow transfers.
@@ -116,30 +116,20 @@ class SparkEngine(Engine):
 
     def _run(self, action, progress: Progress, message: str):
         """Run a Spark action on a worker thread, reporting finished tasks meanwhile."""
-        out: dict[str, Any] = {}
-
-        def work() -> None:
-            try:
-                out["value"] = action()
-            except Exception as exc:
-                out["error"] = exc
-
-        worker = threading.Thread(target=work, daemon=True)
-        worker.start()
         tracker = self.spark.sparkContext.statusTracker()
-        while worker.is_alive():
-            worker.join(0.5)
+
+        def poll() -> float | None:
             done = total = 0
             for sid in tracker.getActiveStageIds():
                 info = tracker.getStageInfo(sid)
                 if info is not None:
                     done, total = done + info.numCompletedTasks, total + info.numTasks
-            if total:
-                progress(min(done / total, 0.99), message)
-        if "error" in out:
-            exc = out["error"]
+            return done / total if total else None
+
+        try:
+            return run_polling(action, poll, progress, message, interval=0.5)
+        except Exception as exc:
             raise DataError(f"Spark could not process {message.lower()}: {str(exc).splitlines()[0]}") from None
-        return out["value"]
 
     def group(self, source: TableSource, columns: list[str], progress: Progress = no_progress) -> GroupedTable:
         from pyspark.sql import functions as F
