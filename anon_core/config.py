@@ -322,7 +322,7 @@ class Problem:
     ) -> Problem:
         """The problem of an engine's grouped table (roles name every column of the file)."""
         columns = list(grouped.source.columns)
-        encoded = [c for c in grouped.frame.columns]
+        encoded = list(grouped.frame.columns)
         problem = cls(grouped.frame, {c: roles[c] for c in encoded}, hierarchies, models, suppression_limit, metric,
                       weights=grouped.counts)
         problem.engine_name, problem.engine, problem.source, problem.grouped = (

@@ -195,6 +195,17 @@ class GroupedTable:
     engine: str
     seconds: float = 0.0
 
+    @classmethod
+    def from_result(cls, result: pd.DataFrame, source: TableSource, engine: str, seconds: float) -> GroupedTable:
+        """From an engine's grouped rows with their ``__n`` (count) and ``__first`` (first row) columns,
+        already ordered by ``__first``."""
+        counts = result["__n"].to_numpy(dtype=np.int64)
+        frame = result.drop(columns=["__n", "__first"]).reset_index(drop=True)
+        n = int(counts.sum())
+        if n == 0:
+            raise DataError(f"{source.path.name} has a header but no data rows.")
+        return cls(frame, counts, n, source, engine, seconds)
+
 
 @dataclass(frozen=True, eq=False)
 class ColumnPlan:
@@ -360,10 +371,6 @@ class Engine(ABC):
     @abstractmethod
     def group(self, source: TableSource, columns: list[str], progress: Progress = no_progress) -> GroupedTable:
         """Distinct rows of ``columns`` in order of first appearance, with counts."""
-
-    @abstractmethod
-    def head(self, source: TableSource, n: int = 1000) -> pd.DataFrame:
-        """The first ``n`` rows (labels as the in-memory loader reads them)."""
 
     @abstractmethod
     def count(self, source: TableSource) -> int:

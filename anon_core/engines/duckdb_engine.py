@@ -52,7 +52,7 @@ class DuckDBEngine(Engine):
         import duckdb
 
         self.batch_rows = int(batch_rows)
-        self.con = duckdb.connect(config={"enable_external_access": True})
+        self.con = duckdb.connect()
         self.con.execute(f"SET memory_limit = {_lit(str(memory_limit))}")
         self.con.execute("SET preserve_insertion_order = true")
         self.con.execute("SET enable_progress_bar = false")
@@ -101,16 +101,10 @@ class DuckDBEngine(Engine):
         ) if columns else f"SELECT count(*) AS __n, 0 AS __first FROM {rel}"
         table = self._run(sql, progress, f"Grouping {source.path.name} with DuckDB")
         frame = table.to_pandas()
-        counts = frame.pop("__n").to_numpy(dtype=np.int64)
-        frame = frame.drop(columns="__first").reset_index(drop=True)
-        n = int(counts.sum())
-        if n == 0:
-            raise DataError(f"{source.path.name} has a header but no data rows.")
+        grouped = GroupedTable.from_result(frame, source, self.name, time.perf_counter() - t0)
         progress(1.0, "Grouped")
-        return GroupedTable(frame, counts, n, source, self.name, time.perf_counter() - t0)
+        return grouped
 
-    def head(self, source: TableSource, n: int = 1000) -> pd.DataFrame:
-        return self._run(f"SELECT * FROM {self.relation_sql(source)} LIMIT {int(n)}", no_progress, "").to_pandas()
 
     def sample(self, source: TableSource, n: int, seed: int = 0) -> pd.DataFrame:
         sql = (f"SELECT * FROM {self.relation_sql(source)} "
@@ -170,7 +164,7 @@ class DuckDBEngine(Engine):
                     else:
                         out_cols.append(arr.filter(pa.array(~suppressed)) if plan.mode == "remove" else arr)
                 table = pa.Table.from_arrays(out_cols, names=[c.name for c in keep])
-                writer = writer or _Writer(tmp, fmt, table.schema, source)
+                writer = writer or _Writer(tmp, fmt, table.schema)
                 writer.write(table)
                 rows += table.num_rows
                 progress(min(rows / max(plan.expected_rows, 1), 1.0), f"Writing {out.name}")
@@ -224,7 +218,7 @@ def _generalize(arr, plan) -> np.ndarray:
 class _Writer:
     """Parquet through pyarrow; CSV through pandas, so its bytes equal the in-memory engine's."""
 
-    def __init__(self, path: Path, fmt: str, schema, source: TableSource) -> None:  # noqa: ARG002
+    def __init__(self, path: Path, fmt: str, schema) -> None:
         self.fmt = fmt
         if fmt == "parquet":
             import pyarrow.parquet as pq

@@ -139,22 +139,16 @@ class SparkEngine(Engine):
         df = self.read(source).select(*[F.col(_ident(c)) for c in columns]).withColumn(
             "__row", F.monotonically_increasing_id()
         )
-        grouped = (
+        query = (
             df.groupBy(*[F.col(_ident(c)) for c in columns])
             .agg(F.count(F.lit(1)).alias("__n"), F.min("__row").alias("__first"))
             .orderBy("__first")
         )
-        frame = self._run(grouped.toPandas, progress, f"Grouping {source.path.name} with Spark")
-        counts = frame.pop("__n").to_numpy(dtype=np.int64)
-        frame = frame.drop(columns="__first").reset_index(drop=True)
-        n = int(counts.sum())
-        if n == 0:
-            raise DataError(f"{source.path.name} has a header but no data rows.")
+        frame = self._run(query.toPandas, progress, f"Grouping {source.path.name} with Spark")
+        grouped = GroupedTable.from_result(frame, source, self.name, time.perf_counter() - t0)
         progress(1.0, "Grouped")
-        return GroupedTable(frame, counts, n, source, self.name, time.perf_counter() - t0)
+        return grouped
 
-    def head(self, source: TableSource, n: int = 1000) -> pd.DataFrame:
-        return self.read(source).limit(int(n)).toPandas()
 
     def count(self, source: TableSource) -> int:
         return int(self._run(self.read(source).count, no_progress, f"Counting {source.path.name}"))
