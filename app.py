@@ -1,7 +1,7 @@
 """Privacy risk workbench: the Streamlit dashboard.
 
 Run with ``streamlit run app.py``. Pages are thin layers over ``anon_core``;
-shared widgets live in ``pages/widgets.py``. Works offline: no telemetry, no
+shared widgets live in ``ui/widgets.py``. Works offline: no telemetry, no
 fonts or icons from the internet, uploads are parsed in memory.
 """
 

@@ -4,15 +4,16 @@ Data path: load -> encode -> hierarchies -> frequency table -> evaluate -> apply
 See README.md (architecture) and DESIGN notes.
 """
 
-from .config import Problem, ReleaseConfig, load_config, parse_config
-from .dataset import Dataset, Role
-from .errors import AnonError, ConfigError, DataError, HierarchyError, PrivacyWarning
-from .evaluate import Evaluator, TransformationResult
-from .frequency import FrequencyTable
-from .hierarchy import Hierarchy
-from .io import MISSING, ColumnKind, column_profile, infer_kinds, load_table
-from .metrics import METRICS, make_metric
-from .models import MODELS, make_model
+from anon_core.config import ReleaseConfig, load_config, parse_config
+from anon_core.data.dataset import Dataset, Role
+from anon_core.data.frequency import FrequencyTable
+from anon_core.data.hierarchy import Hierarchy
+from anon_core.data.io import MISSING, ColumnKind, column_profile, infer_kinds, load_table
+from anon_core.errors import AnonError, ConfigError, DataError, HierarchyError, PrivacyWarning
+from anon_core.privacy.models import MODELS, make_model
+from anon_core.quality.metrics import METRICS, make_metric
+from anon_core.search.evaluate import Evaluator, TransformationResult
+from anon_core.services.problem import Problem
 
 __version__ = "0.1.0"
 

@@ -18,21 +18,26 @@ import sys
 import warnings
 from pathlib import Path
 
-from .config import Problem, load_config
-from .errors import AnonError
-from .io import write_table  # noqa: F401 - re-exported for callers of the CLI module
+from anon_core.commands import EXIT_BAD_INPUT, EXIT_NOT_SATISFIED, EXIT_VERIFY_FAILED
+from anon_core.config import load_config
+from anon_core.data.io import write_table  # noqa: F401 - re-exported for callers of the CLI module
+from anon_core.errors import AnonError
+from anon_core.services.problem import Problem
 
 log = logging.getLogger("anon_core")
 
-EXIT_BAD_INPUT = 2
-EXIT_NOT_SATISFIED = 3
-EXIT_VERIFY_FAILED = 4
+#: Sub-command modules registered after the core commands (each has ``add_parser(sub)``).
+EXTRA_COMMANDS: tuple = ()
 
 
 def _anonymize(args: argparse.Namespace) -> int:
     config = load_config(args.config)
-    problem, config, mapping = Problem.for_release(config, return_mapping=bool(args.pseudonym_map),
-                                                   engine=args.engine, progress=_progress(args))
+    problem, config, mapping = Problem.for_release(
+        config,
+        return_mapping=bool(args.pseudonym_map),
+        engine=args.engine,
+        progress=_progress(args),
+    )
     if args.pseudonym_map and mapping is not None:
         write_table(mapping, Path(args.pseudonym_map))  # only on explicit request; never in reports
     found = None
@@ -51,21 +56,31 @@ def _anonymize(args: argparse.Namespace) -> int:
     if args.output:
         refusal = None
         if result is None:
-            refusal = ("no transformation satisfies the privacy models within the suppression limit; nothing was "
-                       "written. Relax the models, raise the suppression limit or the hierarchies' heights.")
+            refusal = (
+                "no transformation satisfies the privacy models within the suppression limit; nothing was "
+                "written. Relax the models, raise the suppression limit or the hierarchies' heights."
+            )
         elif not result.satisfied and not args.force:
-            refusal = ("the transformation does not satisfy the privacy models within the suppression limit; "
-                       "nothing was written (use --force to write it anyway).")
+            refusal = (
+                "the transformation does not satisfy the privacy models within the suppression limit; "
+                "nothing was written (use --force to write it anyway)."
+            )
         if refusal is not None:
             json.dump(summary, sys.stdout, indent=2)
             sys.stdout.write("\n")
             sys.stderr.write(f"error: {refusal}\n")
             return EXIT_NOT_SATISFIED
-        written = problem.write_release(result, Path(args.output), config.suppressed_records, _progress(args))
-        summary["output"] = {"path": str(args.output), "rows": written.rows, "engine": written.engine,
-                             "sha256": written.sha256}
+        written = problem.write_release(
+            result, Path(args.output), config.suppressed_records, _progress(args)
+        )
+        summary["output"] = {
+            "path": str(args.output),
+            "rows": written.rows,
+            "engine": written.engine,
+            "sha256": written.sha256,
+        }
     if args.report:
-        from .report import build_report, write_report
+        from anon_core.report.core import build_report, write_report
 
         if result is None or (not result.satisfied and not args.force):
             json.dump(summary, sys.stdout, indent=2)
@@ -75,8 +90,13 @@ def _anonymize(args: argparse.Namespace) -> int:
                 "limit; no report was written (use --force to report an unsatisfying transformation).\n"
             )
             return EXIT_NOT_SATISFIED
-        report = build_report(args.config, problem, result, search_result=found,
-                              released=Path(args.output) if args.output else None)
+        report = build_report(
+            args.config,
+            problem,
+            result,
+            search_result=found,
+            released=Path(args.output) if args.output else None,
+        )
         write_report(report, Path(args.report))
         summary["report"] = {"path": str(args.report), "figures_sha256": report.figures_sha256}
     json.dump(summary, sys.stdout, indent=2)
@@ -99,17 +119,22 @@ def _progress(args: argparse.Namespace):
 
 def _risk(args: argparse.Namespace) -> int:
     """Re-identification risk as JSON: of a released file, the original table, or the configuration's release."""
-    from .io import load_table
-    from .risk import report_dict, risk_of_frame, risk_of_original, risk_of_result
+    from anon_core.analysis.risk import report_dict, risk_of_frame, risk_of_original, risk_of_result
+    from anon_core.data.io import load_table
 
     config = load_config(args.config)
-    options = {"population_size": args.population_size, "max_combination_size": args.max_combination_size}
+    options = {
+        "population_size": args.population_size,
+        "max_combination_size": args.max_combination_size,
+    }
     if args.released:
         qis = [name for name, role in config.roles.items() if role == "quasi-identifier"]
         frame = load_table(args.released).frame
         report = risk_of_frame(frame, qis, **options)
     else:
-        problem, config, _ = Problem.for_release(config, engine=args.engine, progress=_progress(args))
+        problem, config, _ = Problem.for_release(
+            config, engine=args.engine, progress=_progress(args)
+        )
         if args.original:
             report = risk_of_original(problem, **options)
         else:
@@ -131,7 +156,7 @@ def _risk(args: argparse.Namespace) -> int:
 
 def _verify(args: argparse.Namespace) -> int:
     """Re-run the configuration and check every fingerprint and figure of a release report."""
-    from .report import verify
+    from anon_core.report.core import verify
 
     differences = verify(args.config, args.report, args.released)
     json.dump({"verified": not differences, "differences": differences}, sys.stdout, indent=2)
@@ -143,13 +168,18 @@ def _verify(args: argparse.Namespace) -> int:
 
 def _dp(args: argparse.Namespace) -> int:
     """Run the configuration's dp section on its input; print the results and the budget spent."""
-    from .config import load_input
-    from .dp import run_dp, validate_dp_section
+    from anon_core.dp.core import run_dp, validate_dp_section
+    from anon_core.services.problem import load_input
 
     config = load_config(args.config)
     frame = load_input(config).frame
     dp_config = validate_dp_section(config.sections.get("dp"), columns=list(frame.columns))
-    text = json.dumps(run_dp(dp_config, frame).to_dict(), indent=2, allow_nan=False, ensure_ascii=False) + "\n"
+    text = (
+        json.dumps(
+            run_dp(dp_config, frame).to_dict(), indent=2, allow_nan=False, ensure_ascii=False
+        )
+        + "\n"
+    )
     if args.output:
         Path(args.output).parent.mkdir(parents=True, exist_ok=True)
         Path(args.output).write_text(text, encoding="utf-8")
@@ -159,10 +189,12 @@ def _dp(args: argparse.Namespace) -> int:
 
 def _scan(args: argparse.Namespace) -> int:
     """Find personal data in a sample of each column and propose roles (offline)."""
-    from .io import load_table
-    from .pii import scan_report_dict, scan_table
+    from anon_core.data.io import load_table
+    from anon_core.pii.core import scan_report_dict, scan_table
 
-    report = scan_table(load_table(args.file).frame, sample_size=args.sample_size, random_state=args.random_state)
+    report = scan_table(
+        load_table(args.file).frame, sample_size=args.sample_size, random_state=args.random_state
+    )
     json.dump(scan_report_dict(report), sys.stdout, indent=2)
     sys.stdout.write("\n")
     return 0
@@ -170,14 +202,18 @@ def _scan(args: argparse.Namespace) -> int:
 
 def _engine_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--engine", choices=["auto", "pandas", "duckdb", "spark"], default=None,
+        "--engine",
+        choices=["auto", "pandas", "duckdb", "spark"],
+        default=None,
         help="where the table is grouped and released (default: the configuration's 'engine', else auto: DuckDB "
-             "for CSV files over 512 MiB and Parquet over 128 MiB, pandas otherwise)",
+        "for CSV files over 512 MiB and Parquet over 128 MiB, pandas otherwise)",
     )
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="anon-core", description="ARX-exact anonymization engine.")
+    parser = argparse.ArgumentParser(
+        prog="anon-core", description="ARX-exact anonymization engine."
+    )
     parser.add_argument("-v", "--verbose", action="store_true", help="log progress to stderr")
     sub = parser.add_subparsers(dest="command", required=True)
     anon = sub.add_parser(
@@ -185,35 +221,63 @@ def build_parser() -> argparse.ArgumentParser:
         help="evaluate the configuration's transformation, or search for the optimal one when it has none",
     )
     anon.add_argument("config", help="release configuration (JSON or YAML)")
-    anon.add_argument("--output", "-o", help="write the released table here (.csv/.tsv/.parquet/.xlsx/.json)")
-    anon.add_argument("--force", action="store_true", help="write the output even if the models are not satisfied")
-    anon.add_argument("--pseudonym-map", metavar="FILE",
-                      help="write the reversible pseudonym mapping here (only on request; keep it secret)")
-    anon.add_argument("--report", metavar="FILE",
-                      help="write the release report for sign-off here (.html with interactive charts, or .pdf)")
+    anon.add_argument(
+        "--output", "-o", help="write the released table here (.csv/.tsv/.parquet/.xlsx/.json)"
+    )
+    anon.add_argument(
+        "--force", action="store_true", help="write the output even if the models are not satisfied"
+    )
+    anon.add_argument(
+        "--pseudonym-map",
+        metavar="FILE",
+        help="write the reversible pseudonym mapping here (only on request; keep it secret)",
+    )
+    anon.add_argument(
+        "--report",
+        metavar="FILE",
+        help="write the release report for sign-off here (.html with interactive charts, or .pdf)",
+    )
     _engine_option(anon)
     anon.set_defaults(func=_anonymize)
     risk = sub.add_parser(
         "risk",
         help="re-identification risk (ARX's figures) of the configuration's release, the original or a released file",
     )
-    risk.add_argument("config", help="release configuration (JSON or YAML); gives the quasi-identifiers")
+    risk.add_argument(
+        "config", help="release configuration (JSON or YAML); gives the quasi-identifiers"
+    )
     source = risk.add_mutually_exclusive_group()
-    source.add_argument("--released", metavar="FILE", help="assess this released table (QIs from the configuration)")
+    source.add_argument(
+        "--released", metavar="FILE", help="assess this released table (QIs from the configuration)"
+    )
     source.add_argument("--original", action="store_true", help="assess the original input table")
-    risk.add_argument("--population-size", type=int, default=317_238_626,
-                      help="size of the population the table was drawn from (default: USA, 317238626)")
-    risk.add_argument("--max-combination-size", type=int, default=3,
-                      help="largest combination of QIs in the QI analysis (0: skip it; default 3)")
+    risk.add_argument(
+        "--population-size",
+        type=int,
+        default=317_238_626,
+        help="size of the population the table was drawn from (default: USA, 317238626)",
+    )
+    risk.add_argument(
+        "--max-combination-size",
+        type=int,
+        default=3,
+        help="largest combination of QIs in the QI analysis (0: skip it; default 3)",
+    )
     _engine_option(risk)
     risk.set_defaults(func=_risk)
-    dp = sub.add_parser("dp", help="run the configuration's differential-privacy queries (its 'dp' section)")
+    dp = sub.add_parser(
+        "dp", help="run the configuration's differential-privacy queries (its 'dp' section)"
+    )
     dp.add_argument("config", help="release configuration (JSON or YAML) with a 'dp' section")
     dp.add_argument("--output", "-o", help="also write the results (JSON) here")
     dp.set_defaults(func=_dp)
-    scan = sub.add_parser("scan", help="find personal data in a sample of each column and propose roles (offline)")
+    scan = sub.add_parser(
+        "scan", help="find personal data in a sample of each column and propose roles (offline)"
+    )
     scan.add_argument("file", help="table to scan (CSV/TSV/Excel/Parquet/JSON)")
-    scan.add_argument("--sample-size", type=int, default=100, help="non-null values analysed per column")
+    scan.add_argument(
+        "--sample-size", type=int, default=100, help="non-null values analysed per column"
+    )
     scan.add_argument("--random-state", type=int, default=0, help="seed of the sample")
     scan.set_defaults(func=_scan)
     ver = sub.add_parser(
@@ -221,16 +285,27 @@ def build_parser() -> argparse.ArgumentParser:
         help="re-run a configuration and check a release report's fingerprints and figures (exit 4 on differences)",
     )
     ver.add_argument("config", help="release configuration (JSON or YAML)")
-    ver.add_argument("report", help="release report written by 'anonymize --report' or the dashboard (.html or .pdf)")
-    ver.add_argument("--released", metavar="FILE", help="also check this released file's SHA-256 against the report")
+    ver.add_argument(
+        "report",
+        help="release report written by 'anonymize --report' or the dashboard (.html or .pdf)",
+    )
+    ver.add_argument(
+        "--released",
+        metavar="FILE",
+        help="also check this released file's SHA-256 against the report",
+    )
     ver.set_defaults(func=_verify)
+    for command in EXTRA_COMMANDS:
+        command.add_parser(sub)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, format="%(levelname)s %(message)s")
+    logging.basicConfig(
+        level=logging.INFO if args.verbose else logging.WARNING, format="%(levelname)s %(message)s"
+    )
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:

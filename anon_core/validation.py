@@ -9,7 +9,7 @@ import math
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from .errors import ConfigError
+from anon_core.errors import ConfigError
 
 
 def _where(name: str) -> str:
@@ -18,8 +18,10 @@ def _where(name: str) -> str:
 
 def check_int(name: str, value: Any, minimum: int | None = None, maximum: int | None = None) -> int:
     """Return ``value`` as an int, or raise ConfigError naming ``name``."""
-    if isinstance(value, bool) or not isinstance(value, int | float) or (
-        isinstance(value, float) and not value.is_integer()
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, int | float)
+        or (isinstance(value, float) and not value.is_integer())
     ):
         raise ConfigError(f"{_where(name)} must be a whole number, got {value!r}.")
     value = int(value)
@@ -67,7 +69,9 @@ def check_bool(name: str, value: Any) -> bool:
 
 def check_mapping(name: str, value: Any) -> Mapping[str, Any]:
     if not isinstance(value, Mapping):
-        raise ConfigError(f"{_where(name)} must be an object (key: value pairs), got {type(value).__name__}.")
+        raise ConfigError(
+            f"{_where(name)} must be an object (key: value pairs), got {type(value).__name__}."
+        )
     return value
 
 

@@ -18,23 +18,44 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .builders import build_hierarchy, default_hierarchy
-from .config import Problem, parse_config
-from .dataset import Dataset, Role
-from .errors import ConfigError
-from .evaluate import Evaluator
-from .frequency import FrequencyTable
-from .hierarchy import Hierarchy
-from .io import ColumnKind, column_profile, infer_kind, to_labels
-from .metrics import make_metric
-from .models import make_model
-from .transform import apply_transformation
+from anon_core.config import parse_config
+from anon_core.data.builders import build_hierarchy, default_hierarchy
+from anon_core.data.dataset import Dataset, Role
+from anon_core.data.frequency import FrequencyTable
+from anon_core.data.hierarchy import Hierarchy
+from anon_core.data.io import ColumnKind, column_profile, infer_kind, to_labels
+from anon_core.errors import ConfigError
+from anon_core.privacy.models import make_model
+from anon_core.quality.metrics import make_metric
+from anon_core.release.apply import apply_transformation
+from anon_core.search.evaluate import Evaluator
+from anon_core.services.problem import Problem
 
 #: Column names that almost always hold direct identifiers.
-_IDENTIFIER_HINTS = ("name", "email", "e-mail", "phone", "ssn", "passport", "iban", "account", "patient_id",
-                     "record_id", "mrn")
+_IDENTIFIER_HINTS = (
+    "name",
+    "email",
+    "e-mail",
+    "phone",
+    "ssn",
+    "passport",
+    "iban",
+    "account",
+    "patient_id",
+    "record_id",
+    "mrn",
+)
 #: Column names that usually hold the attribute an attacker wants to learn.
-_SENSITIVE_HINTS = ("diagnos", "disease", "illness", "condition", "salary", "income", "religion", "treatment")
+_SENSITIVE_HINTS = (
+    "diagnos",
+    "disease",
+    "illness",
+    "condition",
+    "salary",
+    "income",
+    "religion",
+    "treatment",
+)
 MAX_HISTORY = 50
 
 
@@ -53,17 +74,34 @@ def suggest_roles(frame: pd.DataFrame) -> dict[str, dict[str, str]]:
         row = profile.loc[str(col)]
         lowered = str(col).lower()
         if any(h in lowered for h in _IDENTIFIER_HINTS):
-            out[str(col)] = {"role": Role.IDENTIFIER.value, "reason": "name suggests a direct identifier"}
+            out[str(col)] = {
+                "role": Role.IDENTIFIER.value,
+                "reason": "name suggests a direct identifier",
+            }
         elif row["kind"] == ColumnKind.TEXT:
-            out[str(col)] = {"role": Role.INSENSITIVE.value, "reason": "free text (scan it for personal data)"}
+            out[str(col)] = {
+                "role": Role.INSENSITIVE.value,
+                "reason": "free text (scan it for personal data)",
+            }
         elif any(h in lowered for h in _SENSITIVE_HINTS):
-            out[str(col)] = {"role": Role.SENSITIVE.value, "reason": "name suggests a sensitive attribute"}
-        elif row["kind"] == ColumnKind.CATEGORICAL and row["unique_share"] >= 0.9 and len(frame) >= 10:
-            out[str(col)] = {"role": Role.IDENTIFIER.value,
-                             "reason": f"{row['unique_share']:.0%} of values are unique"}
+            out[str(col)] = {
+                "role": Role.SENSITIVE.value,
+                "reason": "name suggests a sensitive attribute",
+            }
+        elif (
+            row["kind"] == ColumnKind.CATEGORICAL
+            and row["unique_share"] >= 0.9
+            and len(frame) >= 10
+        ):
+            out[str(col)] = {
+                "role": Role.IDENTIFIER.value,
+                "reason": f"{row['unique_share']:.0%} of values are unique",
+            }
         else:
-            out[str(col)] = {"role": Role.QUASI_IDENTIFIER.value,
-                             "reason": f"{row['distinct']} distinct values; could be known to an attacker"}
+            out[str(col)] = {
+                "role": Role.QUASI_IDENTIFIER.value,
+                "reason": f"{row['distinct']} distinct values; could be known to an attacker",
+            }
     return out
 
 
@@ -84,7 +122,7 @@ class Workspace:
     history: list[dict[str, Any]] = field(default_factory=list, repr=False)
     audit: list[dict[str, Any]] = field(default_factory=list, repr=False)
     frame_hash: str = field(default="", repr=False)
-    #: A file opened by path (:class:`~anon_core.engines.large.LargeTable`): ``frame`` is then its
+    #: A file opened by path (:class:`~anon_core.release.engines.large.LargeTable`): ``frame`` is then its
     #: seeded sample for row-level views; frequency tables, search, risk and the release read the
     #: whole file through the engine.
     large: Any = field(default=None, repr=False)
@@ -93,7 +131,9 @@ class Workspace:
         if self.large is not None and not self.frame_hash:
             self.frame_hash = hashlib.sha256(self.large.key.encode()).hexdigest()
         if not self.frame_hash:  # the frame is never modified: hash it once
-            digest = hashlib.sha256(pd.util.hash_pandas_object(self.frame, index=True).to_numpy().tobytes())
+            digest = hashlib.sha256(
+                pd.util.hash_pandas_object(self.frame, index=True).to_numpy().tobytes()
+            )
             digest.update(json.dumps(list(map(str, self.frame.columns))).encode())
             self.frame_hash = digest.hexdigest()
 
@@ -122,16 +162,21 @@ class Workspace:
         return self.frame[column]
 
     @classmethod
-    def from_config(cls, config: Mapping[str, Any], frame: pd.DataFrame, source: str = "data",
-                    large: Any = None) -> Workspace:
+    def from_config(
+        cls, config: Mapping[str, Any], frame: pd.DataFrame, source: str = "data", large: Any = None
+    ) -> Workspace:
         """Resume from a release configuration (the file the CLI reads)."""
         parsed = parse_config(config)
         missing = [a for a in parsed.roles if a not in frame.columns]
         if missing:
-            raise ConfigError(f"The configuration names columns {missing} that this table does not have.")
+            raise ConfigError(
+                f"The configuration names columns {missing} that this table does not have."
+            )
         roles = {c: Role.INSENSITIVE.value for c in frame.columns}
         roles.update({c: r.value for c, r in parsed.roles.items()})
-        specs = {name: dict(spec) for name, spec in parsed.hierarchy_specs.items() if "file" not in spec}
+        specs = {
+            name: dict(spec) for name, spec in parsed.hierarchy_specs.items() if "file" not in spec
+        }
         ws = cls(
             frame=frame,
             source=source,
@@ -172,7 +217,9 @@ class Workspace:
             return
         self.history.append(before)
         del self.history[:-MAX_HISTORY]
-        self.audit.append({"change": what, "at": pd.Timestamp.now(tz="UTC").isoformat(timespec="seconds")})
+        self.audit.append(
+            {"change": what, "at": pd.Timestamp.now(tz="UTC").isoformat(timespec="seconds")}
+        )
 
     def undo(self) -> bool:
         if not self.history:
@@ -180,7 +227,9 @@ class Workspace:
         state = self.history.pop()
         for key, value in state.items():
             setattr(self, key, value)
-        self.audit.append({"change": "undo", "at": pd.Timestamp.now(tz="UTC").isoformat(timespec="seconds")})
+        self.audit.append(
+            {"change": "undo", "at": pd.Timestamp.now(tz="UTC").isoformat(timespec="seconds")}
+        )
         return True
 
     # ------------------------------------------------------------ derived
@@ -214,9 +263,17 @@ class Workspace:
             trial[column] = copy.deepcopy(spec)
         if trial == self.hierarchy_specs:
             return
-        probe = Workspace(self.frame, self.source, dict(self.roles), trial, frame_hash=self.frame_hash,
-                          large=self.large)
-        probe.hierarchy(column).encode(pd.unique(to_labels(self.values(column))))  # raises if values are missing
+        probe = Workspace(
+            self.frame,
+            self.source,
+            dict(self.roles),
+            trial,
+            frame_hash=self.frame_hash,
+            large=self.large,
+        )
+        probe.hierarchy(column).encode(
+            pd.unique(to_labels(self.values(column)))
+        )  # raises if values are missing
         self.update(f"hierarchy of {column}", hierarchy_specs=trial, transformation=None)
 
     def hierarchies(self) -> dict[str, Hierarchy]:
@@ -226,7 +283,9 @@ class Workspace:
     def data_key(self) -> str:
         """Fingerprint of the data, roles and hierarchies: the frequency table's cache key."""
         h = hashlib.sha256(self.frame_hash.encode())
-        h.update(json.dumps([self.roles, self.hierarchy_specs], sort_keys=True, default=str).encode())
+        h.update(
+            json.dumps([self.roles, self.hierarchy_specs], sort_keys=True, default=str).encode()
+        )
         return h.hexdigest()
 
     def encoded_columns(self) -> list[str]:
@@ -235,25 +294,44 @@ class Workspace:
 
     def dataset(self, progress: Any = None) -> Dataset:
         if not self.qis:
-            raise ConfigError("No column is a quasi-identifier yet: mark at least one on the Attributes page.")
+            raise ConfigError(
+                "No column is a quasi-identifier yet: mark at least one on the Attributes page."
+            )
         if self.large is not None:
             cols = self.encoded_columns()
             grouped = self.large.group(cols, progress) if progress else self.large.group(cols)
-            return Dataset(grouped.frame, {c: self.roles[c] for c in cols}, self.hierarchies(),
-                           weights=grouped.counts)
+            return Dataset(
+                grouped.frame,
+                {c: self.roles[c] for c in cols},
+                self.hierarchies(),
+                weights=grouped.counts,
+            )
         return Dataset(self.frame, self.roles, self.hierarchies())
 
     def evaluator(self, freq: FrequencyTable) -> Evaluator:
         """Models, suppression limit and metric bound to a (cached) frequency table."""
-        return Evaluator(freq, [make_model(m) for m in self.models], self.suppression_limit, make_metric(self.metric))
+        return Evaluator(
+            freq,
+            [make_model(m) for m in self.models],
+            self.suppression_limit,
+            make_metric(self.metric),
+        )
 
     def problem(self) -> Problem:
         if not self.qis:
-            raise ConfigError("No column is a quasi-identifier yet: mark at least one on the Attributes page.")
+            raise ConfigError(
+                "No column is a quasi-identifier yet: mark at least one on the Attributes page."
+            )
         if self.large is not None:
             return Problem.from_grouped(
-                self.large.group(self.encoded_columns()), self.large.engine, self.roles, self.hierarchies(),
-                [make_model(m) for m in self.models], self.suppression_limit, make_metric(self.metric))
+                self.large.group(self.encoded_columns()),
+                self.large.engine,
+                self.roles,
+                self.hierarchies(),
+                [make_model(m) for m in self.models],
+                self.suppression_limit,
+                make_metric(self.metric),
+            )
         return Problem(
             self.frame,
             self.roles,
@@ -284,22 +362,35 @@ class Workspace:
             "quality_metric": dict(self.metric),
         }
         if self.transformation:
-            config["transformation"] = {q: int(v) for q, v in self.transformation.items() if q in self.qis}
+            config["transformation"] = {
+                q: int(v) for q, v in self.transformation.items() if q in self.qis
+            }
         config.update(copy.deepcopy(self.sections))
         return config
 
-    def write_release(self, result: Any, out: Any, suppressed_records: str = "remove", progress: Any = None) -> Any:
+    def write_release(
+        self, result: Any, out: Any, suppressed_records: str = "remove", progress: Any = None
+    ) -> Any:
         """Write the release of a file opened by path with its engine (returns a ReleaseSummary)."""
         if self.large is None:
-            raise ConfigError("Only a file opened by path is released to a file here; download the release instead.")
+            raise ConfigError(
+                "Only a file opened by path is released to a file here; download the release instead."
+            )
         if "text" in self.sections or "pseudonymize" in self.sections:
-            raise ConfigError("Text de-identification and pseudonymization run in memory; they are not available "
-                              "for a file opened by path.")
-        from .engines import build_release_plan
+            raise ConfigError(
+                "Text de-identification and pseudonymization run in memory; they are not available "
+                "for a file opened by path."
+            )
+        from anon_core.release.engines import build_release_plan
 
         problem = self.problem()
-        plan = build_release_plan(problem.dataset, result, suppressed_records, list(self.large.source.columns),
-                                  problem.input_roles)
+        plan = build_release_plan(
+            problem.dataset,
+            result,
+            suppressed_records,
+            list(self.large.source.columns),
+            problem.input_roles,
+        )
         kwargs = {"progress": progress} if progress else {}
         return self.large.engine.release(self.large.source, plan, out, **kwargs)
 
@@ -307,21 +398,30 @@ class Workspace:
         """For a file opened by path: the release restricted to the sample's rows (row-level views, ML)."""
         if self.large is None:
             return self.release(self.dataset(), result, suppressed_records)
-        from .engines import build_release_plan
+        from anon_core.release.engines import build_release_plan
 
         problem = self.problem()
-        plan = build_release_plan(problem.dataset, result, suppressed_records, list(self.large.source.columns),
-                                  problem.input_roles)
+        plan = build_release_plan(
+            problem.dataset,
+            result,
+            suppressed_records,
+            list(self.large.source.columns),
+            problem.input_roles,
+        )
         return plan.apply_frame(self.frame)
 
-    def release(self, dataset: Dataset, result: Any, suppressed_records: str = "remove") -> pd.DataFrame:
+    def release(
+        self, dataset: Dataset, result: Any, suppressed_records: str = "remove"
+    ) -> pd.DataFrame:
         """The released table as the CLI writes it: text and pseudonymization sections applied,
         quasi-identifiers generalized, suppressed records handled. Secrets come from the environment."""
         if self.large is not None:
-            raise ConfigError("A file opened by path is not in memory: write the release to a file instead.")
+            raise ConfigError(
+                "A file opened by path is not in memory: write the release to a file instead."
+            )
         frame, roles = self.frame, None
         if "text" in self.sections or "pseudonymize" in self.sections:
-            from .pii import apply_release_sections  # Presidio loads only when needed
+            from anon_core.pii.core import apply_release_sections  # Presidio loads only when needed
 
             frame, config = apply_release_sections(self.frame, parse_config(self.to_config()))
             roles = {c: Role(config.roles.get(c, Role.INSENSITIVE)) for c in self.frame.columns}

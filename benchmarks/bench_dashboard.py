@@ -21,10 +21,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from anon_core import Hierarchy, load_table  # noqa: E402
-from anon_core.frequency import FrequencyTable  # noqa: E402
-from anon_core.risk import report_dict, risk_from_sizes  # noqa: E402
+from anon_core.analysis.risk import report_dict, risk_from_sizes  # noqa: E402
+from anon_core.data.frequency import FrequencyTable  # noqa: E402
 from anon_core.workspace import Workspace  # noqa: E402
-from pages.widgets import class_size_chart, per_attribute_chart  # noqa: E402
+from ui.widgets import class_size_chart, per_attribute_chart  # noqa: E402
 
 ADULT = ROOT.parent / "shared" / "data" / "adult"
 
@@ -43,7 +43,9 @@ def measure(frame, hierarchies, label: str, repeat: int) -> float:
     ws = Workspace.from_frame(frame, label)
     ws.roles = {c: "quasi-identifier" for c in frame.columns if c != "salary-class"}
     ws.roles["salary-class"] = "sensitive"
-    ws.hierarchy_specs = {c: {"table": h.table.tolist()} for c, h in hierarchies.items() if c in ws.qis}
+    ws.hierarchy_specs = {
+        c: {"table": h.table.tolist()} for c, h in hierarchies.items() if c in ws.qis
+    }
     t0 = time.perf_counter()
     freq = FrequencyTable(ws.dataset())
     build = time.perf_counter() - t0
@@ -56,8 +58,10 @@ def measure(frame, hierarchies, label: str, repeat: int) -> float:
         one_change(ws, freq, 2 + i % 20, levels)
         changes.append(time.perf_counter() - t0)
     median = statistics.median(changes) * 1e3
-    print(f"{label:28s} {len(frame):>10,} rows  frequency table {build * 1e3:8.0f} ms (once)   "
-          f"one change {median:7.1f} ms median, {max(changes) * 1e3:7.1f} ms max")
+    print(
+        f"{label:28s} {len(frame):>10,} rows  frequency table {build * 1e3:8.0f} ms (once)   "
+        f"one change {median:7.1f} ms median, {max(changes) * 1e3:7.1f} ms max"
+    )
     return median
 
 
@@ -70,13 +74,17 @@ def main() -> int:
         print("../shared/data/adult is not beside the checkout; nothing to measure.")
         return 1
     frame = load_table(ADULT / "adult.csv").frame
-    hierarchies = {p.stem.removeprefix("adult_hierarchy_"): Hierarchy.from_csv(p)
-                   for p in ADULT.glob("adult_hierarchy_*.csv")}
+    hierarchies = {
+        p.stem.removeprefix("adult_hierarchy_"): Hierarchy.from_csv(p)
+        for p in ADULT.glob("adult_hierarchy_*.csv")
+    }
     small = measure(frame, hierarchies, "Adult", args.repeat)
     big_frame = frame.sample(args.rows, replace=True, random_state=0).reset_index(drop=True)
     big = measure(big_frame, hierarchies, "Adult resampled", args.repeat)
-    print(f"\ntarget 100 ms at 30k rows: {small:.1f} ms ({small / 100:.2f}x of target); "
-          f"target 1000 ms at {args.rows:,} rows: {big:.1f} ms ({big / 1000:.2f}x of target)")
+    print(
+        f"\ntarget 100 ms at 30k rows: {small:.1f} ms ({small / 100:.2f}x of target); "
+        f"target 1000 ms at {args.rows:,} rows: {big:.1f} ms ({big / 1000:.2f}x of target)"
+    )
     return 0
 
 

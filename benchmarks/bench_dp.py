@@ -49,9 +49,15 @@ def k_anonymized(frame: pd.DataFrame) -> tuple[pd.DataFrame, dict[str, int]]:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeats", type=int, default=5, help="seeds per epsilon (train/test splits)")
-    parser.add_argument("--points", type=int, default=7, help="epsilons on the grid 0.01 to 10 (log-spaced)")
-    parser.add_argument("--draws", type=int, default=200, help="draws per epsilon for the statistics")
+    parser.add_argument(
+        "--repeats", type=int, default=5, help="seeds per epsilon (train/test splits)"
+    )
+    parser.add_argument(
+        "--points", type=int, default=7, help="epsilons on the grid 0.01 to 10 (log-spaced)"
+    )
+    parser.add_argument(
+        "--draws", type=int, default=200, help="draws per epsilon for the statistics"
+    )
     args = parser.parse_args()
     frame = load_table(CENSUS).frame
     epsilons = np.logspace(-2, 1, args.points)
@@ -60,14 +66,26 @@ def main() -> int:
 
     t0 = time.perf_counter()
     released, levels = k_anonymized(frame)
-    print(f"k-anonymized release (k=5, 2% suppression): levels {levels}, {len(released):,} of {len(frame):,} rows "
-          f"({time.perf_counter() - t0:.1f} s)")
+    print(
+        f"k-anonymized release (k=5, 2% suppression): levels {levels}, {len(released):,} of {len(frame):,} rows "
+        f"({time.perf_counter() - t0:.1f} s)"
+    )
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", PrivacyWarning)
-        ml = dp_ml_curve(frame, TARGET, epsilons=epsilons, repeats=args.repeats, bounds=BOUNDS,
-                         classes=["<=50K", ">50K"], released=released, random_state=0)
-    print(f"\nAccuracy against epsilon predicting {TARGET!r} ({args.repeats} seeds, 30% test; majority class "
-          f"{ml.majority_rate:.3f}; {ml.seconds:.1f} s; {len(caught)} privacy notes: categories from the data)")
+        ml = dp_ml_curve(
+            frame,
+            TARGET,
+            epsilons=epsilons,
+            repeats=args.repeats,
+            bounds=BOUNDS,
+            classes=["<=50K", ">50K"],
+            released=released,
+            random_state=0,
+        )
+    print(
+        f"\nAccuracy against epsilon predicting {TARGET!r} ({args.repeats} seeds, 30% test; majority class "
+        f"{ml.majority_rate:.3f}; {ml.seconds:.1f} s; {len(caught)} privacy notes: categories from the data)"
+    )
     print(ml.to_frame().to_string(index=False))
 
     queries = [
@@ -76,19 +94,27 @@ def main() -> int:
         {"type": "sum", "column": "hours_per_week", "epsilon": 1.0, "bounds": [1, 99]},
         {"type": "var", "column": "age", "epsilon": 1.0, "bounds": [17, 90]},
         {"type": "median", "column": "age", "epsilon": 1.0, "bounds": [17, 90]},
-        {"type": "histogram", "column": "education", "epsilon": 1.0,
-         "categories": sorted(frame["education"].unique())},
+        {
+            "type": "histogram",
+            "column": "education",
+            "epsilon": 1.0,
+            "categories": sorted(frame["education"].unique()),
+        },
     ]
     t0 = time.perf_counter()
     curve = error_curve(frame, queries, epsilons=epsilons, repeats=args.draws, random_state=0)
     seconds = time.perf_counter() - t0
-    curve["cell"] = [f"{m:.4g} ({e:.4g})" if np.isfinite(e) else f"{m:.4g}" for m, e in
-                     zip(curve["mae"], curve["expected_error"], strict=True)]
+    curve["cell"] = [
+        f"{m:.4g} ({e:.4g})" if np.isfinite(e) else f"{m:.4g}"
+        for m, e in zip(curve["mae"], curve["expected_error"], strict=True)
+    ]
     table = curve.pivot(index="query", columns="epsilon", values="cell")
     table = table.loc[list(dict.fromkeys(curve["query"]))]
     table.columns = [f"ε={e:g}" for e in table.columns]
-    print(f"\nMean absolute error against epsilon ({args.draws} draws per cell; expected error in brackets; "
-          f"{seconds:.1f} s)")
+    print(
+        f"\nMean absolute error against epsilon ({args.draws} draws per cell; expected error in brackets; "
+        f"{seconds:.1f} s)"
+    )
     print(table.to_string())
     rel = curve.pivot(index="query", columns="epsilon", values="relative_error").loc[table.index]
     rel.columns = table.columns

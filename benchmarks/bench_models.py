@@ -33,8 +33,12 @@ SENSITIVE = "occupation"
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeat", type=int, default=20, help="repetitions of our timings (median)")
-    parser.add_argument("--pycanon-repeat", type=int, default=1, help="repetitions of pycanon's timings")
+    parser.add_argument(
+        "--repeat", type=int, default=20, help="repetitions of our timings (median)"
+    )
+    parser.add_argument(
+        "--pycanon-repeat", type=int, default=1, help="repetitions of pycanon's timings"
+    )
     args = parser.parse_args()
     adult = load_adult()
     if adult is None:
@@ -47,20 +51,35 @@ def main() -> int:
     level0 = {a: 0 for a in qis}
 
     specs = {
-        "k-anonymity": ({"model": "k-anonymity", "k": 2}, lambda: anonymity.k_anonymity(frame, qis)),
-        "distinct-l": ({"model": "distinct-l-diversity", "attribute": SENSITIVE, "l": 2},
-                       lambda: anonymity.l_diversity(frame, qis, [SENSITIVE])),
-        "entropy-l": ({"model": "entropy-l-diversity", "attribute": SENSITIVE, "l": 2},
-                      lambda: anonymity.entropy_l_diversity(frame, qis, [SENSITIVE])),
-        "recursive-(c,l)": ({"model": "recursive-cl-diversity", "attribute": SENSITIVE, "c": 2, "l": 2},
-                            lambda: anonymity.recursive_c_l_diversity(frame, qis, [SENSITIVE])),
-        "t-closeness (equal)": ({"model": "equal-distance-t-closeness", "attribute": SENSITIVE, "t": 0.2},
-                                lambda: anonymity.t_closeness(frame, qis, [SENSITIVE])),
+        "k-anonymity": (
+            {"model": "k-anonymity", "k": 2},
+            lambda: anonymity.k_anonymity(frame, qis),
+        ),
+        "distinct-l": (
+            {"model": "distinct-l-diversity", "attribute": SENSITIVE, "l": 2},
+            lambda: anonymity.l_diversity(frame, qis, [SENSITIVE]),
+        ),
+        "entropy-l": (
+            {"model": "entropy-l-diversity", "attribute": SENSITIVE, "l": 2},
+            lambda: anonymity.entropy_l_diversity(frame, qis, [SENSITIVE]),
+        ),
+        "recursive-(c,l)": (
+            {"model": "recursive-cl-diversity", "attribute": SENSITIVE, "c": 2, "l": 2},
+            lambda: anonymity.recursive_c_l_diversity(frame, qis, [SENSITIVE]),
+        ),
+        "t-closeness (equal)": (
+            {"model": "equal-distance-t-closeness", "attribute": SENSITIVE, "t": 0.2},
+            lambda: anonymity.t_closeness(frame, qis, [SENSITIVE]),
+        ),
     }
 
-    print(f"Adult: {len(frame)} rows, {len(qis)} QIs, sensitive {SENSITIVE!r}; median of {args.repeat} runs for ours")
-    header = (f"{'check':22s} {'pycanon s':>10s} {'ours check ms':>14s} {'ratio':>9s} {'ours e2e ms':>12s} "
-              f"{'ratio':>8s}  values (pycanon | ours)")
+    print(
+        f"Adult: {len(frame)} rows, {len(qis)} QIs, sensitive {SENSITIVE!r}; median of {args.repeat} runs for ours"
+    )
+    header = (
+        f"{'check':22s} {'pycanon s':>10s} {'ours check ms':>14s} {'ratio':>9s} {'ours e2e ms':>12s} "
+        f"{'ratio':>8s}  values (pycanon | ours)"
+    )
     print(header)
     print("-" * len(header))
 
@@ -100,7 +119,9 @@ def main() -> int:
         elif name == "t-closeness (equal)":
             agree = abs(v_pyc - v_ours) < 1e-9
         elif name == "recursive-(c,l)":
-            agree = None  # pycanon's c is not the textbook definition; ours counts classes that hold
+            agree = (
+                None  # pycanon's c is not the textbook definition; ours counts classes that hold
+            )
         else:
             agree = v_pyc == v_ours
         verdict = {True: "equal", False: "DIFFERENT", None: "not comparable"}[agree]
@@ -110,8 +131,13 @@ def main() -> int:
         )
 
     # One full evaluation (classes + models + suppression + metric), cold cache, Adult 9 QIs.
-    problem = Problem(frame[order], {a: "quasi-identifier" for a in order}, hierarchies,
-                      [make_model({"model": "k-anonymity", "k": 5})], 0.02)
+    problem = Problem(
+        frame[order],
+        {a: "quasi-identifier" for a in order},
+        hierarchies,
+        [make_model({"model": "k-anonymity", "k": 5})],
+        0.02,
+    )
     rng = np.random.default_rng(0)
     heights = problem.dataset.heights
     nodes = [tuple(int(rng.integers(0, h)) for h in heights) for _ in range(200)]
@@ -123,8 +149,10 @@ def main() -> int:
 
     t_all, _ = timed(evaluate_all, 3)
     print()
-    print(f"evaluate one transformation from the frequency table (Adult, 9 QIs, cold cache, 200 random nodes): "
-          f"{t_all / len(nodes) * 1e3:.3f} ms mean (target <= 2 ms)")
+    print(
+        f"evaluate one transformation from the frequency table (Adult, 9 QIs, cold cache, 200 random nodes): "
+        f"{t_all / len(nodes) * 1e3:.3f} ms mean (target <= 2 ms)"
+    )
     return 0
 
 

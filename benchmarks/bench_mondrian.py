@@ -25,15 +25,20 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from anon_core import Hierarchy, Problem, load_table, make_model  # noqa: E402
-from anon_core.mondrian import mondrian  # noqa: E402
+from anon_core.release.mondrian import mondrian  # noqa: E402
 
 ADULT = ROOT.parent / "shared" / "data" / "adult"
 S = "occupation"
 CASES = [
     ("k=5", [{"model": "k-anonymity", "k": 5}]),
     ("k=10", [{"model": "k-anonymity", "k": 10}]),
-    ("k=5 + distinct 3-diversity", [{"model": "k-anonymity", "k": 5},
-                                    {"model": "distinct-l-diversity", "attribute": S, "l": 3}]),
+    (
+        "k=5 + distinct 3-diversity",
+        [
+            {"model": "k-anonymity", "k": 5},
+            {"model": "distinct-l-diversity", "attribute": S, "l": 3},
+        ],
+    ),
 ]
 
 
@@ -55,11 +60,17 @@ def main() -> int:
         return 1
     frame = load_table(ADULT / "adult.csv").frame
     reference = ADULT.parent / "arx_reference.json"
-    order = json.loads(reference.read_text())["attribute_order"] if reference.is_file() else list(frame.columns)
+    order = (
+        json.loads(reference.read_text())["attribute_order"]
+        if reference.is_file()
+        else list(frame.columns)
+    )
     hierarchies = {a: Hierarchy.from_csv(ADULT / f"adult_hierarchy_{a}.csv") for a in order}
     print(f"Adult: {len(frame)} records, QIs {order}")
-    header = (f"{'configuration':28s} {'mondrian ms':>11s} {'partitions':>10s} {'sizes':>9s} {'Loss':>9s}   "
-              f"{'optimum ms':>10s} {'classes':>8s} {'Loss':>9s}  optimum levels")
+    header = (
+        f"{'configuration':28s} {'mondrian ms':>11s} {'partitions':>10s} {'sizes':>9s} {'Loss':>9s}   "
+        f"{'optimum ms':>10s} {'classes':>8s} {'Loss':>9s}  optimum levels"
+    )
     print(header)
     print("-" * len(header))
     for name, models in CASES:
@@ -79,8 +90,10 @@ def main() -> int:
         classes = opt.equivalence_classes if opt else 0
         levels = "".join(str(v) for v in opt.levels) if opt else "-"
         sizes = f"{result.min_partition_size}-{result.max_partition_size}"
-        print(f"{name:28s} {m_ms:11.0f} {result.n_partitions:10d} {sizes:>9s} {result.loss:9.6f}   "
-              f"{s_ms:10.0f} {classes:8d} {opt_loss}  {levels}")
+        print(
+            f"{name:28s} {m_ms:11.0f} {result.n_partitions:10d} {sizes:>9s} {result.loss:9.6f}   "
+            f"{s_ms:10.0f} {classes:8d} {opt_loss}  {levels}"
+        )
     return 0
 
 

@@ -29,8 +29,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from anon_core import Problem, load_table, make_model  # noqa: E402
+from anon_core.analysis.risk import risk_of_frame, risk_of_original, risk_of_result  # noqa: E402
 from anon_core.cli import write_table  # noqa: E402
-from anon_core.risk import risk_of_frame, risk_of_original, risk_of_result  # noqa: E402
 from benchmarks.common import load_adult, timed  # noqa: E402
 
 TARGET_MS = 200.0
@@ -46,7 +46,9 @@ def main() -> int:
     frame, order, hierarchies = adult
     frame = frame[order]
     roles = {a: "quasi-identifier" for a in order}
-    problem = Problem(frame, roles, hierarchies, [make_model({"model": "k-anonymity", "k": 5})], 0.0)
+    problem = Problem(
+        frame, roles, hierarchies, [make_model({"model": "k-anonymity", "k": 5})], 0.0
+    )
     optimum = problem.search().optimum
     assert optimum is not None
 
@@ -61,7 +63,9 @@ def main() -> int:
         ("k=5 optimum (result)", lambda: risk_of_result(optimum)),
         ("k=5 optimum (released file)", lambda: risk_of_frame(released, order)),
     ]
-    print(f"Adult: {len(frame)} rows, {len(order)} QIs, QI combinations up to 3; median of {args.repeat} runs")
+    print(
+        f"Adult: {len(frame)} rows, {len(order)} QIs, QI combinations up to 3; median of {args.repeat} runs"
+    )
     print(f"k=5 optimum: {optimum.transformation}")
     header = f"{'risk report':30s} {'ms':>9s} {'/ 200 ms':>9s} {'classes':>8s} {'QI combos':>10s}  Dankar (model)"
     print(header)
@@ -71,8 +75,10 @@ def main() -> int:
         t, report = timed(fn, args.repeat)
         reports[name] = report
         pop = report.population
-        print(f"{name:30s} {t * 1e3:9.2f} {t * 1e3 / TARGET_MS:9.3f} {report.equivalence_classes:8d} "
-              f"{len(report.qi_analysis):10d}  {pop.dankar:.6g} ({pop.dankar_model})")
+        print(
+            f"{name:30s} {t * 1e3:9.2f} {t * 1e3 / TARGET_MS:9.3f} {report.equivalence_classes:8d} "
+            f"{len(report.qi_analysis):10d}  {pop.dankar:.6g} ({pop.dankar_model})"
+        )
 
     reference = json.loads((ROOT.parent / "shared" / "data" / "arx_reference.json").read_text())
     ref = reference["risk_of_original_all_9_qis"]
@@ -81,14 +87,25 @@ def main() -> int:
         "equivalence classes": (orig.equivalence_classes, ref["equivalence_classes"]),
         "sample uniques": (orig.sample_uniques, ref["sample_uniques"]),
         "highest risk": (orig.prosecutor.highest_risk, ref["highest_prosecutor_risk"]),
-        "records at highest risk": (orig.prosecutor.records_at_highest_risk, ref["fraction_records_at_highest_risk"]),
-        "average risk": (orig.prosecutor.average_risk, ref["average_prosecutor_risk (= marketer success rate)"]),
+        "records at highest risk": (
+            orig.prosecutor.records_at_highest_risk,
+            ref["fraction_records_at_highest_risk"],
+        ),
+        "average risk": (
+            orig.prosecutor.average_risk,
+            ref["average_prosecutor_risk (= marketer success rate)"],
+        ),
     }
     for t, share in ref["records_at_risk_by_threshold"].items():
         checks[f"records at risk > {t}"] = (dict(orig.prosecutor.records_at_risk)[float(t)], share)
     print()
-    print("original vs ARX:", ", ".join(f"{k} {'equal' if a == b else f'DIFFERENT ({a} vs {b})'}"
-                                        for k, (a, b) in checks.items()))
+    print(
+        "original vs ARX:",
+        ", ".join(
+            f"{k} {'equal' if a == b else f'DIFFERENT ({a} vs {b})'}"
+            for k, (a, b) in checks.items()
+        ),
+    )
     return 0
 
 

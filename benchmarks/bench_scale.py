@@ -46,12 +46,21 @@ def parse_rows(text: str) -> int:
 
 
 def config_for(path: Path) -> dict:
-    attributes = {q: {"role": "quasi-identifier", "hierarchy": {"file": str(ADULT / f"adult_hierarchy_{q}.csv")}}
-                  for q in QIS}
+    attributes = {
+        q: {
+            "role": "quasi-identifier",
+            "hierarchy": {"file": str(ADULT / f"adult_hierarchy_{q}.csv")},
+        }
+        for q in QIS
+    }
     attributes["occupation"] = {"role": "insensitive"}
     attributes["salary-class"] = {"role": "insensitive"}
-    return {"input": {"path": str(path)}, "attributes": attributes,
-            "privacy_models": [{"model": "k-anonymity", "k": 5}], "suppression_limit": 0.02}
+    return {
+        "input": {"path": str(path)},
+        "attributes": attributes,
+        "privacy_models": [{"model": "k-anonymity", "k": 5}],
+        "suppression_limit": 0.02,
+    }
 
 
 class PeakMemory:
@@ -92,7 +101,8 @@ def run_one(engine: str, data: Path, out: Path) -> dict:
     """One measurement (runs in a fresh process)."""
     import warnings
 
-    from anon_core.config import Problem, parse_config
+    from anon_core.config import parse_config
+    from anon_core.services.problem import Problem
 
     warnings.simplefilter("ignore")
     config = parse_config(config_for(data), data.parent)
@@ -106,12 +116,22 @@ def run_one(engine: str, data: Path, out: Path) -> dict:
         t3 = time.perf_counter()
     import pyarrow.parquet as pq
 
-    released_rows = pq.ParquetDataset(out).read().num_rows if out.is_dir() else pq.read_metadata(out).num_rows
+    released_rows = (
+        pq.ParquetDataset(out).read().num_rows if out.is_dir() else pq.read_metadata(out).num_rows
+    )
     return {
-        "engine": engine, "rows": problem.dataset.n_rows, "tuples": int(problem.freq.n_tuples),
-        "frequency_s": t1 - t0, "search_s": t2 - t1, "write_s": t3 - t2, "total_s": t3 - t0,
-        "peak_bytes": mem.peak, "checks": found.nodes_checked, "transformation": found.optimum.transformation,
-        "suppressed": int(found.optimum.suppressed_records), "released_rows": int(released_rows),
+        "engine": engine,
+        "rows": problem.dataset.n_rows,
+        "tuples": int(problem.freq.n_tuples),
+        "frequency_s": t1 - t0,
+        "search_s": t2 - t1,
+        "write_s": t3 - t2,
+        "total_s": t3 - t0,
+        "peak_bytes": mem.peak,
+        "checks": found.nodes_checked,
+        "transformation": found.optimum.transformation,
+        "suppressed": int(found.optimum.suppressed_records),
+        "released_rows": int(released_rows),
         "written_rows": written.rows,
     }
 
@@ -130,12 +150,16 @@ def generate(rows: int, folder: Path) -> Path:
     path = folder / f"adult_like_{rows}.parquet"
     if path.is_file():
         return path
-    spec = importlib.util.spec_from_file_location("generate_large", ROOT / "sample_data" / "generate_large.py")
+    spec = importlib.util.spec_from_file_location(
+        "generate_large", ROOT / "sample_data" / "generate_large.py"
+    )
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     t0 = time.perf_counter()
     module.write(path, rows, seed=2026)
-    print(f"generated {rows:,} rows in {time.perf_counter() - t0:.1f} s ({path.stat().st_size / 1e6:.0f} MB)")
+    print(
+        f"generated {rows:,} rows in {time.perf_counter() - t0:.1f} s ({path.stat().st_size / 1e6:.0f} MB)"
+    )
     return path
 
 
@@ -146,26 +170,36 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="1M,10M,50M")
     parser.add_argument("--engines", default="pandas,duckdb,spark")
-    parser.add_argument("--data-dir", default=None, help="where generated inputs are kept (default: a temp folder)")
+    parser.add_argument(
+        "--data-dir", default=None, help="where generated inputs are kept (default: a temp folder)"
+    )
     args = parser.parse_args()
     if not (ADULT / "adult_hierarchy_age.csv").is_file():
-        print("../shared/data/adult (ARX's hierarchies) is not beside the checkout; nothing to measure.")
+        print(
+            "../shared/data/adult (ARX's hierarchies) is not beside the checkout; nothing to measure."
+        )
         return
     sizes = [parse_rows(s) for s in args.sizes.split(",")]
     engines = [e.strip() for e in args.engines.split(",")]
     with tempfile.TemporaryDirectory(prefix="bench-scale-") as tmp:
         folder = Path(args.data_dir) if args.data_dir else Path(tmp)
         folder.mkdir(parents=True, exist_ok=True)
-        print(f"{os.cpu_count()} cores; k=5, 2% suppression, 7 QIs with ARX's Adult hierarchies; input Parquet")
-        header = (f"{'rows':>11} {'engine':>7} {'freq s':>8} {'search s':>9} {'write s':>8} {'total s':>8} "
-                  f"{'peak GB':>8} {'vs target':>10} {'vs pandas':>10}  same output")
+        print(
+            f"{os.cpu_count()} cores; k=5, 2% suppression, 7 QIs with ARX's Adult hierarchies; input Parquet"
+        )
+        header = (
+            f"{'rows':>11} {'engine':>7} {'freq s':>8} {'search s':>9} {'write s':>8} {'total s':>8} "
+            f"{'peak GB':>8} {'vs target':>10} {'vs pandas':>10}  same output"
+        )
         print(header)
         for rows in sizes:
             data = generate(rows, folder)
             results = {}
             for engine in engines:
                 if engine == "pandas" and rows > PANDAS_MAX_ROWS:
-                    print(f"{rows:>11,} {engine:>7}  skipped: the whole table in memory would exceed the machine")
+                    print(
+                        f"{rows:>11,} {engine:>7}  skipped: the whole table in memory would exceed the machine"
+                    )
                     continue
                 out = Path(tmp) / f"released_{engine}_{rows}.parquet"
                 r = measure(engine, data, out)
@@ -174,26 +208,46 @@ def main() -> None:
                     print(f"{rows:>11,} {engine:>7}  failed: {r['error']}")
                     continue
                 base = results.get("pandas")
-                vs_pandas = f"{r['total_s'] / base['total_s']:.2f}x" if base and "error" not in base else "-"
+                vs_pandas = (
+                    f"{r['total_s'] / base['total_s']:.2f}x"
+                    if base and "error" not in base
+                    else "-"
+                )
                 vs_target = f"{r['total_s'] / TARGET_SECONDS * 10_000_000 / rows:.2f}x"
                 same = "-"
-                ref = next((v for k, v in results.items() if k != engine and "error" not in v), None)
+                ref = next(
+                    (v for k, v in results.items() if k != engine and "error" not in v), None
+                )
                 if ref is not None:
-                    same = "yes" if (ref["transformation"] == r["transformation"]
-                                     and ref["released_rows"] == r["released_rows"]
-                                     and ref["tuples"] == r["tuples"]) else "NO"
-                print(f"{rows:>11,} {engine:>7} {r['frequency_s']:>8.2f} {r['search_s']:>9.2f} {r['write_s']:>8.2f} "
-                      f"{r['total_s']:>8.2f} {r['peak_bytes'] / 1e9:>8.2f} {vs_target:>10} {vs_pandas:>10}  {same}",
-                      flush=True)
+                    same = (
+                        "yes"
+                        if (
+                            ref["transformation"] == r["transformation"]
+                            and ref["released_rows"] == r["released_rows"]
+                            and ref["tuples"] == r["tuples"]
+                        )
+                        else "NO"
+                    )
+                print(
+                    f"{rows:>11,} {engine:>7} {r['frequency_s']:>8.2f} {r['search_s']:>9.2f} {r['write_s']:>8.2f} "
+                    f"{r['total_s']:>8.2f} {r['peak_bytes'] / 1e9:>8.2f} {vs_target:>10} {vs_pandas:>10}  {same}",
+                    flush=True,
+                )
                 if engine == "duckdb" and rows == 10_000_000:
                     ok = r["total_s"] <= TARGET_SECONDS and r["peak_bytes"] <= TARGET_BYTES
-                    print(f"{'':>11} target 10M rows <= 60 s and <= 4 GB with DuckDB: "
-                          f"{'met' if ok else 'NOT met'} ({r['total_s']:.1f} s, {r['peak_bytes'] / 1e9:.2f} GB; "
-                          f"{r['total_s'] / TARGET_SECONDS:.2f}x the time, "
-                          f"{r['peak_bytes'] / TARGET_BYTES:.2f}x the memory)")
-            print(f"{'':>11} optimum: {next((v['transformation'] for v in results.values() if 'error' not in v), '-')}")
-        print("'vs target' is total time against 60 s per 10M rows (scaled to the size); 'vs pandas' against the "
-              "in-memory engine on the same file; 'same output' compares optimum, tuples and released rows.")
+                    print(
+                        f"{'':>11} target 10M rows <= 60 s and <= 4 GB with DuckDB: "
+                        f"{'met' if ok else 'NOT met'} ({r['total_s']:.1f} s, {r['peak_bytes'] / 1e9:.2f} GB; "
+                        f"{r['total_s'] / TARGET_SECONDS:.2f}x the time, "
+                        f"{r['peak_bytes'] / TARGET_BYTES:.2f}x the memory)"
+                    )
+            print(
+                f"{'':>11} optimum: {next((v['transformation'] for v in results.values() if 'error' not in v), '-')}"
+            )
+        print(
+            "'vs target' is total time against 60 s per 10M rows (scaled to the size); 'vs pandas' against the "
+            "in-memory engine on the same file; 'same output' compares optimum, tuples and released rows."
+        )
 
 
 if __name__ == "__main__":

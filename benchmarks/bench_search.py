@@ -28,14 +28,36 @@ CASES = [
     ("k=5, no suppression", [K5], 0.0, 47),
     ("k=5, 2% suppression", [K5], 0.02, 779),
     ("k=10, 5% suppression", [{"model": "k-anonymity", "k": 10}], 0.05, 840),
-    ("k=5 + distinct 3-diversity, 2%", [K5, {"model": "distinct-l-diversity", "attribute": S, "l": 3}], 0.02, 441),
-    ("k=5 + entropy 3-diversity, 2%", [K5, {"model": "entropy-l-diversity", "attribute": S, "l": 3}], 0.02, 474),
-    ("k=5 + recursive (4,3), 2%", [K5, {"model": "recursive-cl-diversity", "attribute": S, "c": 4, "l": 3}],
-     0.02, 481),
-    ("k=5 + equal 0.2-closeness, 2%", [K5, {"model": "equal-distance-t-closeness", "attribute": S, "t": 0.2}],
-     0.02, 631),
-    ("k=5 + hierarchical 0.2-closeness, 2%",
-     [K5, {"model": "hierarchical-distance-t-closeness", "attribute": S, "t": 0.2}], 0.02, 606),
+    (
+        "k=5 + distinct 3-diversity, 2%",
+        [K5, {"model": "distinct-l-diversity", "attribute": S, "l": 3}],
+        0.02,
+        441,
+    ),
+    (
+        "k=5 + entropy 3-diversity, 2%",
+        [K5, {"model": "entropy-l-diversity", "attribute": S, "l": 3}],
+        0.02,
+        474,
+    ),
+    (
+        "k=5 + recursive (4,3), 2%",
+        [K5, {"model": "recursive-cl-diversity", "attribute": S, "c": 4, "l": 3}],
+        0.02,
+        481,
+    ),
+    (
+        "k=5 + equal 0.2-closeness, 2%",
+        [K5, {"model": "equal-distance-t-closeness", "attribute": S, "t": 0.2}],
+        0.02,
+        631,
+    ),
+    (
+        "k=5 + hierarchical 0.2-closeness, 2%",
+        [K5, {"model": "hierarchical-distance-t-closeness", "attribute": S, "t": 0.2}],
+        0.02,
+        606,
+    ),
 ]
 
 
@@ -47,8 +69,10 @@ def main() -> int:
     if adult is None:
         return 1
     frame, order, hierarchies = adult
-    header = (f"{'configuration':40s} {'ARX ms':>8s} {'ours ms':>9s} {'ours/ARX':>9s} {'table ms':>9s} "
-              f"{'checked':>8s} {'lattice':>8s}  quality  transformation")
+    header = (
+        f"{'configuration':40s} {'ARX ms':>8s} {'ours ms':>9s} {'ours/ARX':>9s} {'table ms':>9s} "
+        f"{'checked':>8s} {'lattice':>8s}  quality  transformation"
+    )
     print(header)
     print("-" * len(header))
     for name, models, limit, arx_ms in CASES:
@@ -69,8 +93,10 @@ def main() -> int:
         opt = found.optimum
         levels = "".join(str(v) for v in opt.levels) if opt else "-"
         quality = f"{opt.quality.value:.6f}" if opt else "none"
-        print(f"{name:40s} {arx_ms:8.0f} {ours:9.0f} {ours / arx_ms:8.2f}x {table_ms:9.0f} "
-              f"{found.nodes_checked:8d} {found.lattice_size:8d}  {quality}  {levels}")
+        print(
+            f"{name:40s} {arx_ms:8.0f} {ours:9.0f} {ours / arx_ms:8.2f}x {table_ms:9.0f} "
+            f"{found.nodes_checked:8d} {found.lattice_size:8d}  {quality}  {levels}"
+        )
     return 0
 
 

@@ -39,6 +39,10 @@ def load_adult():
         return None
     frame = load_table(ADULT / "adult.csv").frame
     reference = ADULT.parent / "arx_reference.json"
-    order = json.loads(reference.read_text())["attribute_order"] if reference.is_file() else list(frame.columns)
+    order = (
+        json.loads(reference.read_text())["attribute_order"]
+        if reference.is_file()
+        else list(frame.columns)
+    )
     hierarchies = {a: Hierarchy.from_csv(ADULT / f"adult_hierarchy_{a}.csv") for a in order}
     return frame, order, hierarchies

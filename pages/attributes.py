@@ -5,13 +5,13 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from anon_core.builders import DATE_LEVELS
-from anon_core.dataset import Role
+from anon_core.data.builders import DATE_LEVELS
+from anon_core.data.dataset import Role
+from anon_core.data.hierarchy import Hierarchy
+from anon_core.data.io import infer_kind
 from anon_core.errors import AnonError
-from anon_core.hierarchy import Hierarchy
-from anon_core.io import infer_kind
 from anon_core.workspace import suggest_roles
-from pages.widgets import friendly_errors, pii_scan, require_workspace, sidebar
+from ui.widgets import friendly_errors, pii_scan, require_workspace, sidebar
 
 ROLE_HELP = {
     Role.IDENTIFIER.value: "removed from the release (names, e-mails, record numbers)",
@@ -19,7 +19,16 @@ ROLE_HELP = {
     Role.SENSITIVE.value: "kept, protected by l-diversity / t-closeness (diagnosis, income)",
     Role.INSENSITIVE.value: "kept unchanged",
 }
-BUILDERS = ["default for its kind", "intervals", "dates", "masking", "ordered", "flat", "edit levels", "ARX CSV file"]
+BUILDERS = [
+    "default for its kind",
+    "intervals",
+    "dates",
+    "masking",
+    "ordered",
+    "flat",
+    "edit levels",
+    "ARX CSV file",
+]
 
 sidebar("Attributes")
 ws = require_workspace()
@@ -27,40 +36,60 @@ st.title("🏷️ Attributes")
 
 # ----------------------------------------------------------------------------- roles
 st.subheader("Roles")
-st.caption("Suggested from column names, kinds and uniqueness; change any role in the table. "
-           + " · ".join(f"**{r}**: {h}" for r, h in ROLE_HELP.items()))
+st.caption(
+    "Suggested from column names, kinds and uniqueness; change any role in the table. "
+    + " · ".join(f"**{r}**: {h}" for r, h in ROLE_HELP.items())
+)
 suggestions = suggest_roles(ws.frame)
-use_scan = st.toggle("🔍 Suggest from a scan for personal data (Presidio, offline)", key="attr_pii_scan",
-                     help="Analyses 100 sampled values per column; the first scan loads the NLP model (about a second).")
+use_scan = st.toggle(
+    "🔍 Suggest from a scan for personal data (Presidio, offline)",
+    key="attr_pii_scan",
+    help="Analyses 100 sampled values per column; the first scan loads the NLP model (about a second).",
+)
 pii_proposals: dict[str, str] = {}
 if use_scan:
     with friendly_errors():
         scan = pii_scan(ws)
         if not scan.nlp_loaded:
-            st.warning(scan.notice or "Pattern recognizers only: the NLP model is not loaded.", icon="⚠️")
+            st.warning(
+                scan.notice or "Pattern recognizers only: the NLP model is not loaded.", icon="⚠️"
+            )
         for name, col in scan.columns.items():
             if col.suggested_role is not None:
-                suggestions[name] = {"role": col.suggested_role, "reason": f"PII scan: {col.reason}"}
+                suggestions[name] = {
+                    "role": col.suggested_role,
+                    "reason": f"PII scan: {col.reason}",
+                }
                 pii_proposals[name] = col.suggested_role
 table = pd.DataFrame(
     {
         "column": list(ws.frame.columns),
         "kind": [str(infer_kind(ws.frame[c])) for c in ws.frame.columns],
         "role": [ws.roles.get(c, Role.INSENSITIVE.value) for c in ws.frame.columns],
-        "suggestion": [f"{suggestions[c]['role']}: {suggestions[c]['reason']}" for c in ws.frame.columns],
+        "suggestion": [
+            f"{suggestions[c]['role']}: {suggestions[c]['reason']}" for c in ws.frame.columns
+        ],
     }
 )
 edited = st.data_editor(
     table,
     hide_index=True,
     disabled=["column", "kind", "suggestion"],
-    column_config={"role": st.column_config.SelectboxColumn("role", options=[r.value for r in Role], required=True)},
+    column_config={
+        "role": st.column_config.SelectboxColumn(
+            "role", options=[r.value for r in Role], required=True
+        )
+    },
     key=f"roles_{ws.frame_hash[:8]}_{len(ws.history)}",
 )
 new_roles = dict(zip(edited["column"], edited["role"], strict=True))
-chosen = st.multiselect("Quasi-identifiers", list(ws.frame.columns), default=ws.qis,
-                        key=f"qi_pick_{ws.frame_hash[:8]}_{len(ws.history)}",
-                        help="The same roles as in the table: add or remove quasi-identifiers here.")
+chosen = st.multiselect(
+    "Quasi-identifiers",
+    list(ws.frame.columns),
+    default=ws.qis,
+    key=f"qi_pick_{ws.frame_hash[:8]}_{len(ws.history)}",
+    help="The same roles as in the table: add or remove quasi-identifiers here.",
+)
 if set(chosen) != set(ws.qis):
     new_roles = dict(ws.roles)
     for col in ws.frame.columns:
@@ -73,7 +102,9 @@ if new_roles != ws.roles:
     st.session_state.pop("search", None)
     st.rerun()
 pending = {n: r for n, r in pii_proposals.items() if ws.roles.get(n) != r}
-if pending and st.button(f"✅ Accept the {len(pending)} role(s) the scan proposes", key="attr_accept_pii"):
+if pending and st.button(
+    f"✅ Accept the {len(pending)} role(s) the scan proposes", key="attr_accept_pii"
+):
     ws.update("roles from PII scan", roles={**ws.roles, **pending}, transformation=None)
     st.session_state.pop("search", None)
     st.rerun()
@@ -83,16 +114,27 @@ if not ws.qis:
 
 # ----------------------------------------------------------------------------- hierarchies
 st.subheader("Hierarchies")
-st.caption("Each quasi-identifier is generalized along its hierarchy: level 0 is the original value, the last "
-           "level usually '*'. Sensitive attributes need one only for hierarchical t-closeness.")
+st.caption(
+    "Each quasi-identifier is generalized along its hierarchy: level 0 is the original value, the last "
+    "level usually '*'. Sensitive attributes need one only for hierarchical t-closeness."
+)
 candidates = ws.qis + [s for s in ws.sensitive]
 column = st.selectbox("Column", candidates, key="hier_column")
 values = ws.values(column)  # every distinct value, also of a file opened by path
 kind = infer_kind(values)
 spec = ws.hierarchy_specs.get(column)
-current = "default for its kind" if spec is None else ("edit levels" if "table" in spec else spec.get("builder"))
-builder = st.selectbox("Builder", BUILDERS, index=BUILDERS.index(current) if current in BUILDERS else 0,
-                       key=f"builder_{column}", help=f"Column kind: {kind}")
+current = (
+    "default for its kind"
+    if spec is None
+    else ("edit levels" if "table" in spec else spec.get("builder"))
+)
+builder = st.selectbox(
+    "Builder",
+    BUILDERS,
+    index=BUILDERS.index(current) if current in BUILDERS else 0,
+    key=f"builder_{column}",
+    help=f"Column kind: {kind}",
+)
 
 new_spec: dict | None = spec
 with friendly_errors():
@@ -102,29 +144,56 @@ with friendly_errors():
         nums = pd.to_numeric(values, errors="coerce")
         span = float(nums.max() - nums.min()) if nums.notna().any() else 10.0
         c = st.columns(4)
-        width = c[0].number_input("Width at level 1", min_value=1e-9, value=float(max(1.0, round(span / 10))),
-                                  key=f"w_{column}")
-        fanout = c[1].number_input("Fan-out per level", min_value=2, value=2, step=1, key=f"f_{column}")
-        lower = c[2].number_input("Bottom-code below", value=float(nums.min()) if nums.notna().any() else 0.0,
-                                  key=f"lo_{column}")
-        upper = c[3].number_input("Top-code from", value=float(nums.max() + 1) if nums.notna().any() else 100.0,
-                                  key=f"hi_{column}")
-        new_spec = {"builder": "intervals", "width": width, "fanout": int(fanout), "lower": lower, "upper": upper}
+        width = c[0].number_input(
+            "Width at level 1",
+            min_value=1e-9,
+            value=float(max(1.0, round(span / 10))),
+            key=f"w_{column}",
+        )
+        fanout = c[1].number_input(
+            "Fan-out per level", min_value=2, value=2, step=1, key=f"f_{column}"
+        )
+        lower = c[2].number_input(
+            "Bottom-code below",
+            value=float(nums.min()) if nums.notna().any() else 0.0,
+            key=f"lo_{column}",
+        )
+        upper = c[3].number_input(
+            "Top-code from",
+            value=float(nums.max() + 1) if nums.notna().any() else 100.0,
+            key=f"hi_{column}",
+        )
+        new_spec = {
+            "builder": "intervals",
+            "width": width,
+            "fanout": int(fanout),
+            "lower": lower,
+            "upper": upper,
+        }
     elif builder == "dates":
-        chosen = st.multiselect("Levels", list(DATE_LEVELS), default=list(DATE_LEVELS), key=f"d_{column}")
+        chosen = st.multiselect(
+            "Levels", list(DATE_LEVELS), default=list(DATE_LEVELS), key=f"d_{column}"
+        )
         new_spec = {"builder": "dates", "levels": chosen or list(DATE_LEVELS)}
     elif builder == "masking":
         longest = int(values.dropna().astype(str).str.len().max() or 1)
-        levels = st.slider("Characters masked at the top level", 1, max(longest, 1), longest, key=f"m_{column}")
+        levels = st.slider(
+            "Characters masked at the top level", 1, max(longest, 1), longest, key=f"m_{column}"
+        )
         new_spec = {"builder": "masking", "levels": levels}
     elif builder == "ordered":
-        size = st.number_input("Values per group at level 1", min_value=2, value=2, step=1, key=f"o_{column}")
+        size = st.number_input(
+            "Values per group at level 1", min_value=2, value=2, step=1, key=f"o_{column}"
+        )
         new_spec = {"builder": "ordered", "sizes": [int(size)]}
     elif builder == "flat":
         new_spec = {"builder": "flat"}
     elif builder == "ARX CSV file":
-        upload = st.file_uploader("ARX hierarchy (one row per value, one column per level, ';'-separated)",
-                                  type=["csv", "txt"], key=f"arx_{column}")
+        upload = st.file_uploader(
+            "ARX hierarchy (one row per value, one column per level, ';'-separated)",
+            type=["csv", "txt"],
+            key=f"arx_{column}",
+        )
         sep = st.text_input("Separator", ";", max_chars=1, key=f"arxsep_{column}")
         if upload is not None:
             try:
@@ -140,8 +209,12 @@ with friendly_errors():
     hierarchy = ws.hierarchy(column)
     st.markdown(f"**Levels of {column}** ({hierarchy.height} levels; edit cells to regroup values)")
     levels_frame = hierarchy.to_frame()
-    edited_levels = st.data_editor(levels_frame, hide_index=True, disabled=["level 0"],
-                                   key=f"levels_{column}_{len(ws.history)}")
+    edited_levels = st.data_editor(
+        levels_frame,
+        hide_index=True,
+        disabled=["level 0"],
+        key=f"levels_{column}_{len(ws.history)}",
+    )
     if not edited_levels.equals(levels_frame):
         try:
             regrouped = Hierarchy(edited_levels.astype(str).to_numpy(dtype=object), name=column)
@@ -150,7 +223,12 @@ with friendly_errors():
             st.rerun()
         except AnonError as exc:
             st.error(f"Not applied: {exc}", icon="🚫")
-    st.download_button("⬇️ Export as ARX CSV", hierarchy.to_csv(), file_name=f"hierarchy_{column}.csv",
-                       mime="text/csv", key=f"export_{column}")
+    st.download_button(
+        "⬇️ Export as ARX CSV",
+        hierarchy.to_csv(),
+        file_name=f"hierarchy_{column}.csv",
+        mime="text/csv",
+        key=f"export_{column}",
+    )
 
 st.page_link("pages/privacy.py", label="Next: choose privacy models", icon="🛡️")

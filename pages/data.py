@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import streamlit as st
 
-from anon_core.engines.large import SAMPLE_ROWS, LargeTable
+from anon_core.data.io import column_profile, load_table
 from anon_core.errors import AnonError
-from anon_core.io import column_profile, load_table
-from pages.widgets import (
+from anon_core.release.engines.large import SAMPLE_ROWS, LargeTable
+from ui.widgets import (
     SAMPLE_DIR,
     SAMPLES,
     friendly_errors,
@@ -24,22 +24,32 @@ SEPARATORS = {",": "comma ( , )", ";": "semicolon ( ; )", "\t": "tab", "|": "pip
 
 sidebar("Data")
 st.title("📂 Data")
-st.write("Pick a built-in synthetic sample or upload your own table. Files are read in memory and never "
-         "written to disk; the upload limit is 200 MB.")
+st.write(
+    "Pick a built-in synthetic sample or upload your own table. Files are read in memory and never "
+    "written to disk; the upload limit is 200 MB."
+)
 
 left, right = st.columns(2)
 sample = left.selectbox("Built-in sample", list(SAMPLES), key="sample")
-uploaded = right.file_uploader("…or upload a table (CSV, TSV, Excel, Parquet, JSON)", type=UPLOAD_TYPES)
+uploaded = right.file_uploader(
+    "…or upload a table (CSV, TSV, Excel, Parquet, JSON)", type=UPLOAD_TYPES
+)
 with st.expander("Reading options"):
     sep_choice = st.selectbox("Separator", ["detect", ",", ";", "\\t", "|"], key="sep")
-    enc_choice = st.selectbox("Encoding", ["detect", "utf-8", "cp1252", "latin-1", "utf-16"], key="enc")
+    enc_choice = st.selectbox(
+        "Encoding", ["detect", "utf-8", "cp1252", "latin-1", "utf-16"], key="enc"
+    )
 
 with st.expander("🗄️ …or open a large file on this machine by path (DuckDB or Spark)"):
-    st.caption("For CSV or Parquet files too large to upload or to hold in memory. The engine reads the file where "
-               "it is: frequency tables, search, risk and the release use every row; previews and row-level "
-               f"analyses (PII, differential privacy, ML) use a seeded sample of {SAMPLE_ROWS:,} rows.")
+    st.caption(
+        "For CSV or Parquet files too large to upload or to hold in memory. The engine reads the file where "
+        "it is: frequency tables, search, risk and the release use every row; previews and row-level "
+        f"analyses (PII, differential privacy, ML) use a seeded sample of {SAMPLE_ROWS:,} rows."
+    )
     c = st.columns([4, 1])
-    large_path = c[0].text_input("Path of a .csv/.tsv/.parquet file (or a folder of Parquet parts)", key="large_path")
+    large_path = c[0].text_input(
+        "Path of a .csv/.tsv/.parquet file (or a folder of Parquet parts)", key="large_path"
+    )
     engine_name = c[1].selectbox("Engine", ["duckdb", "spark"], key="large_engine")
     if st.button("Open", key="large_open", disabled=not large_path.strip()):
         try:
@@ -48,7 +58,11 @@ with st.expander("🗄️ …or open a large file on this machine by path (DuckD
                 encoding = None if enc_choice == "detect" else enc_choice
                 large = LargeTable.open(large_path.strip(), engine_name, separator, encoding)
             set_large_workspace(large)
-            st.session_state["table_info"] = (large.source.format, large.source.separator, large.source.encoding)
+            st.session_state["table_info"] = (
+                large.source.format,
+                large.source.separator,
+                large.source.encoding,
+            )
         except AnonError as exc:
             st.error(str(exc), icon="🚫")
 
@@ -60,7 +74,9 @@ if st.session_state.get("loaded_from") != picked:
         separator = None if sep_choice == "detect" else sep_choice.replace("\\t", "\t")
         encoding = None if enc_choice == "detect" else enc_choice
         if uploaded is not None:
-            table = load_table(uploaded.getvalue(), name=uploaded.name, separator=separator, encoding=encoding)
+            table = load_table(
+                uploaded.getvalue(), name=uploaded.name, separator=separator, encoding=encoding
+            )
         elif separator or encoding:
             table = load_table(SAMPLE_DIR / SAMPLES[sample], separator=separator, encoding=encoding)
         else:
@@ -84,9 +100,12 @@ if ws is not None:
         frame = ws.frame
         st.subheader(f"📄 {ws.source}")
         if ws.large is not None:
-            st.info(f"Opened by path with {ws.large.engine.name}: {ws.n_rows:,} rows, "
-                    f"{ws.large.source.size_bytes / 1e6:,.0f} MB on disk. The preview and profile below are of a "
-                    f"seeded sample of {len(frame):,} rows.", icon="🗄️")
+            st.info(
+                f"Opened by path with {ws.large.engine.name}: {ws.n_rows:,} rows, "
+                f"{ws.large.source.size_bytes / 1e6:,.0f} MB on disk. The preview and profile below are of a "
+                f"seeded sample of {len(frame):,} rows.",
+                icon="🗄️",
+            )
         c = st.columns(5)
         c[0].metric("Rows", f"{ws.n_rows:,}")
         c[1].metric("Columns", f"{frame.shape[1]:,}")
@@ -94,12 +113,21 @@ if ws is not None:
         c[3].metric("Separator", SEPARATORS.get(sep or "", sep or "–"))
         c[4].metric("Encoding", enc or "–")
         shown = min(PREVIEW_ROWS, len(frame))
-        st.markdown(f"**Preview** (first {shown:,} of {len(frame):,} rows"
-                    f"{' of the sample' if ws.large is not None else ''})")
+        st.markdown(
+            f"**Preview** (first {shown:,} of {len(frame):,} rows"
+            f"{' of the sample' if ws.large is not None else ''})"
+        )
         st.dataframe(frame.head(PREVIEW_ROWS), hide_index=True)
         st.markdown("**Column profile**")
-        st.caption("One row per column: the inferred kind, missing cells, distinct values, and the share of rows "
-                   "whose value occurs only once (a high share points at an identifier).")
-        st.dataframe(column_profile(frame), hide_index=True,
-                     column_config={"unique_share": st.column_config.NumberColumn("unique share", format="percent")})
+        st.caption(
+            "One row per column: the inferred kind, missing cells, distinct values, and the share of rows "
+            "whose value occurs only once (a high share points at an identifier)."
+        )
+        st.dataframe(
+            column_profile(frame),
+            hide_index=True,
+            column_config={
+                "unique_share": st.column_config.NumberColumn("unique share", format="percent")
+            },
+        )
         st.page_link("pages/attributes.py", label="Next: mark the attributes", icon="🏷️")

@@ -15,7 +15,8 @@ import plotly.express as px
 import plotly.graph_objects as go
 import streamlit as st
 
-from anon_core.dataset import Role
+from anon_core.data.dataset import Role
+from anon_core.data.io import ColumnKind, infer_kind
 from anon_core.dp import (
     DP_MODELS,
     PrivacyBudget,
@@ -27,8 +28,7 @@ from anon_core.dp import (
     query_seed,
 )
 from anon_core.errors import PrivacyWarning
-from anon_core.io import ColumnKind, infer_kind
-from pages.widgets import (
+from ui.widgets import (
     current_result,
     download_name,
     explain,
@@ -49,14 +49,19 @@ QUERY_LABELS = {
     "quantile": "📐 Quantile",
     "median": "🎯 Median",
 }
-MODEL_LABELS = {"logistic_regression": "Logistic regression", "gaussian_nb": "Gaussian naive Bayes",
-                "random_forest": "Random forest"}
+MODEL_LABELS = {
+    "logistic_regression": "Logistic regression",
+    "gaussian_nb": "Gaussian naive Bayes",
+    "random_forest": "Random forest",
+}
 
 sidebar("Differential privacy")
 ws = require_workspace()
 st.title("🎲 Differential privacy")
-st.caption("Answer questions about the original table with calibrated noise instead of releasing rows. Each answer "
-           "spends part of a privacy budget ε; smaller ε means more noise and stronger privacy.")
+st.caption(
+    "Answer questions about the original table with calibrated noise instead of releasing rows. Each answer "
+    "spends part of a privacy budget ε; smaller ε means more noise and stronger privacy."
+)
 
 # ------------------------------------------------------------------ session state: one budget per release
 if st.session_state.get(HASH) != ws.frame_hash or BUDGET not in st.session_state:
@@ -70,13 +75,35 @@ budget_box = st.container()  # drawn at the end, so it shows this run's spending
 
 with st.expander("💰 Privacy budget of this release", expanded=not st.session_state[RESULTS]):
     c = st.columns(3)
-    total = c[0].number_input("Total ε", min_value=0.001, max_value=100.0, value=1.0, step=0.1, format="%.3f",
-                              key="dp_total_epsilon", help="The most this release may spend over all queries.")
-    delta = c[1].number_input("Total δ", min_value=0.0, max_value=0.5, value=0.0, step=1e-6, format="%g",
-                              key="dp_delta", help="Every query here is pure ε-DP (spends δ = 0).")
-    seed = c[2].number_input("Random seed (optional)", min_value=0, value=None, step=1, key="dp_seed_input",
-                             help="Makes the noise reproducible (the dp section records it). Anyone who knows the "
-                                  "seed can recompute the noise: leave it empty for a real release.")
+    total = c[0].number_input(
+        "Total ε",
+        min_value=0.001,
+        max_value=100.0,
+        value=1.0,
+        step=0.1,
+        format="%.3f",
+        key="dp_total_epsilon",
+        help="The most this release may spend over all queries.",
+    )
+    delta = c[1].number_input(
+        "Total δ",
+        min_value=0.0,
+        max_value=0.5,
+        value=0.0,
+        step=1e-6,
+        format="%g",
+        key="dp_delta",
+        help="Every query here is pure ε-DP (spends δ = 0).",
+    )
+    seed = c[2].number_input(
+        "Random seed (optional)",
+        min_value=0,
+        value=None,
+        step=1,
+        key="dp_seed_input",
+        help="Makes the noise reproducible (the dp section records it). Anyone who knows the "
+        "seed can recompute the noise: leave it empty for a real release.",
+    )
     budget: PrivacyBudget = st.session_state[BUDGET]
     if st.button("🔄 Start a new release with this budget", key="dp_new_budget"):
         with friendly_errors():
@@ -86,9 +113,13 @@ with st.expander("💰 Privacy budget of this release", expanded=not st.session_
             for key in ("dp_error_curve",):
                 st.session_state.pop(key, None)
             st.rerun()
-    if (float(total), float(delta)) != (budget.epsilon, budget.delta) or st.session_state[SEED] != seed:
-        st.caption("ℹ️ Press **Start a new release** to use these settings; the current release keeps "
-                   f"ε = {budget.epsilon:g}, δ = {budget.delta:g}.")
+    if (float(total), float(delta)) != (budget.epsilon, budget.delta) or st.session_state[
+        SEED
+    ] != seed:
+        st.caption(
+            "ℹ️ Press **Start a new release** to use these settings; the current release keeps "
+            f"ε = {budget.epsilon:g}, δ = {budget.delta:g}."
+        )
 
 budget = st.session_state[BUDGET]
 results: list = st.session_state[RESULTS]
@@ -101,22 +132,34 @@ numeric_columns = [c for c in columns if kinds[c] == ColumnKind.NUMERIC]
 def axis_inputs(prefix: str, title: str) -> dict:
     """Widgets for one histogram axis; returns its part of the query."""
     col = st.selectbox(title, columns, key=f"{prefix}_column")
-    numeric = st.radio("Kind", ["categorical", "numeric"], horizontal=True, key=f"{prefix}_kind_{col}",
-                       index=1 if kinds.get(col) == ColumnKind.NUMERIC else 0)
+    numeric = st.radio(
+        "Kind",
+        ["categorical", "numeric"],
+        horizontal=True,
+        key=f"{prefix}_kind_{col}",
+        index=1 if kinds.get(col) == ColumnKind.NUMERIC else 0,
+    )
     spec: dict = {"column": col}
     if numeric == "numeric":
         c = st.columns(3)
         lo = c[0].number_input("Lower bound", value=None, key=f"{prefix}_lower_{col}")
         hi = c[1].number_input("Upper bound", value=None, key=f"{prefix}_upper_{col}")
-        spec["bins"] = int(c[2].number_input("Bins", min_value=1, max_value=200, value=10, key=f"{prefix}_bins"))
-        from_data = st.checkbox("Bounds from the data (leaks the minimum and maximum)",
-                                key=f"{prefix}_bounds_data")
+        spec["bins"] = int(
+            c[2].number_input("Bins", min_value=1, max_value=200, value=10, key=f"{prefix}_bins")
+        )
+        from_data = st.checkbox(
+            "Bounds from the data (leaks the minimum and maximum)", key=f"{prefix}_bounds_data"
+        )
         spec["bounds"] = "data" if from_data else (None if lo is None or hi is None else [lo, hi])
     else:
-        text = st.text_input("Categories, comma-separated (from the codebook)", key=f"{prefix}_categories_{col}",
-                             placeholder="e.g. F, M")
-        from_data = st.checkbox("Categories from the data (reveals which values occur)",
-                                key=f"{prefix}_categories_data")
+        text = st.text_input(
+            "Categories, comma-separated (from the codebook)",
+            key=f"{prefix}_categories_{col}",
+            placeholder="e.g. F, M",
+        )
+        from_data = st.checkbox(
+            "Categories from the data (reveals which values occur)", key=f"{prefix}_categories_data"
+        )
         cats = [t.strip() for t in text.split(",") if t.strip()]
         spec["categories"] = "data" if from_data else (cats or None)
     return spec
@@ -129,7 +172,9 @@ if qtype == "count":
     col = st.selectbox("Column", ["(all rows)", *columns], key="dp_count_column")
     if col != "(all rows)":
         raw["column"] = col
-        value = st.text_input("Count rows equal to (empty: every non-missing value)", key="dp_count_value")
+        value = st.text_input(
+            "Count rows equal to (empty: every non-missing value)", key="dp_count_value"
+        )
         if value.strip():
             raw["value"] = value.strip()
 elif qtype == "histogram":
@@ -146,28 +191,50 @@ else:
     col = st.selectbox("Numeric column", numeric_columns, key="dp_column")
     raw["column"] = col
     c = st.columns(2)
-    lo = c[0].number_input("Lower bound", value=None, key=f"dp_lower_{col}",
-                           help="From domain knowledge, not from the data; values below are clipped.")
-    hi = c[1].number_input("Upper bound", value=None, key=f"dp_upper_{col}",
-                           help="From domain knowledge, not from the data; values above are clipped.")
-    if st.checkbox("Take the bounds from the data (leaks the minimum and maximum)", key="dp_bounds_data"):
+    lo = c[0].number_input(
+        "Lower bound",
+        value=None,
+        key=f"dp_lower_{col}",
+        help="From domain knowledge, not from the data; values below are clipped.",
+    )
+    hi = c[1].number_input(
+        "Upper bound",
+        value=None,
+        key=f"dp_upper_{col}",
+        help="From domain knowledge, not from the data; values above are clipped.",
+    )
+    if st.checkbox(
+        "Take the bounds from the data (leaks the minimum and maximum)", key="dp_bounds_data"
+    ):
         raw["bounds"] = "data"
     elif lo is not None and hi is not None:
         raw["bounds"] = [lo, hi]
     if qtype == "quantile":
         raw["quantile"] = st.slider("Quantile", 0.0, 1.0, 0.9, 0.01, key="dp_quantile")
 remaining = budget.remaining
-eps = st.number_input("ε for this query", min_value=0.001, max_value=100.0, value=min(0.1, max(remaining, 0.001)),
-                      step=0.05, format="%.3f", key="dp_epsilon",
-                      help=f"Spent from the budget; {remaining:.4g} remains.")
+eps = st.number_input(
+    "ε for this query",
+    min_value=0.001,
+    max_value=100.0,
+    value=min(0.1, max(remaining, 0.001)),
+    step=0.05,
+    format="%.3f",
+    key="dp_epsilon",
+    help=f"Spent from the budget; {remaining:.4g} remains.",
+)
 raw["epsilon"] = float(eps)
 if st.button("▶️ Run the query (spends ε)", type="primary", key="dp_run"):
     with friendly_errors():
         query = parse_query(raw)
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", PrivacyWarning)
-            result = dp_query(ws.frame, query, budget, random_state=query_seed(st.session_state[SEED], len(budget.ledger)),
-                              compare=True)  # true values stay on this page; shown only with the toggle
+            result = dp_query(
+                ws.frame,
+                query,
+                budget,
+                random_state=query_seed(st.session_state[SEED], len(budget.ledger)),
+                compare=True,
+            )  # true values stay on this page; shown only with the toggle
         results.append(result)
         st.success(f"✅ {result.label}: ε = {result.epsilon:.4g} spent.")
         for w in caught:
@@ -176,27 +243,41 @@ if st.button("▶️ Run the query (spends ε)", type="primary", key="dp_run"):
 
 # ------------------------------------------------------------------ results
 st.subheader("📋 Results")
-compare = st.toggle("🔍 Compare with the true values (not private: for you, never for the release)", value=False,
-                    key="dp_compare")
+compare = st.toggle(
+    "🔍 Compare with the true values (not private: for you, never for the release)",
+    value=False,
+    key="dp_compare",
+)
 if not results:
     st.info("No query yet: build one above and run it.", icon="ℹ️")
 else:
     rows = pd.DataFrame([r.row(compare=compare) for r in results])
-    st.dataframe(rows, hide_index=True, column_config={
-        "epsilon": st.column_config.NumberColumn("ε", format="%.4g"),
-        "expected_error": st.column_config.NumberColumn("expected error", format="%.4g"),
-        "abs_error": st.column_config.NumberColumn("actual error", format="%.4g"),
-    })
-    explain("Each private answer with the ε it spent and its expected error (mean absolute noise).",
-            "Count and histogram bins: 1/sinh(ε) (geometric noise). Sum: (upper − lower)/ε. Mean: ≈ (upper − lower)/"
-            "(n·ε) (Laplace noise). Variance: the scale of bounded-domain Laplace noise, at least (upper − lower)²(n − 1)/"
-            "(n²·ε). Quantiles: empirical, 50 draws with a "
-            "fixed seed (uses the true data). Sources: Dwork et al., TCC 2006; diffprivlib.")
+    st.dataframe(
+        rows,
+        hide_index=True,
+        column_config={
+            "epsilon": st.column_config.NumberColumn("ε", format="%.4g"),
+            "expected_error": st.column_config.NumberColumn("expected error", format="%.4g"),
+            "abs_error": st.column_config.NumberColumn("actual error", format="%.4g"),
+        },
+    )
+    explain(
+        "Each private answer with the ε it spent and its expected error (mean absolute noise).",
+        "Count and histogram bins: 1/sinh(ε) (geometric noise). Sum: (upper − lower)/ε. Mean: ≈ (upper − lower)/"
+        "(n·ε) (Laplace noise). Variance: the scale of bounded-domain Laplace noise, at least (upper − lower)²(n − 1)/"
+        "(n²·ε). Quantiles: empirical, 50 draws with a "
+        "fixed seed (uses the true data). Sources: Dwork et al., TCC 2006; diffprivlib.",
+    )
     tables = [i for i, r in enumerate(results) if r.table is not None]
     if tables:
         st.markdown("**📦 DP release: a noisy table**")
-        pick = st.selectbox("Table", tables, format_func=lambda i: f"{i + 1}. {results[i].label}",
-                            index=len(tables) - 1, key="dp_table_pick")
+        pick = st.selectbox(
+            "Table",
+            tables,
+            format_func=lambda i: f"{i + 1}. {results[i].label}",
+            index=len(tables) - 1,
+            key="dp_table_pick",
+        )
         chosen = results[pick]
         shown = chosen.table if compare else chosen.release_frame()
         st.dataframe(shown, hide_index=True)
@@ -206,31 +287,63 @@ else:
             y = chosen.query.columns[1]
             grid = long.pivot(index=x, columns=y, values="noisy_count")
             grid = grid.loc[pd.unique(long[x]), pd.unique(long[y])]
-            fig = px.imshow(grid.to_numpy(), x=[str(c) for c in grid.columns], y=[str(i) for i in grid.index],
-                            labels={"x": y, "y": x, "color": "noisy count"}, aspect="auto",
-                            color_continuous_scale="Blues")
-            line = (f"Noisy counts of {chosen.label} (ε = {chosen.epsilon:.4g}), one cell per pair of values; "
-                    f"each is off by {chosen.expected_error:.3g} on average.")
+            fig = px.imshow(
+                grid.to_numpy(),
+                x=[str(c) for c in grid.columns],
+                y=[str(i) for i in grid.index],
+                labels={"x": y, "y": x, "color": "noisy count"},
+                aspect="auto",
+                color_continuous_scale="Blues",
+            )
+            line = (
+                f"Noisy counts of {chosen.label} (ε = {chosen.epsilon:.4g}), one cell per pair of values; "
+                f"each is off by {chosen.expected_error:.3g} on average."
+            )
         else:
-            fig = px.bar(long, x=x, y="noisy_count", error_y="expected_error", labels={"noisy_count": "noisy count"})
+            fig = px.bar(
+                long,
+                x=x,
+                y="noisy_count",
+                error_y="expected_error",
+                labels={"noisy_count": "noisy count"},
+            )
             if compare:
-                fig.add_trace(go.Scatter(x=long[x], y=long["true_count"], mode="markers", name="true count",
-                                         marker=dict(symbol="x", color="black")))
+                fig.add_trace(
+                    go.Scatter(
+                        x=long[x],
+                        y=long["true_count"],
+                        mode="markers",
+                        name="true count",
+                        marker=dict(symbol="x", color="black"),
+                    )
+                )
             line = f"Noisy counts of {chosen.label} (ε = {chosen.epsilon:.4g}); the whiskers span ± the expected error."
         fig.update_xaxes(type="category")
         if chosen.query.type == "histogram2d":
             fig.update_yaxes(type="category")
-        fig.update_layout(height=420 if chosen.query.type == "histogram2d" else 340,
-                          margin=dict(l=10, r=10, t=30, b=10))
+        fig.update_layout(
+            height=420 if chosen.query.type == "histogram2d" else 340,
+            margin=dict(l=10, r=10, t=30, b=10),
+        )
         st.plotly_chart(fig, key="dp_hist_chart")
         explain(line)
         c = st.columns(2)
-        c[0].download_button("⬇️ Noisy table (CSV)", chosen.release_frame().to_csv(index=False, lineterminator="\n"),
-                             download_name(ws, f"_dp_{pick + 1}.csv"), "text/csv", key="dp_download_table")
+        c[0].download_button(
+            "⬇️ Noisy table (CSV)",
+            chosen.release_frame().to_csv(index=False, lineterminator="\n"),
+            download_name(ws, f"_dp_{pick + 1}.csv"),
+            "text/csv",
+            key="dp_download_table",
+        )
     section = dp_section(results, budget.epsilon, budget.delta, st.session_state[SEED])
-    st.download_button("⬇️ dp configuration section (JSON)", json.dumps({"dp": section}, indent=2),
-                       "dp_section.json", "application/json", key="dp_download_section",
-                       help="The queries with their ε and parameters; `anon-core dp` reruns them.")
+    st.download_button(
+        "⬇️ dp configuration section (JSON)",
+        json.dumps({"dp": section}, indent=2),
+        "dp_section.json",
+        "application/json",
+        key="dp_download_section",
+        help="The queries with their ε and parameters; `anon-core dp` reruns them.",
+    )
 
 # ------------------------------------------------------------------ error against epsilon
 st.subheader("📉 Error against ε")
@@ -247,8 +360,12 @@ else:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", PrivacyWarning)  # already shown when the query ran
                 st.session_state["dp_error_curve"] = error_curve(
-                    ws.frame, queries, repeats=repeats, random_state=0,
-                    progress=lambda f, msg: bar.progress(min(max(f, 0.0), 1.0), text=msg))
+                    ws.frame,
+                    queries,
+                    repeats=repeats,
+                    random_state=0,
+                    progress=lambda f, msg: bar.progress(min(max(f, 0.0), 1.0), text=msg),
+                )
             bar.empty()
     curve = st.session_state.get("dp_error_curve")
     if curve is not None:
@@ -256,23 +373,57 @@ else:
         fig = go.Figure()
         for i, (name, part) in enumerate(curve.groupby("query", sort=False)):
             color = px.colors.qualitative.Plotly[i % 10]
-            if y == "mae":  # band: 10th to 90th percentile of the draws (cut at a tenth of the mean: log axis)
+            if (
+                y == "mae"
+            ):  # band: 10th to 90th percentile of the draws (cut at a tenth of the mean: log axis)
                 upper, lower = part["mae_p90"], np.maximum(part["mae_p10"], part["mae"] / 10)
-                fig.add_trace(go.Scatter(x=list(part["epsilon"]) + list(part["epsilon"])[::-1],
-                                         y=list(upper) + list(lower)[::-1], fill="toself", line=dict(width=0),
-                                         fillcolor=color, opacity=0.15, showlegend=False, hoverinfo="skip"))
+                fig.add_trace(
+                    go.Scatter(
+                        x=list(part["epsilon"]) + list(part["epsilon"])[::-1],
+                        y=list(upper) + list(lower)[::-1],
+                        fill="toself",
+                        line=dict(width=0),
+                        fillcolor=color,
+                        opacity=0.15,
+                        showlegend=False,
+                        hoverinfo="skip",
+                    )
+                )
                 if part["expected_error"].notna().any():
-                    fig.add_trace(go.Scatter(x=part["epsilon"], y=part["expected_error"], mode="lines",
-                                             line=dict(color=color, dash="dot"), name=f"{name} (expected)"))
-            fig.add_trace(go.Scatter(x=part["epsilon"], y=part[y], mode="lines+markers", line=dict(color=color),
-                                     name=name))
-        fig.update_layout(height=380, xaxis_type="log", yaxis_type="log", xaxis_title="ε",
-                          yaxis_title="mean absolute error" if y == "mae" else "relative error (Σ|error| / Σ|true|)",
-                          margin=dict(l=10, r=10, t=30, b=10))
+                    fig.add_trace(
+                        go.Scatter(
+                            x=part["epsilon"],
+                            y=part["expected_error"],
+                            mode="lines",
+                            line=dict(color=color, dash="dot"),
+                            name=f"{name} (expected)",
+                        )
+                    )
+            fig.add_trace(
+                go.Scatter(
+                    x=part["epsilon"],
+                    y=part[y],
+                    mode="lines+markers",
+                    line=dict(color=color),
+                    name=name,
+                )
+            )
+        fig.update_layout(
+            height=380,
+            xaxis_type="log",
+            yaxis_type="log",
+            xaxis_title="ε",
+            yaxis_title="mean absolute error"
+            if y == "mae"
+            else "relative error (Σ|error| / Σ|true|)",
+            margin=dict(l=10, r=10, t=30, b=10),
+        )
         st.plotly_chart(fig, key="dp_error_chart")
-        explain("Error of each query against ε over repeated draws (band: 10th to 90th percentile; dotted: the "
-                "formula); pick the smallest ε whose error you can accept. Planning only: uses the true data, spends "
-                "no budget.")
+        explain(
+            "Error of each query against ε over repeated draws (band: 10th to 90th percentile; dotted: the "
+            "formula); pick the smallest ε whose error you can accept. Planning only: uses the true data, spends "
+            "no budget."
+        )
 
 # ------------------------------------------------------------------ machine learning
 st.subheader("🤖 Machine learning with differential privacy")
@@ -280,63 +431,109 @@ targets = [c for c in columns if 2 <= ws.frame[c].nunique() <= 20]
 if not targets:
     st.info("No column with 2 to 20 classes to predict.", icon="ℹ️")
 else:
-    default_target = "income" if "income" in targets else ws.sensitive[0] if ws.sensitive and ws.sensitive[0] in \
-        targets else targets[-1]
-    target = st.selectbox("Target", targets, index=targets.index(default_target), key="dp_ml_target")
+    default_target = (
+        "income"
+        if "income" in targets
+        else ws.sensitive[0]
+        if ws.sensitive and ws.sensitive[0] in targets
+        else targets[-1]
+    )
+    target = st.selectbox(
+        "Target", targets, index=targets.index(default_target), key="dp_ml_target"
+    )
     candidates = [c for c in columns if c != target and kinds[c] != ColumnKind.TEXT]
-    defaults = [c for c in candidates if kinds[c] == ColumnKind.NUMERIC or ws.frame[c].nunique() <= 100]
-    features = st.multiselect("Features", candidates, default=defaults, key=f"dp_ml_features_{target}")
-    models = st.multiselect("Models", list(DP_MODELS), default=list(DP_MODELS), format_func=MODEL_LABELS.get,
-                            key="dp_ml_models")
+    defaults = [
+        c for c in candidates if kinds[c] == ColumnKind.NUMERIC or ws.frame[c].nunique() <= 100
+    ]
+    features = st.multiselect(
+        "Features", candidates, default=defaults, key=f"dp_ml_features_{target}"
+    )
+    models = st.multiselect(
+        "Models",
+        list(DP_MODELS),
+        default=list(DP_MODELS),
+        format_func=MODEL_LABELS.get,
+        key="dp_ml_models",
+    )
     c = st.columns(2)
     repeats_ml = c[0].slider("Repeats (seeds)", 1, 10, 3, key="dp_ml_repeats")
     points = c[1].slider("ε grid points (0.01 to 10)", 3, 13, 7, key="dp_ml_points")
     numeric_features = [f for f in features if kinds[f] == ColumnKind.NUMERIC]
     bounds: dict = {}
     if numeric_features:
-        st.caption("Bounds of the numeric features, from domain knowledge (values outside are clipped):")
+        st.caption(
+            "Bounds of the numeric features, from domain knowledge (values outside are clipped):"
+        )
         for f in numeric_features:
             cc = st.columns(2)
             lo = cc[0].number_input(f"{f}: lower", value=None, key=f"dp_ml_lower_{f}")
             hi = cc[1].number_input(f"{f}: upper", value=None, key=f"dp_ml_upper_{f}")
             if lo is not None and hi is not None:
                 bounds[f] = [lo, hi]
-    from_data = st.checkbox("Take missing bounds from the data (leaks the minimum and maximum)", key="dp_ml_from_data")
-    st.caption("Categories of the categorical features and the target's classes are taken from the data "
-               "(a warning says so).")
+    from_data = st.checkbox(
+        "Take missing bounds from the data (leaks the minimum and maximum)", key="dp_ml_from_data"
+    )
+    st.caption(
+        "Categories of the categorical features and the target's classes are taken from the data "
+        "(a warning says so)."
+    )
     if st.button("▶️ Compute accuracy against ε", type="primary", key="dp_ml_run"):
         with friendly_errors():
             missing = [f for f in numeric_features if f not in bounds]
             if missing and not from_data:
-                st.error(f"Enter lower and upper bounds for {missing}, or tick 'Take missing bounds from the data'.",
-                         icon="🚫")
+                st.error(
+                    f"Enter lower and upper bounds for {missing}, or tick 'Take missing bounds from the data'.",
+                    icon="🚫",
+                )
             elif not features or not models:
                 st.error("Choose at least one feature and one model.", icon="🚫")
             else:
                 released = None
                 current = current_result(ws) if ws.qis else None
                 if current is not None and current.satisfied:
-                    released = ws.sample_release(current) if ws.large is not None else problem(ws).apply(current)
+                    released = (
+                        ws.sample_release(current)
+                        if ws.large is not None
+                        else problem(ws).apply(current)
+                    )
                 else:
-                    st.info("No k-anonymized baseline: the current transformation does not satisfy the privacy "
-                            "models. Choose one on the Privacy or Explore page.", icon="ℹ️")
-                original = ws.frame[[c for c in ws.frame.columns if ws.roles.get(c) != Role.IDENTIFIER.value]]
+                    st.info(
+                        "No k-anonymized baseline: the current transformation does not satisfy the privacy "
+                        "models. Choose one on the Privacy or Explore page.",
+                        icon="ℹ️",
+                    )
+                original = ws.frame[
+                    [c for c in ws.frame.columns if ws.roles.get(c) != Role.IDENTIFIER.value]
+                ]
                 bar = st.progress(0.0, text="Training…")
                 with warnings.catch_warnings():
-                    warnings.simplefilter("ignore", PrivacyWarning)  # summarised below from out.from_data
-                    out = dp_ml_curve(original, target, features=features, models=models,
-                                      epsilons=np.logspace(-2, 1, points), repeats=repeats_ml,
-                                      bounds={f: bounds.get(f, "data") for f in numeric_features},
-                                      categories={f: "data" for f in features if f not in numeric_features},
-                                      released=released if released is not None and target in released.columns else None,
-                                      random_state=0,
-                                      progress=lambda f, msg: bar.progress(min(max(f, 0.0), 1.0), text=msg))
+                    warnings.simplefilter(
+                        "ignore", PrivacyWarning
+                    )  # summarised below from out.from_data
+                    out = dp_ml_curve(
+                        original,
+                        target,
+                        features=features,
+                        models=models,
+                        epsilons=np.logspace(-2, 1, points),
+                        repeats=repeats_ml,
+                        bounds={f: bounds.get(f, "data") for f in numeric_features},
+                        categories={f: "data" for f in features if f not in numeric_features},
+                        released=released
+                        if released is not None and target in released.columns
+                        else None,
+                        random_state=0,
+                        progress=lambda f, msg: bar.progress(min(max(f, 0.0), 1.0), text=msg),
+                    )
                 bar.empty()
                 st.session_state["dp_ml_result"] = out
                 if out.from_data:
-                    st.warning("Taken from the data, so not covered by differential privacy: "
-                               f"{'; '.join(out.from_data)}. Enter them from domain knowledge (a codebook) before "
-                               "training a model for release.", icon="⚠️")
+                    st.warning(
+                        "Taken from the data, so not covered by differential privacy: "
+                        f"{'; '.join(out.from_data)}. Enter them from domain knowledge (a codebook) before "
+                        "training a model for release.",
+                        icon="⚠️",
+                    )
     out = st.session_state.get("dp_ml_result")
     if out is not None:
         curve = out.curve()
@@ -344,36 +541,70 @@ else:
         fig = go.Figure()
         for i, (name, part) in enumerate(curve.groupby("model", sort=False)):
             color = px.colors.qualitative.Plotly[i % 10]
-            fig.add_trace(go.Scatter(x=list(part["epsilon"]) + list(part["epsilon"])[::-1],
-                                     y=list(part["mean"] + part["std"]) + list(part["mean"] - part["std"])[::-1],
-                                     fill="toself", line=dict(width=0), fillcolor=color, opacity=0.2,
-                                     showlegend=False, hoverinfo="skip"))
-            fig.add_trace(go.Scatter(x=part["epsilon"], y=part["mean"], mode="lines+markers", line=dict(color=color),
-                                     name=f"{MODEL_LABELS[name]} (DP)"))
+            fig.add_trace(
+                go.Scatter(
+                    x=list(part["epsilon"]) + list(part["epsilon"])[::-1],
+                    y=list(part["mean"] + part["std"]) + list(part["mean"] - part["std"])[::-1],
+                    fill="toself",
+                    line=dict(width=0),
+                    fillcolor=color,
+                    opacity=0.2,
+                    showlegend=False,
+                    hoverinfo="skip",
+                )
+            )
+            fig.add_trace(
+                go.Scatter(
+                    x=part["epsilon"],
+                    y=part["mean"],
+                    mode="lines+markers",
+                    line=dict(color=color),
+                    name=f"{MODEL_LABELS[name]} (DP)",
+                )
+            )
             for setting, dash in (("non_private", "dash"), ("k_anonymized", "dot")):
                 b = base[(base["model"] == name) & (base["setting"] == setting)]
                 if len(b):
-                    fig.add_trace(go.Scatter(x=[curve["epsilon"].min(), curve["epsilon"].max()],
-                                             y=[b["mean"].iloc[0]] * 2, mode="lines",
-                                             line=dict(color=color, dash=dash),
-                                             name=f"{MODEL_LABELS[name]} ({setting.replace('_', ' ')})"))
-        fig.add_hline(y=out.majority_rate, line=dict(color="grey", width=1),
-                      annotation_text="majority class", annotation_position="bottom right")
-        fig.update_layout(height=420, xaxis_type="log", xaxis_title="ε", yaxis_title="test accuracy",
-                          margin=dict(l=10, r=10, t=30, b=10))
+                    fig.add_trace(
+                        go.Scatter(
+                            x=[curve["epsilon"].min(), curve["epsilon"].max()],
+                            y=[b["mean"].iloc[0]] * 2,
+                            mode="lines",
+                            line=dict(color=color, dash=dash),
+                            name=f"{MODEL_LABELS[name]} ({setting.replace('_', ' ')})",
+                        )
+                    )
+        fig.add_hline(
+            y=out.majority_rate,
+            line=dict(color="grey", width=1),
+            annotation_text="majority class",
+            annotation_position="bottom right",
+        )
+        fig.update_layout(
+            height=420,
+            xaxis_type="log",
+            xaxis_title="ε",
+            yaxis_title="test accuracy",
+            margin=dict(l=10, r=10, t=30, b=10),
+        )
         st.plotly_chart(fig, key="dp_ml_chart")
-        explain(f"Accuracy predicting {out.target} against ε (band: ± one standard deviation over {out.repeats} "
-                "seeds); dashed: the same model without privacy; dotted: trained on the k-anonymized release.",
-                "diffprivlib's LogisticRegression (Chaudhuri et al. 2011), GaussianNB (Vaidya et al. 2013) and "
-                "RandomForestClassifier (Fletcher and Islam 2017) against scikit-learn's; features scaled to [0, 1] "
-                "by their bounds, categories one-hot. Planning only: scored on the true test rows; spends no budget.")
+        explain(
+            f"Accuracy predicting {out.target} against ε (band: ± one standard deviation over {out.repeats} "
+            "seeds); dashed: the same model without privacy; dotted: trained on the k-anonymized release.",
+            "diffprivlib's LogisticRegression (Chaudhuri et al. 2011), GaussianNB (Vaidya et al. 2013) and "
+            "RandomForestClassifier (Fletcher and Islam 2017) against scikit-learn's; features scaled to [0, 1] "
+            "by their bounds, categories one-hot. Planning only: scored on the true test rows; spends no budget.",
+        )
         st.dataframe(out.to_frame(), hide_index=True)
 
 # ------------------------------------------------------------------ budget (top of the page and sidebar)
 for box in (budget_box, st.sidebar):
     with box:
         spent, left = budget.spent, budget.remaining
-        st.progress(budget.fraction_spent, text=f"💰 Privacy budget: ε {spent:.4g} of {budget.epsilon:g} spent")
+        st.progress(
+            budget.fraction_spent,
+            text=f"💰 Privacy budget: ε {spent:.4g} of {budget.epsilon:g} spent",
+        )
         if box is budget_box:
             c = st.columns(4)
             c[0].metric("Total ε", f"{budget.epsilon:g}")

@@ -11,7 +11,7 @@ import streamlit as st
 
 from anon_core.errors import AnonError
 from anon_core.workspace import Workspace
-from pages.widgets import (
+from ui.widgets import (
     WS_KEY,
     config_json,
     current_result,
@@ -25,21 +25,31 @@ from pages.widgets import (
 def _write_large_release(ws: Workspace, result, mode: str, disabled: bool) -> None:
     """A file opened by path is released by its engine to a file on this machine, with progress."""
     rows = ws.n_rows - (int(result.suppressed_records) if mode == "remove" else 0)
-    st.caption(f"{rows:,} rows will be released of {ws.n_rows:,}; identifiers removed; levels "
-               f"{result.transformation}. Preview of the sample's rows as released:")
+    st.caption(
+        f"{rows:,} rows will be released of {ws.n_rows:,}; identifiers removed; levels "
+        f"{result.transformation}. Preview of the sample's rows as released:"
+    )
     st.dataframe(ws.sample_release(result, mode).head(200), hide_index=True)
     src = ws.large.source.path
     default = str(src.with_name(f"{src.stem.split('.')[0]}_released.parquet"))
-    out = st.text_input("Write the release to (.parquet or .csv, on this machine)", value=default, key="large_out")
+    out = st.text_input(
+        "Write the release to (.parquet or .csv, on this machine)", value=default, key="large_out"
+    )
     if st.button(f"💾 Write with {ws.large.engine.name}", type="primary", disabled=disabled):
         bar = st.progress(0.0, text="Writing…")
-        written = ws.write_release(result, Path(out).expanduser(), mode,
-                                   progress=lambda f, m: bar.progress(min(max(f, 0.0), 1.0), text=f"{m}: {f:.0%}"))
+        written = ws.write_release(
+            result,
+            Path(out).expanduser(),
+            mode,
+            progress=lambda f, m: bar.progress(min(max(f, 0.0), 1.0), text=f"{m}: {f:.0%}"),
+        )
         bar.empty()
         st.session_state["large_written"] = written.to_dict()
     done = st.session_state.get("large_written")
     if done:
-        st.success(f"Wrote {done['rows']:,} rows to {done['path']} in {done['seconds']:.1f} s.", icon="✅")
+        st.success(
+            f"Wrote {done['rows']:,} rows to {done['path']} in {done['seconds']:.1f} s.", icon="✅"
+        )
         st.caption(f"SHA-256 of the released file: `{done['sha256']}`")
 
 
@@ -48,35 +58,58 @@ mode = "remove"
 with friendly_errors():
     result = current_result(ws)
     if not result.satisfied:
-        st.warning("The current transformation does not satisfy the privacy models within the suppression limit. "
-                   "Pick another on the Privacy or Explore page before releasing.", icon="⚠️")
-    mode = st.radio("Suppressed records", ["remove", "mask"], horizontal=True,
-                    format_func=lambda m: "remove them" if m == "remove" else "keep them with every QI as *")
+        st.warning(
+            "The current transformation does not satisfy the privacy models within the suppression limit. "
+            "Pick another on the Privacy or Explore page before releasing.",
+            icon="⚠️",
+        )
+    mode = st.radio(
+        "Suppressed records",
+        ["remove", "mask"],
+        horizontal=True,
+        format_func=lambda m: "remove them" if m == "remove" else "keep them with every QI as *",
+    )
     disabled = not result.satisfied
     if ws.large is not None:
         _write_large_release(ws, result, mode, disabled)
     else:
         released = ws.release(frequency_table(ws).dataset, result, mode)
-        st.caption(f"{len(released):,} rows released of {len(ws.frame):,}; identifiers removed; "
-                   f"levels {result.transformation}.")
+        st.caption(
+            f"{len(released):,} rows released of {len(ws.frame):,}; identifiers removed; "
+            f"levels {result.transformation}."
+        )
         st.dataframe(released.head(200), hide_index=True)
 
         csv_bytes = released.to_csv(index=False, lineterminator="\n").encode("utf-8")
         st.caption(f"SHA-256 of the CSV release: `{hashlib.sha256(csv_bytes).hexdigest()}`")
         c = st.columns(3)
-        c[0].download_button("⬇️ CSV", csv_bytes, download_name(ws, ".csv"), "text/csv", disabled=disabled)
+        c[0].download_button(
+            "⬇️ CSV", csv_bytes, download_name(ws, ".csv"), "text/csv", disabled=disabled
+        )
         parquet = io.BytesIO()
         released.to_parquet(parquet, index=False)
-        c[1].download_button("⬇️ Parquet", parquet.getvalue(), download_name(ws, ".parquet"),
-                             "application/octet-stream", disabled=disabled)
+        c[1].download_button(
+            "⬇️ Parquet",
+            parquet.getvalue(),
+            download_name(ws, ".parquet"),
+            "application/octet-stream",
+            disabled=disabled,
+        )
         excel = io.BytesIO()
         released.to_excel(excel, index=False)
-        c[2].download_button("⬇️ Excel", excel.getvalue(), download_name(ws, ".xlsx"),
-                             "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet", disabled=disabled)
+        c[2].download_button(
+            "⬇️ Excel",
+            excel.getvalue(),
+            download_name(ws, ".xlsx"),
+            "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+            disabled=disabled,
+        )
 
 st.subheader("Release configuration")
-st.caption("The same file the command line reads: `anon-core anonymize release.json --output out.csv` reproduces "
-           "this release headless (put the data file next to it, named as in input.path).")
+st.caption(
+    "The same file the command line reads: `anon-core anonymize release.json --output out.csv` reproduces "
+    "this release headless (put the data file next to it, named as in input.path)."
+)
 st.download_button("⬇️ Configuration (JSON)", config_json(ws), "release.json", "application/json")
 uploaded = st.file_uploader("Resume from a configuration", type=["json"], key="config_upload")
 if uploaded is not None and st.session_state.get("config_loaded") != uploaded.file_id:
@@ -99,13 +132,15 @@ if uploaded is not None and st.session_state.get("config_loaded") != uploaded.fi
 # Appended section (issue 7); every figure and file is made by anon_core/report.py.
 def _release_report_section(ws: Workspace, suppressed_records: str) -> None:
     from anon_core import report as release_report
-    from pages.widgets import SAMPLE_DIR, problem
+    from ui.widgets import SAMPLE_DIR, problem
 
     st.divider()
     st.subheader("Release report and sign-off")
-    st.caption("A report of this release for sign-off: fingerprints, roles, hierarchies, privacy models, how the "
-               "transformation was chosen, risk before and after, utility, the audit trail and your decision. "
-               "Check it later with `anon-core verify release.json report.html --released released.csv`.")
+    st.caption(
+        "A report of this release for sign-off: fingerprints, roles, hierarchies, privacy models, how the "
+        "transformation was chosen, risk before and after, utility, the audit trail and your decision. "
+        "Check it later with `anon-core verify release.json report.html --released released.csv`."
+    )
     with friendly_errors():
         if not ws.qis:
             return
@@ -116,42 +151,78 @@ def _release_report_section(ws: Workspace, suppressed_records: str) -> None:
             c = st.columns(2)
             name = c[0].text_input("Name")
             role = c[1].text_input("Role", placeholder="e.g. data protection officer")
-            decision = st.radio("Decision", release_report.DECISIONS, horizontal=True,
-                                format_func=lambda d: "✅ approve the release" if d == "approve" else "❌ reject it")
+            decision = st.radio(
+                "Decision",
+                release_report.DECISIONS,
+                horizontal=True,
+                format_func=lambda d: (
+                    "✅ approve the release" if d == "approve" else "❌ reject it"
+                ),
+            )
             comments = st.text_area("Comments")
             generate = st.form_submit_button("📝 Generate the report", type="primary")
-        state_key = hashlib.sha256(json.dumps([ws.data_key(), config], sort_keys=True, default=str).encode()).hexdigest()
+        state_key = hashlib.sha256(
+            json.dumps([ws.data_key(), config], sort_keys=True, default=str).encode()
+        ).hexdigest()
         if generate:
             with st.spinner("Writing the report…"):
                 sample = SAMPLE_DIR / ws.source
                 found = st.session_state.get("search")
                 built = release_report.build_report(
-                    config, problem(ws), current_result(ws),
-                    search_result=found if found is not None and found.qis == tuple(ws.qis) else None,
-                    input_bytes=sample.read_bytes() if ws.large is None and sample.is_file() else None,
-                    signoff={"name": name, "role": role, "decision": decision, "comments": comments},
+                    config,
+                    problem(ws),
+                    current_result(ws),
+                    search_result=found
+                    if found is not None and found.qis == tuple(ws.qis)
+                    else None,
+                    input_bytes=sample.read_bytes()
+                    if ws.large is None and sample.is_file()
+                    else None,
+                    signoff={
+                        "name": name,
+                        "role": role,
+                        "decision": decision,
+                        "comments": comments,
+                    },
                     audit=ws.audit,
                 )
                 st.session_state["release_report"] = {
-                    "key": state_key, "html": release_report.render_html(built), "pdf": release_report.render_pdf(built),
-                    "config": json.dumps(config, indent=2, ensure_ascii=False), "sha": built.figures_sha256,
+                    "key": state_key,
+                    "html": release_report.render_html(built),
+                    "pdf": release_report.render_pdf(built),
+                    "config": json.dumps(config, indent=2, ensure_ascii=False),
+                    "sha": built.figures_sha256,
                 }
         made = st.session_state.get("release_report")
         if made is not None and made["key"] != state_key:
-            st.info("The settings changed since the report was written: generate it again.", icon="🔁")
+            st.info(
+                "The settings changed since the report was written: generate it again.", icon="🔁"
+            )
         elif made is not None:
             st.caption(f"Figures SHA-256: `{made['sha']}`")
             c = st.columns(3)
-            c[0].download_button("⬇️ Report (HTML)", made["html"], download_name(ws, "_report.html"), "text/html")
-            c[1].download_button("⬇️ Report (PDF)", made["pdf"], download_name(ws, "_report.pdf"), "application/pdf")
-            c[2].download_button("⬇️ Configuration it embeds", made["config"], "release.json", "application/json")
+            c[0].download_button(
+                "⬇️ Report (HTML)", made["html"], download_name(ws, "_report.html"), "text/html"
+            )
+            c[1].download_button(
+                "⬇️ Report (PDF)", made["pdf"], download_name(ws, "_report.pdf"), "application/pdf"
+            )
+            c[2].download_button(
+                "⬇️ Configuration it embeds", made["config"], "release.json", "application/json"
+            )
             st.iframe(made["html"], height=720)
     st.markdown("**Audit trail**")
     st.caption(f"{len(ws.audit):,} change(s) recorded in this session.")
     c = st.columns(2)
-    c[0].download_button("⬇️ Audit trail (CSV)", release_report.audit_csv(ws.audit), "audit_trail.csv", "text/csv")
-    c[1].download_button("⬇️ Audit trail (JSON)", release_report.audit_json(ws.audit), "audit_trail.json",
-                         "application/json")
+    c[0].download_button(
+        "⬇️ Audit trail (CSV)", release_report.audit_csv(ws.audit), "audit_trail.csv", "text/csv"
+    )
+    c[1].download_button(
+        "⬇️ Audit trail (JSON)",
+        release_report.audit_json(ws.audit),
+        "audit_trail.json",
+        "application/json",
+    )
 
 
 _release_report_section(ws, mode)

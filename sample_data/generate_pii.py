@@ -34,35 +34,205 @@ CSV_FILE = "pii_labeled.csv"
 LABELS_FILE = "pii_labels.json"
 
 FIRST = [
-    "James", "Mary", "Robert", "Patricia", "John", "Jennifer", "Michael", "Linda", "David", "Elizabeth",
-    "William", "Barbara", "Richard", "Susan", "Joseph", "Jessica", "Thomas", "Sarah", "Christopher", "Karen",
-    "Daniel", "Nancy", "Matthew", "Lisa", "Anthony", "Margaret", "Mark", "Sandra", "Donald", "Ashley",
-    "Steven", "Kimberly", "Paul", "Emily", "Andrew", "Donna", "Joshua", "Michelle", "Kenneth", "Carol",
-    "Kevin", "Amanda", "Brian", "Melissa", "George", "Deborah", "Timothy", "Stephanie", "Ronald", "Rebecca",
-    "Jason", "Sharon", "Edward", "Laura", "Jeffrey", "Cynthia", "Ryan", "Amy", "Jacob", "Angela",
+    "James",
+    "Mary",
+    "Robert",
+    "Patricia",
+    "John",
+    "Jennifer",
+    "Michael",
+    "Linda",
+    "David",
+    "Elizabeth",
+    "William",
+    "Barbara",
+    "Richard",
+    "Susan",
+    "Joseph",
+    "Jessica",
+    "Thomas",
+    "Sarah",
+    "Christopher",
+    "Karen",
+    "Daniel",
+    "Nancy",
+    "Matthew",
+    "Lisa",
+    "Anthony",
+    "Margaret",
+    "Mark",
+    "Sandra",
+    "Donald",
+    "Ashley",
+    "Steven",
+    "Kimberly",
+    "Paul",
+    "Emily",
+    "Andrew",
+    "Donna",
+    "Joshua",
+    "Michelle",
+    "Kenneth",
+    "Carol",
+    "Kevin",
+    "Amanda",
+    "Brian",
+    "Melissa",
+    "George",
+    "Deborah",
+    "Timothy",
+    "Stephanie",
+    "Ronald",
+    "Rebecca",
+    "Jason",
+    "Sharon",
+    "Edward",
+    "Laura",
+    "Jeffrey",
+    "Cynthia",
+    "Ryan",
+    "Amy",
+    "Jacob",
+    "Angela",
 ]
 LAST = [
-    "Smith", "Johnson", "Williams", "Brown", "Jones", "Garcia", "Miller", "Davis", "Rodriguez", "Martinez",
-    "Hernandez", "Lopez", "Gonzalez", "Wilson", "Anderson", "Thomas", "Taylor", "Moore", "Jackson", "Martin",
-    "Lee", "Perez", "Thompson", "White", "Harris", "Sanchez", "Clark", "Ramirez", "Lewis", "Robinson",
-    "Walker", "Young", "Allen", "King", "Wright", "Scott", "Torres", "Nguyen", "Hill", "Flores",
-    "Green", "Adams", "Nelson", "Baker", "Hall", "Rivera", "Campbell", "Mitchell", "Carter", "Roberts",
-    "Sullivan", "Murphy", "Kelly", "O'Brien", "Foster", "Hughes", "Price", "Bennett", "Wood", "Barnes",
+    "Smith",
+    "Johnson",
+    "Williams",
+    "Brown",
+    "Jones",
+    "Garcia",
+    "Miller",
+    "Davis",
+    "Rodriguez",
+    "Martinez",
+    "Hernandez",
+    "Lopez",
+    "Gonzalez",
+    "Wilson",
+    "Anderson",
+    "Thomas",
+    "Taylor",
+    "Moore",
+    "Jackson",
+    "Martin",
+    "Lee",
+    "Perez",
+    "Thompson",
+    "White",
+    "Harris",
+    "Sanchez",
+    "Clark",
+    "Ramirez",
+    "Lewis",
+    "Robinson",
+    "Walker",
+    "Young",
+    "Allen",
+    "King",
+    "Wright",
+    "Scott",
+    "Torres",
+    "Nguyen",
+    "Hill",
+    "Flores",
+    "Green",
+    "Adams",
+    "Nelson",
+    "Baker",
+    "Hall",
+    "Rivera",
+    "Campbell",
+    "Mitchell",
+    "Carter",
+    "Roberts",
+    "Sullivan",
+    "Murphy",
+    "Kelly",
+    "O'Brien",
+    "Foster",
+    "Hughes",
+    "Price",
+    "Bennett",
+    "Wood",
+    "Barnes",
 ]
-CITIES = [("Boston", "MA"), ("Chicago", "IL"), ("Seattle", "WA"), ("Denver", "CO"), ("Austin", "TX"),
-          ("Portland", "OR"), ("Atlanta", "GA"), ("Phoenix", "AZ"), ("Nashville", "TN"), ("Baltimore", "MD"),
-          ("Sacramento", "CA"), ("Pittsburgh", "PA"), ("Cleveland", "OH"), ("Milwaukee", "WI"),
-          ("Albuquerque", "NM"), ("Springfield", "IL")]
-STREETS = ["Main", "Oak", "Pine", "Maple", "Cedar", "Elm", "Washington", "Lake", "Hill", "Park", "Lincoln",
-           "Jefferson", "Highland", "Sunset", "Franklin", "River"]
+CITIES = [
+    ("Boston", "MA"),
+    ("Chicago", "IL"),
+    ("Seattle", "WA"),
+    ("Denver", "CO"),
+    ("Austin", "TX"),
+    ("Portland", "OR"),
+    ("Atlanta", "GA"),
+    ("Phoenix", "AZ"),
+    ("Nashville", "TN"),
+    ("Baltimore", "MD"),
+    ("Sacramento", "CA"),
+    ("Pittsburgh", "PA"),
+    ("Cleveland", "OH"),
+    ("Milwaukee", "WI"),
+    ("Albuquerque", "NM"),
+    ("Springfield", "IL"),
+]
+STREETS = [
+    "Main",
+    "Oak",
+    "Pine",
+    "Maple",
+    "Cedar",
+    "Elm",
+    "Washington",
+    "Lake",
+    "Hill",
+    "Park",
+    "Lincoln",
+    "Jefferson",
+    "Highland",
+    "Sunset",
+    "Franklin",
+    "River",
+]
 SUFFIXES = ["Street", "Avenue", "Road", "Lane", "Drive", "Court", "Boulevard", "Way"]
-DIAGNOSES = ["Pneumonia", "Heart failure", "Sepsis", "Asthma", "COPD", "Appendicitis", "Cellulitis",
-             "Hip fracture", "Influenza", "Migraine", "Kidney stones", "Gastroenteritis"]
-DEPARTMENTS = ["Cardiology", "Oncology", "Radiology", "Pediatrics", "Orthopedics", "Neurology", "Emergency"]
+DIAGNOSES = [
+    "Pneumonia",
+    "Heart failure",
+    "Sepsis",
+    "Asthma",
+    "COPD",
+    "Appendicitis",
+    "Cellulitis",
+    "Hip fracture",
+    "Influenza",
+    "Migraine",
+    "Kidney stones",
+    "Gastroenteritis",
+]
+DEPARTMENTS = [
+    "Cardiology",
+    "Oncology",
+    "Radiology",
+    "Pediatrics",
+    "Orthopedics",
+    "Neurology",
+    "Emergency",
+]
 BLOOD = ["A+", "A-", "B+", "B-", "AB+", "AB-", "O+", "O-"]
 PLANS = ["Gold", "Silver", "Bronze", "Basic", "Premium"]
-MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
-          "November", "December"]
+MONTHS = [
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+]
 
 #: Expected role per column (None: no personal data, the scan should not propose a role).
 EXPECTED_ROLES: dict[str, str | None] = {
@@ -92,8 +262,13 @@ EXPECTED_ROLES: dict[str, str | None] = {
 }
 TEXT_COLUMNS = ("notes", "comment")
 #: The custom recognizer the employee IDs need (as a ``text.recognizers`` entry).
-EMPLOYEE_RECOGNIZER = {"name": "employee id", "entity": "EMPLOYEE_ID", "regex": r"\bEMP-\d{5}\b", "score": 0.9,
-                       "context": ["employee"]}
+EMPLOYEE_RECOGNIZER = {
+    "name": "employee id",
+    "entity": "EMPLOYEE_ID",
+    "regex": r"\bEMP-\d{5}\b",
+    "score": 0.9,
+    "context": ["employee"],
+}
 
 
 # ----------------------------------------------------------------------------- valid numbers
@@ -117,22 +292,30 @@ def card(rng: random.Random) -> str:
         prefix = "4" if kind == "visa" else str(rng.randint(51, 55))
         payload = prefix + "".join(rng.choice("0123456789") for _ in range(15 - len(prefix)))
         number = payload + luhn_digit(payload)
-        groups = [number[i:i + 4] for i in range(0, 16, 4)]
+        groups = [number[i : i + 4] for i in range(0, 16, 4)]
     return rng.choice([" ", "-", ""]).join(groups)
 
 
-IBAN_FORMATS = {"DE": "n" * 18, "GB": "aaaa" + "n" * 14, "NL": "aaaa" + "n" * 10, "FR": "n" * 23,
-                "ES": "n" * 20, "IT": "a" + "n" * 22}
+IBAN_FORMATS = {
+    "DE": "n" * 18,
+    "GB": "aaaa" + "n" * 14,
+    "NL": "aaaa" + "n" * 10,
+    "FR": "n" * 23,
+    "ES": "n" * 20,
+    "IT": "a" + "n" * 22,
+}
 
 
 def iban(rng: random.Random) -> str:
     country = rng.choice(sorted(IBAN_FORMATS))
-    bban = "".join(rng.choice("ABCDEFGHIJKLMNOPQRSTUVWXYZ") if c == "a" else rng.choice("0123456789")
-                   for c in IBAN_FORMATS[country])
+    bban = "".join(
+        rng.choice("ABCDEFGHIJKLMNOPQRSTUVWXYZ") if c == "a" else rng.choice("0123456789")
+        for c in IBAN_FORMATS[country]
+    )
     remainder = int("".join(str(int(c, 36)) for c in bban + country + "00")) % 97
     number = f"{country}{98 - remainder:02d}{bban}"
     if rng.random() < 0.5:
-        return " ".join(number[i:i + 4] for i in range(0, len(number), 4))
+        return " ".join(number[i : i + 4] for i in range(0, len(number), 4))
     return number
 
 
@@ -144,18 +327,32 @@ def ssn(rng: random.Random) -> str:
 def phone(rng: random.Random) -> str:
     area = rng.choice(["617", "312", "206", "303", "512", "503", "404", "602", "615", "410"])
     line = f"01{rng.randint(0, 99):02d}"
-    return rng.choice([f"({area}) 555-{line}", f"{area}-555-{line}", f"{area}.555.{line}", f"+1 {area} 555 {line}"])
+    return rng.choice(
+        [
+            f"({area}) 555-{line}",
+            f"{area}-555-{line}",
+            f"{area}.555.{line}",
+            f"+1 {area} 555 {line}",
+        ]
+    )
 
 
 def email(rng: random.Random, first: str, last: str) -> str:
-    user = rng.choice([f"{first}.{last}", f"{first[0]}{last}", f"{first}_{last}{rng.randint(1, 99)}"])
+    user = rng.choice(
+        [f"{first}.{last}", f"{first[0]}{last}", f"{first}_{last}{rng.randint(1, 99)}"]
+    )
     return f"{user.lower().replace(chr(39), '')}@{rng.choice(['example.org', 'example.com', 'example.net'])}"
 
 
 def ip(rng: random.Random) -> str:
-    return rng.choice([f"192.168.{rng.randint(0, 255)}.{rng.randint(1, 254)}",
-                       f"10.{rng.randint(0, 255)}.{rng.randint(0, 255)}.{rng.randint(1, 254)}",
-                       f"203.0.113.{rng.randint(1, 254)}", f"198.51.100.{rng.randint(1, 254)}"])
+    return rng.choice(
+        [
+            f"192.168.{rng.randint(0, 255)}.{rng.randint(1, 254)}",
+            f"10.{rng.randint(0, 255)}.{rng.randint(0, 255)}.{rng.randint(1, 254)}",
+            f"203.0.113.{rng.randint(1, 254)}",
+            f"198.51.100.{rng.randint(1, 254)}",
+        ]
+    )
 
 
 def address(rng: random.Random) -> tuple[str, str, str]:
@@ -200,14 +397,22 @@ def note(rng: random.Random, person: dict) -> Text:
     name = f"{person['first']} {person['last']}"
     opening = rng.randrange(4)
     if opening == 0:
-        t.add("Patient ").add(name, "PERSON").add(f" was admitted for {person['diagnosis'].lower()}")
+        t.add("Patient ").add(name, "PERSON").add(
+            f" was admitted for {person['diagnosis'].lower()}"
+        )
     elif opening == 1:
-        t.add("Seen today: ").add(name, "PERSON").add(", a ").add(f"{person['age']}-year-old", "AGE")
+        t.add("Seen today: ").add(name, "PERSON").add(", a ").add(
+            f"{person['age']}-year-old", "AGE"
+        )
         t.add(f" with {person['diagnosis'].lower()}")
     elif opening == 2:
-        t.add("Discharge summary for ").add(name, "PERSON").add(", born ").add(long_date(person["birth"]), "DATE_TIME")
+        t.add("Discharge summary for ").add(name, "PERSON").add(", born ").add(
+            long_date(person["birth"]), "DATE_TIME"
+        )
     else:
-        t.add("Dr. ").add(f"{rng.choice(FIRST)} {rng.choice(LAST)}", "PERSON").add(" reviewed the chart of ")
+        t.add("Dr. ").add(f"{rng.choice(FIRST)} {rng.choice(LAST)}", "PERSON").add(
+            " reviewed the chart of "
+        )
         t.add(name, "PERSON")
     t.add(". ")
     extras = rng.sample(range(9), k=rng.randint(1, 3))
@@ -225,7 +430,9 @@ def note(rng: random.Random, person: dict) -> Text:
         elif e == 5:
             t.add("Lives at ").add(person["address"], "STREET_ADDRESS").add(". ")
         elif e == 6:
-            t.add("Follow-up visit on ").add(person["visit"].strftime("%m/%d/%Y"), "DATE_TIME").add(". ")
+            t.add("Follow-up visit on ").add(person["visit"].strftime("%m/%d/%Y"), "DATE_TIME").add(
+                ". "
+            )
         elif e == 7:
             t.add("Handled by employee ").add(person["employee"], "EMPLOYEE_ID").add(". ")
         else:
@@ -264,40 +471,52 @@ def generate(rows: int = ROWS, seed: int = SEED) -> tuple[pd.DataFrame, dict]:
         visit = day(rng, 2023, 2025)
         full_address, city, zipcode = address(rng)
         person = {
-            "first": first, "last": last, "birth": birth, "visit": visit, "address": full_address,
-            "age": visit.year - birth.year, "diagnosis": rng.choice(DIAGNOSES), "phone": phone(rng),
-            "email": email(rng, first, last), "ssn": ssn(rng), "card": card(rng), "iban": iban(rng),
-            "ip": ip(rng), "employee": f"EMP-{rng.randint(10000, 99999)}",
+            "first": first,
+            "last": last,
+            "birth": birth,
+            "visit": visit,
+            "address": full_address,
+            "age": visit.year - birth.year,
+            "diagnosis": rng.choice(DIAGNOSES),
+            "phone": phone(rng),
+            "email": email(rng, first, last),
+            "ssn": ssn(rng),
+            "card": card(rng),
+            "iban": iban(rng),
+            "ip": ip(rng),
+            "employee": f"EMP-{rng.randint(10000, 99999)}",
         }
         n = note(rng, person)
         c = comment(rng)
         texts["notes"].append(n.spans)
         texts["comment"].append(c.spans)
-        records.append({
-            "full_name": f"{first} {last}",
-            "email": person["email"],
-            "phone": person["phone"],
-            "ssn": person["ssn"],
-            "credit_card": person["card"],
-            "iban": person["iban"],
-            "ip_address": person["ip"],
-            "home_address": full_address,
-            "employee_id": person["employee"],
-            "zip_code": zipcode,
-            "city": city,
-            "birth_date": birth.isoformat(),
-            "visit_date": visit.strftime("%m/%d/%Y"),
-            "age": str(person["age"]),
-            "sex": sex,
-            "gender": rng.choice(["female", "male"]) if rng.random() < 0.95 else "non-binary",
-            "diagnosis": person["diagnosis"],
-            "department": rng.choice(DEPARTMENTS),
-            "blood_type": rng.choice(BLOOD),
-            "length_of_stay": str(rng.randint(1, 30)),
-            "insurance_plan": rng.choice(PLANS),
-            "notes": n.text,
-            "comment": c.text,
-        })
+        records.append(
+            {
+                "full_name": f"{first} {last}",
+                "email": person["email"],
+                "phone": person["phone"],
+                "ssn": person["ssn"],
+                "credit_card": person["card"],
+                "iban": person["iban"],
+                "ip_address": person["ip"],
+                "home_address": full_address,
+                "employee_id": person["employee"],
+                "zip_code": zipcode,
+                "city": city,
+                "birth_date": birth.isoformat(),
+                "visit_date": visit.strftime("%m/%d/%Y"),
+                "age": str(person["age"]),
+                "sex": sex,
+                "gender": rng.choice(["female", "male"]) if rng.random() < 0.95 else "non-binary",
+                "diagnosis": person["diagnosis"],
+                "department": rng.choice(DEPARTMENTS),
+                "blood_type": rng.choice(BLOOD),
+                "length_of_stay": str(rng.randint(1, 30)),
+                "insurance_plan": rng.choice(PLANS),
+                "notes": n.text,
+                "comment": c.text,
+            }
+        )
     frame = pd.DataFrame.from_records(records, columns=list(EXPECTED_ROLES))
     return frame, {"columns": dict(EXPECTED_ROLES), "texts": texts}
 
@@ -307,7 +526,9 @@ def main(out_dir: str | Path | None = None) -> None:
     out.mkdir(parents=True, exist_ok=True)
     frame, labels = generate()
     frame.to_csv(out / CSV_FILE, index=False, encoding="utf-8", lineterminator="\n")
-    (out / LABELS_FILE).write_text(json.dumps(labels, separators=(",", ":")) + "\n", encoding="utf-8")
+    (out / LABELS_FILE).write_text(
+        json.dumps(labels, separators=(",", ":")) + "\n", encoding="utf-8"
+    )
     print(f"wrote {out / CSV_FILE} ({len(frame)} rows) and {out / LABELS_FILE}")
 
 

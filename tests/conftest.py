@@ -29,7 +29,7 @@ def arx_reference() -> dict:
 def adult_frame():
     if not (ADULT / "adult.csv").is_file():
         pytest.skip("../shared/data/adult is absent")
-    from anon_core.io import load_table
+    from anon_core.data.io import load_table
 
     return load_table(ADULT / "adult.csv").frame
 
@@ -38,7 +38,7 @@ def adult_frame():
 def adult_hierarchies():
     if not ADULT.is_dir():
         pytest.skip("../shared/data/adult is absent")
-    from anon_core.hierarchy import Hierarchy
+    from anon_core.data.hierarchy import Hierarchy
 
     return {
         p.stem.removeprefix("adult_hierarchy_"): Hierarchy.from_csv(p)

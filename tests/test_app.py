@@ -11,8 +11,17 @@ from streamlit.testing.v1 import AppTest
 
 ROOT = Path(__file__).resolve().parents[1]
 APP = ROOT / "app.py"
-PAGES = ["pages/data.py", "pages/attributes.py", "pages/privacy.py", "pages/explore.py", "pages/release.py",
-         "pages/risk.py", "pages/utility.py", "pages/pii.py", "pages/dp.py"]
+PAGES = [
+    "pages/data.py",
+    "pages/attributes.py",
+    "pages/privacy.py",
+    "pages/explore.py",
+    "pages/release.py",
+    "pages/risk.py",
+    "pages/utility.py",
+    "pages/pii.py",
+    "pages/dp.py",
+]
 TIMEOUT = 120
 
 
@@ -47,7 +56,13 @@ def test_pages_without_quasi_identifiers_explain_instead_of_failing():
     at = _goto(_app(), "pages/attributes.py")
     ws = at.session_state["workspace"]
     ws.update("no QIs", roles={c: "insensitive" for c in ws.frame.columns})
-    needs_qis = {"pages/privacy.py", "pages/explore.py", "pages/release.py", "pages/risk.py", "pages/utility.py"}
+    needs_qis = {
+        "pages/privacy.py",
+        "pages/explore.py",
+        "pages/release.py",
+        "pages/risk.py",
+        "pages/utility.py",
+    }
     for page in PAGES:
         at = _goto(at, page)
         assert not at.error, (page, [e.value for e in at.error])
@@ -56,7 +71,7 @@ def test_pages_without_quasi_identifiers_explain_instead_of_failing():
 
 
 def test_pages_without_sample_data_show_an_error(tmp_path, monkeypatch):
-    import pages.widgets as widgets
+    import ui.widgets as widgets
 
     monkeypatch.setattr(widgets, "SAMPLE_DIR", tmp_path / "missing")
     at = AppTest.from_file(str(APP), default_timeout=TIMEOUT)
@@ -69,7 +84,9 @@ def test_pages_without_sample_data_show_an_error(tmp_path, monkeypatch):
 
 def test_upload_a_csv_and_it_becomes_the_workspace():
     at = _app()
-    data = "age,zip,sex,disease\n" + "".join(f"{20 + i % 30},0213{i % 5},{'FM'[i % 2]},d{i % 3}\n" for i in range(90))
+    data = "age,zip,sex,disease\n" + "".join(
+        f"{20 + i % 30},0213{i % 5},{'FM'[i % 2]},d{i % 3}\n" for i in range(90)
+    )
     at.file_uploader[0].upload("people.csv", data.encode(), "text/csv").run()
     assert not at.exception, at.exception
     ws = at.session_state["workspace"]
@@ -109,7 +126,10 @@ def test_roles_and_hierarchy_editing():
     at.selectbox(key="builder_zip_code").set_value("masking").run()
     assert not at.exception, at.exception
     at.slider(key="m_zip_code").set_value(3).run()
-    assert at.session_state["workspace"].hierarchy_specs["zip_code"] == {"builder": "masking", "levels": 3}
+    assert at.session_state["workspace"].hierarchy_specs["zip_code"] == {
+        "builder": "masking",
+        "levels": 3,
+    }
     assert at.session_state["workspace"].hierarchy("zip_code").height == 5  # 3 masked levels + '*'
     assert any(d.label == "⬇️ Export as ARX CSV" for d in at.get("download_button"))
 
@@ -118,7 +138,10 @@ def test_moving_k_changes_the_class_chart_and_status():
     at = _goto(_app(), "pages/privacy.py")
     ws = at.session_state["workspace"]
     freq_heights = ws.problem().dataset.heights
-    ws.update("coarse levels", transformation={q: h - 2 for q, h in zip(ws.qis, freq_heights, strict=True)})
+    ws.update(
+        "coarse levels",
+        transformation={q: h - 2 for q, h in zip(ws.qis, freq_heights, strict=True)},
+    )
     at = _goto(at, "pages/privacy.py")
     before = _plotly(at, "classes")
     ws = at.session_state["workspace"]
@@ -163,7 +186,10 @@ def test_release_config_round_trip_through_the_cli(tmp_path):
     (tmp_path / "release.json").write_text(json.dumps(config))
     from anon_core.cli import main
 
-    assert main(["anonymize", str(tmp_path / "release.json"), "-o", str(tmp_path / "out.csv")]) in (0, 3)
+    assert main(["anonymize", str(tmp_path / "release.json"), "-o", str(tmp_path / "out.csv")]) in (
+        0,
+        3,
+    )
     if (tmp_path / "out.csv").exists():
         out = pd.read_csv(tmp_path / "out.csv", dtype=str)
         assert "patient_name" not in out.columns
@@ -173,10 +199,14 @@ def test_large_file_by_path_works_on_every_page(tmp_path):
     """Open a file by path with DuckDB: every page runs; the release is written by the engine and is k-anonymous."""
     import importlib.util
 
-    spec = importlib.util.spec_from_file_location("generate_large", ROOT / "sample_data" / "generate_large.py")
+    spec = importlib.util.spec_from_file_location(
+        "generate_large", ROOT / "sample_data" / "generate_large.py"
+    )
     gen = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(gen)
-    path = gen.write(tmp_path / "people.parquet", 120_000, seed=5, chunk_rows=40_000, missing_rate=0.01)
+    path = gen.write(
+        tmp_path / "people.parquet", 120_000, seed=5, chunk_rows=40_000, missing_rate=0.01
+    )
     at = _goto(_app(), "pages/data.py")
     at.text_input(key="large_path").input(str(path)).run()
     at.button(key="large_open").click().run()
@@ -184,8 +214,19 @@ def test_large_file_by_path_works_on_every_page(tmp_path):
     assert not at.error, [e.value for e in at.error]
     ws = at.session_state["workspace"]
     assert ws.large is not None and ws.n_rows == 120_000 and len(ws.frame) < ws.n_rows
-    ws.update("roles", roles={c: ("sensitive" if c == "occupation" else "insensitive" if c == "salary-class"
-                                  else "quasi-identifier") for c in ws.frame.columns})
+    ws.update(
+        "roles",
+        roles={
+            c: (
+                "sensitive"
+                if c == "occupation"
+                else "insensitive"
+                if c == "salary-class"
+                else "quasi-identifier"
+            )
+            for c in ws.frame.columns
+        },
+    )
     for page in PAGES:
         at = _goto(at, page)
         assert not at.error, (page, [e.value for e in at.error])

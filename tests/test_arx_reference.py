@@ -51,7 +51,9 @@ def test_arx_optimum_quality_and_classes(index, arx_reference, adult_problem_fac
     result = problem.evaluate(case["expected"]["levels"])
     expected = case["expected"]
     assert result.satisfied, case["description"]
-    assert result.quality.value == pytest.approx(expected["quality"], rel=1e-9, abs=0), case["description"]
+    assert result.quality.value == pytest.approx(expected["quality"], rel=1e-9, abs=0), case[
+        "description"
+    ]
     for field in ("suppressed_records", "equivalence_classes", "min_class_size", "max_class_size"):
         if field in expected:
             assert getattr(result, field) == expected[field], (case["description"], field)
@@ -59,8 +61,12 @@ def test_arx_optimum_quality_and_classes(index, arx_reference, adult_problem_fac
 
 def test_original_table_class_count(adult_frame, adult_hierarchies, arx_reference):
     order = arx_reference["attribute_order"]
-    problem = Problem(adult_frame[order], {a: "quasi-identifier" for a in order}, adult_hierarchies,
-                      [make_model({"model": "k-anonymity", "k": 1})])
+    problem = Problem(
+        adult_frame[order],
+        {a: "quasi-identifier" for a in order},
+        adult_hierarchies,
+        [make_model({"model": "k-anonymity", "k": 1})],
+    )
     result = problem.evaluate({a: 0 for a in order})
     risk = arx_reference["risk_of_original_all_9_qis"]
     assert result.equivalence_classes == risk["equivalence_classes"]

@@ -12,11 +12,9 @@ import pytest
 from anon_core import ConfigError, load_config, parse_config
 from anon_core.cli import EXIT_BAD_INPUT, EXIT_NOT_SATISFIED, main
 
-DATA = (
-    "name,zip,age,sex,disease,notes\n"
-    + "".join(
-        f"p{i},0213{i % 4},{20 + i % 40},{'FM'[i % 2]},{['flu', 'cold', 'hiv'][i % 3]},n{i}\n" for i in range(120)
-    )
+DATA = "name,zip,age,sex,disease,notes\n" + "".join(
+    f"p{i},0213{i % 4},{20 + i % 40},{'FM'[i % 2]},{['flu', 'cold', 'hiv'][i % 3]},n{i}\n"
+    for i in range(120)
 )
 
 
@@ -39,8 +37,10 @@ def _config(**overrides):
             "disease": {"role": "sensitive"},
             "notes": {"role": "insensitive"},
         },
-        "privacy_models": [{"model": "k-anonymity", "k": 5},
-                           {"model": "distinct-l-diversity", "attribute": "disease", "l": 2}],
+        "privacy_models": [
+            {"model": "k-anonymity", "k": 5},
+            {"model": "distinct-l-diversity", "attribute": "disease", "l": 2},
+        ],
         "suppression_limit": 0.02,
         "quality_metric": {"name": "loss"},
         "transformation": {"zip": 1, "age": 2, "sex": 0},
@@ -54,8 +54,16 @@ def test_cli_prints_summary_and_writes_k_anonymous_output(tmp_path, capsys):
     out = tmp_path / "out" / "released.csv"
     assert main(["anonymize", str(cfg_path), "--output", str(out)]) == 0
     summary = json.loads(capsys.readouterr().out)
-    for key in ("transformation", "satisfied", "quality", "suppressed_records", "equivalence_classes",
-                "min_class_size", "max_class_size", "average_class_size"):
+    for key in (
+        "transformation",
+        "satisfied",
+        "quality",
+        "suppressed_records",
+        "equivalence_classes",
+        "min_class_size",
+        "max_class_size",
+        "average_class_size",
+    ):
         assert key in summary
     assert summary["quality"]["metric"] == "loss"
     assert set(summary["quality"]["per_attribute"]) == {"zip", "age", "sex"}
@@ -103,7 +111,10 @@ def test_mask_mode_keeps_all_rows(tmp_path, capsys):
 @pytest.mark.parametrize(
     "change,needle",
     [
-        ({"privacy_models": [{"model": "k-anonymity", "k": 0}]}, "'k-anonymity.k' must be at least 1"),
+        (
+            {"privacy_models": [{"model": "k-anonymity", "k": 0}]},
+            "'k-anonymity.k' must be at least 1",
+        ),
         ({"privacy_models": [{"model": "k-anonymty", "k": 2}]}, "must be one of"),
         ({"privacy_models": []}, "non-empty list"),
         ({"suppression_limit": 1.5}, "'suppression_limit' must be at most 1"),
@@ -113,7 +124,10 @@ def test_mask_mode_keeps_all_rows(tmp_path, capsys):
         ({"transformation": {"zip": "two"}}, "whole-number level"),
         ({"attributes": {"zip": {"role": "quasi"}}}, "attributes.zip.role"),
         ({"attributes": {"zip": {"role": "sensitive"}}}, "no quasi-identifier"),
-        ({"attributes": {"zip": {"role": "quasi-identifier", "hierarchy": {"bogus": 1}}}}, "needs exactly one of"),
+        (
+            {"attributes": {"zip": {"role": "quasi-identifier", "hierarchy": {"bogus": 1}}}},
+            "needs exactly one of",
+        ),
     ],
 )
 def test_config_validation_messages(change, needle):
@@ -124,11 +138,17 @@ def test_config_validation_messages(change, needle):
 @pytest.mark.parametrize(
     "change,needle",
     [
-        ({"transformation": {"zip": 9, "age": 0, "sex": 0}}, "'transformation.zip' must be between 0 and"),
+        (
+            {"transformation": {"zip": 9, "age": 0, "sex": 0}},
+            "'transformation.zip' must be between 0 and",
+        ),
         ({"transformation": {"zip": 1}}, "has no level for"),
         ({"transformation": {"zip": 1, "age": 1, "sex": 0, "town": 1}}, "not quasi-identifiers"),
         ({"input": {"path": "data/missing.csv"}}, "does not exist"),
-        ({"privacy_models": [{"model": "distinct-l-diversity", "attribute": "age", "l": 2}]}, "sensitive attribute"),
+        (
+            {"privacy_models": [{"model": "distinct-l-diversity", "attribute": "age", "l": 2}]},
+            "sensitive attribute",
+        ),
     ],
 )
 def test_cli_bad_input_exits_with_one_line(tmp_path, capsys, change, needle):
@@ -182,8 +202,12 @@ def test_values_absent_from_hierarchy_file(tmp_path, capsys):
 
 def test_console_script_runs(tmp_path):
     cfg_path = _write(tmp_path, _config())
-    proc = subprocess.run([sys.executable, "-m", "anon_core.cli", "anonymize", str(cfg_path)],
-                          capture_output=True, text=True, check=False)
+    proc = subprocess.run(
+        [sys.executable, "-m", "anon_core.cli", "anonymize", str(cfg_path)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["satisfied"] in (True, False)
 

@@ -17,7 +17,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from anon_core.config import load_config, load_input, parse_config
+from anon_core.config import load_config, parse_config
+from anon_core.data.io import load_table
 from anon_core.dp import (
     DEFAULT_EPSILONS,
     DPConfig,
@@ -33,7 +34,7 @@ from anon_core.dp import (
     validate_dp_section,
 )
 from anon_core.errors import ConfigError, PrivacyWarning
-from anon_core.io import load_table
+from anon_core.services.problem import load_input
 
 ROOT = Path(__file__).resolve().parents[1]
 APP = ROOT / "app.py"
@@ -51,7 +52,9 @@ def census() -> pd.DataFrame:
 
 def _outputs(frame: pd.DataFrame, query: dict, seeds: range) -> np.ndarray:
     """One private answer per seed, each from a fresh unlimited budget."""
-    return np.array([dp_query(frame, query, PrivacyBudget(math.inf), random_state=s).value for s in seeds])
+    return np.array(
+        [dp_query(frame, query, PrivacyBudget(math.inf), random_state=s).value for s in seeds]
+    )
 
 
 def _check_definition(out_d: np.ndarray, out_d2: np.ndarray, thresholds, epsilon: float) -> float:
@@ -104,14 +107,29 @@ def test_expected_errors_match_repeated_draws(census):
     ]
     with pytest.warns(PrivacyWarning, match="categories of race were taken from the data"):
         curve = error_curve(census, queries, epsilons=[0.5, 2.0], repeats=300, random_state=1)
-    assert list(curve.columns) == ["query", "type", "epsilon", "mae", "mae_std", "mae_p10", "mae_p90",
-                                   "relative_error", "expected_error", "repeats"]
+    assert list(curve.columns) == [
+        "query",
+        "type",
+        "epsilon",
+        "mae",
+        "mae_std",
+        "mae_p10",
+        "mae_p90",
+        "relative_error",
+        "expected_error",
+        "repeats",
+    ]
     assert (curve["mae_p10"] <= curve["mae"]).all() and (curve["mae"] <= curve["mae_p90"]).all()
-    for _, row in curve.iterrows():  # E|noise| formulas of the module docstring, within sampling error
+    for (
+        _,
+        row,
+    ) in curve.iterrows():  # E|noise| formulas of the module docstring, within sampling error
         assert row["mae"] == pytest.approx(row["expected_error"], rel=0.15), row.to_dict()
     assert expected_error("count", 1.0) == pytest.approx(1 / math.sinh(1.0))
     assert expected_error("sum", 0.5, (0, 100)) == pytest.approx(200.0)
-    laplace_scale = 100 * 10 / 121  # (U - L)^2 (n - 1) / n^2 / epsilon; the bounded domain needs more
+    laplace_scale = (
+        100 * 10 / 121
+    )  # (U - L)^2 (n - 1) / n^2 / epsilon; the bounded domain needs more
     assert laplace_scale < expected_error("var", 1.0, (0, 10), 11) < 2 * laplace_scale
 
 
@@ -128,30 +146,58 @@ def test_budget_composition_is_exact_and_refuses_when_exhausted(census):
     queries = [
         {"type": "count", "epsilon": spends[0]},
         {"type": "mean", "column": "age", "epsilon": spends[1], "bounds": [17, 90]},
-        {"type": "quantile", "column": "age", "epsilon": spends[2], "bounds": [17, 90], "quantile": [0.1, 0.5, 0.9]},
-        {"type": "histogram", "column": "sex", "epsilon": spends[3], "categories": ["Female", "Male"]},
+        {
+            "type": "quantile",
+            "column": "age",
+            "epsilon": spends[2],
+            "bounds": [17, 90],
+            "quantile": [0.1, 0.5, 0.9],
+        },
+        {
+            "type": "histogram",
+            "column": "sex",
+            "epsilon": spends[3],
+            "categories": ["Female", "Male"],
+        },
     ]
     for i, q in enumerate(queries):
         dp_query(census, q, budget, random_state=i)
         assert budget.spent == pytest.approx(sum(spends[: i + 1]), abs=1e-12)
-    assert [e["epsilon"] for e in budget.ledger] == pytest.approx(spends)  # one spend per query (3 quantiles too)
-    assert budget.spent == pytest.approx(1.0, abs=1e-12) and budget.remaining == pytest.approx(0.0, abs=1e-12)
+    assert [e["epsilon"] for e in budget.ledger] == pytest.approx(
+        spends
+    )  # one spend per query (3 quantiles too)
+    assert budget.spent == pytest.approx(1.0, abs=1e-12) and budget.remaining == pytest.approx(
+        0.0, abs=1e-12
+    )
     assert budget.fraction_spent == pytest.approx(1.0)
     assert budget.accountant.total()[0] == pytest.approx(1.0, abs=1e-12)
     with pytest.raises(ConfigError) as info:
-        dp_query(census, {"type": "mean", "column": "age", "epsilon": 0.05, "bounds": [17, 90], "name": "late mean"},
-                 budget)
+        dp_query(
+            census,
+            {
+                "type": "mean",
+                "column": "age",
+                "epsilon": 0.05,
+                "bounds": [17, 90],
+                "name": "late mean",
+            },
+            budget,
+        )
     message = str(info.value)
     assert "'late mean'" in message and "ε = 0.05" in message and "spent" in message
     assert "Start a new release" in message
     assert len(budget.ledger) == 4  # nothing spent by a refused query
-    assert BudgetAccountant.load_default(None).total() == default_before  # diffprivlib's global default untouched
+    assert (
+        BudgetAccountant.load_default(None).total() == default_before
+    )  # diffprivlib's global default untouched
 
 
 def test_a_sum_of_epsilons_equal_to_the_budget_is_granted_despite_rounding(census):
     budget = PrivacyBudget(0.3)
     dp_query(census, {"type": "count", "epsilon": 0.1}, budget, random_state=0)
-    dp_query(census, {"type": "count", "epsilon": 0.2}, budget, random_state=1)  # 0.1 + 0.2 > 0.3 in floats
+    dp_query(
+        census, {"type": "count", "epsilon": 0.2}, budget, random_state=1
+    )  # 0.1 + 0.2 > 0.3 in floats
     assert budget.spent == pytest.approx(0.3, abs=1e-15) and budget.remaining == 0.0
     with pytest.raises(ConfigError, match=r"the budget ε = 0.3 is spent \(2 queries\)"):
         dp_query(census, {"type": "count", "epsilon": 1e-6}, budget)
@@ -161,12 +207,19 @@ def test_over_budget_names_query_epsilon_remaining_and_fix(census):
     budget = PrivacyBudget(0.5)
     dp_query(census, {"type": "count", "epsilon": 0.3}, budget, random_state=0)
     with pytest.raises(ConfigError) as info:
-        dp_query(census, {"type": "mean", "column": "age", "epsilon": 0.3, "bounds": [17, 90]}, budget)
+        dp_query(
+            census, {"type": "mean", "column": "age", "epsilon": 0.3, "bounds": [17, 90]}, budget
+        )
     message = str(info.value)
     assert "'mean(age)'" in message and "ε = 0.3" in message and "0.2" in message
     assert "Lower this query's epsilon to at most 0.2" in message
     assert budget.spent == pytest.approx(0.3)
-    dp_query(census, {"type": "mean", "column": "age", "epsilon": 0.2, "bounds": [17, 90]}, budget, random_state=1)
+    dp_query(
+        census,
+        {"type": "mean", "column": "age", "epsilon": 0.2, "bounds": [17, 90]},
+        budget,
+        random_state=1,
+    )
     assert budget.remaining == pytest.approx(0.0, abs=1e-12)
     assert budget.to_dict()["spent"]["epsilon"] == pytest.approx(0.5)
 
@@ -174,7 +227,9 @@ def test_over_budget_names_query_epsilon_remaining_and_fix(census):
 def test_a_bad_query_spends_nothing(census):
     budget = PrivacyBudget(1.0)
     with pytest.raises(ConfigError, match="not numbers"):
-        dp_query(census, {"type": "mean", "column": "sex", "epsilon": 0.5, "bounds": [0, 1]}, budget)
+        dp_query(
+            census, {"type": "mean", "column": "sex", "epsilon": 0.5, "bounds": [0, 1]}, budget
+        )
     with pytest.raises(ConfigError, match="does not have"):
         dp_query(census, {"type": "count", "column": "nope", "epsilon": 0.5}, budget)
     assert budget.spent == 0 and not budget.ledger
@@ -187,8 +242,12 @@ def test_results_are_reproducible_with_random_state(census):
     q = {"type": "mean", "column": "age", "epsilon": 0.1, "bounds": [17, 90]}
     values = [dp_query(census, q, PrivacyBudget(1.0), random_state=s).value for s in (7, 7, 8)]
     assert values[0] == values[1] != values[2]
-    hist = {"type": "histogram2d", "epsilon": 0.5, "x": {"column": "age", "bounds": [17, 90], "bins": 4},
-            "y": {"column": "sex", "categories": ["Female", "Male"]}}
+    hist = {
+        "type": "histogram2d",
+        "epsilon": 0.5,
+        "x": {"column": "age", "bounds": [17, 90], "bins": 4},
+        "y": {"column": "sex", "categories": ["Female", "Male"]},
+    }
     a = dp_query(census, hist, PrivacyBudget(1.0), random_state=3).table
     b = dp_query(census, hist, PrivacyBudget(1.0), random_state=3).table
     pd.testing.assert_frame_equal(a, b)
@@ -201,18 +260,34 @@ def test_results_are_reproducible_with_random_state(census):
 
 def test_histogram_release_and_compare(census):
     budget = PrivacyBudget(1.0)
-    r = dp_query(census, {"type": "histogram2d", "epsilon": 0.5, "x": {"column": "age", "bounds": [0, 100], "bins": 5},
-                          "y": {"column": "sex", "categories": ["Female", "Male"]}}, budget, random_state=0)
+    r = dp_query(
+        census,
+        {
+            "type": "histogram2d",
+            "epsilon": 0.5,
+            "x": {"column": "age", "bounds": [0, 100], "bins": 5},
+            "y": {"column": "sex", "categories": ["Female", "Male"]},
+        },
+        budget,
+        random_state=0,
+    )
     assert r.true_value is None and r.abs_error is None and "true_count" not in r.table.columns
     release = r.release_frame()
     assert list(release.columns) == ["age", "Female", "Male"] and len(release) == 5
     assert release["age"].iloc[0] == "[0, 20)" and release["age"].iloc[-1] == "[80, 100]"
     assert (release[["Female", "Male"]] >= 0).all().all()
-    compared = dp_query(census, {"type": "histogram", "column": "sex", "epsilon": 0.5,
-                                 "categories": ["Female", "Male"]}, budget, random_state=1, compare=True)
+    compared = dp_query(
+        census,
+        {"type": "histogram", "column": "sex", "epsilon": 0.5, "categories": ["Female", "Male"]},
+        budget,
+        random_state=1,
+        compare=True,
+    )
     true = census["sex"].value_counts()
     assert list(compared.table["true_count"]) == [true["Female"], true["Male"]]
-    assert "true_count" not in compared.release_frame().columns  # a release never carries true values
+    assert (
+        "true_count" not in compared.release_frame().columns
+    )  # a release never carries true values
     assert compared.table["expected_error"].iloc[0] == pytest.approx(1 / math.sinh(0.5))
     section = dp_section([r, compared], budget.epsilon, budget.delta, random_state=None)
     assert [q["epsilon"] for q in section["queries"]] == [0.5, 0.5]
@@ -230,17 +305,41 @@ def test_histogram_release_and_compare(census):
         ({"type": "sum", "column": "age", "epsilon": 0.1, "bounds": [0]}, "[lower, upper]"),
         ({"type": "var", "column": "age", "epsilon": 0.1, "bounds": ["a", 3]}, "domain knowledge"),
         ({"type": "histogram", "column": "age", "epsilon": 0.1}, "needs 'categories'"),
-        ({"type": "histogram", "column": "sex", "epsilon": 0.1, "categories": []}, "non-empty list"),
-        ({"type": "histogram", "column": "sex", "epsilon": 0.1, "categories": ["F", "F"]}, "more than once"),
-        ({"type": "histogram", "column": "sex", "epsilon": 0.1, "categories": ["F"], "bins": 3}, "'query.bins'"),
-        ({"type": "histogram2d", "epsilon": 0.1, "x": {"column": "age", "bounds": [0, 1]}}, "'query.y' is missing"),
-        ({"type": "quantile", "column": "age", "epsilon": 0.1, "bounds": [0, 1]}, "'query.quantile' is missing"),
-        ({"type": "quantile", "column": "age", "epsilon": 0.1, "bounds": [0, 1], "quantile": 2}, "at most 1.0"),
+        (
+            {"type": "histogram", "column": "sex", "epsilon": 0.1, "categories": []},
+            "non-empty list",
+        ),
+        (
+            {"type": "histogram", "column": "sex", "epsilon": 0.1, "categories": ["F", "F"]},
+            "more than once",
+        ),
+        (
+            {"type": "histogram", "column": "sex", "epsilon": 0.1, "categories": ["F"], "bins": 3},
+            "'query.bins'",
+        ),
+        (
+            {"type": "histogram2d", "epsilon": 0.1, "x": {"column": "age", "bounds": [0, 1]}},
+            "'query.y' is missing",
+        ),
+        (
+            {"type": "quantile", "column": "age", "epsilon": 0.1, "bounds": [0, 1]},
+            "'query.quantile' is missing",
+        ),
+        (
+            {"type": "quantile", "column": "age", "epsilon": 0.1, "bounds": [0, 1], "quantile": 2},
+            "at most 1.0",
+        ),
         ({"type": "count", "epsilon": 0.1, "value": "x"}, "needs a 'column'"),
-        ({"type": "mean", "column": "age", "epsilon": 0, "bounds": [0, 1]}, "'query.epsilon' must be greater than 0"),
+        (
+            {"type": "mean", "column": "age", "epsilon": 0, "bounds": [0, 1]},
+            "'query.epsilon' must be greater than 0",
+        ),
         ({"type": "median", "column": "age", "bounds": [0, 1]}, "'query.epsilon' is missing"),
         ({"type": "mode", "column": "age", "epsilon": 0.1}, "'query.type' must be one of"),
-        ({"type": "mean", "column": "age", "epsilon": 0.1, "bounds": [0, 1], "bins": 3}, "unknown field(s) 'bins'"),
+        (
+            {"type": "mean", "column": "age", "epsilon": 0.1, "bounds": [0, 1], "bins": 3},
+            "unknown field(s) 'bins'",
+        ),
     ],
 )
 def test_query_validation_names_the_field_and_the_fix(query, needle):
@@ -252,26 +351,57 @@ def test_query_validation_names_the_field_and_the_fix(query, needle):
 def test_bounds_from_the_data_warn_in_plain_words(census):
     budget = PrivacyBudget(2.0)
     with pytest.warns(PrivacyWarning) as caught:
-        r = dp_query(census, {"type": "mean", "column": "age", "epsilon": 0.5, "bounds": "data"}, budget, random_state=0)
+        r = dp_query(
+            census,
+            {"type": "mean", "column": "age", "epsilon": 0.5, "bounds": "data"},
+            budget,
+            random_state=0,
+        )
     text = " ".join(str(w.message) for w in caught)
-    assert "bounds of age (17 to 90) were taken from the data" in text and "domain knowledge" in text
+    assert (
+        "bounds of age (17 to 90) were taken from the data" in text and "domain knowledge" in text
+    )
     assert "PrivacyLeakWarning" not in text  # diffprivlib's warning, reworded
     assert r.from_data == ("bounds of age",) and r.warnings and r.bounds == {"age": (17.0, 90.0)}
     with pytest.warns(PrivacyWarning, match="bounds of hours_per_week"):
-        dp_query(census, {"type": "histogram", "column": "hours_per_week", "epsilon": 0.5, "bounds": "data"}, budget,
-                 random_state=0)
+        dp_query(
+            census,
+            {"type": "histogram", "column": "hours_per_week", "epsilon": 0.5, "bounds": "data"},
+            budget,
+            random_state=0,
+        )
     with pytest.warns(PrivacyWarning, match="categories of race"):
-        dp_query(census, {"type": "histogram", "column": "race", "epsilon": 0.5, "categories": "data"}, budget,
-                 random_state=0)
+        dp_query(
+            census,
+            {"type": "histogram", "column": "race", "epsilon": 0.5, "categories": "data"},
+            budget,
+            random_state=0,
+        )
     with warnings.catch_warnings():
         warnings.simplefilter("error", PrivacyWarning)  # entered bounds: no warning at all
-        dp_query(census, {"type": "median", "column": "age", "epsilon": 0.5, "bounds": [0, 120]}, budget, random_state=0)
+        dp_query(
+            census,
+            {"type": "median", "column": "age", "epsilon": 0.5, "bounds": [0, 120]},
+            budget,
+            random_state=0,
+        )
 
 
 def _section(**overrides):
-    section = {"epsilon": 1.0, "delta": 0, "random_state": 0,
-               "queries": [{"type": "mean", "column": "age", "epsilon": 0.2, "bounds": [17, 90]},
-                           {"type": "histogram", "column": "sex", "epsilon": 0.3, "categories": ["Female", "Male"]}]}
+    section = {
+        "epsilon": 1.0,
+        "delta": 0,
+        "random_state": 0,
+        "queries": [
+            {"type": "mean", "column": "age", "epsilon": 0.2, "bounds": [17, 90]},
+            {
+                "type": "histogram",
+                "column": "sex",
+                "epsilon": 0.3,
+                "categories": ["Female", "Male"],
+            },
+        ],
+    }
     section.update(overrides)
     return section
 
@@ -290,9 +420,19 @@ def _section(**overrides):
         (_section(compare="yes"), "'dp.compare' must be true or false"),
         (_section(queries=[]), "'dp.queries' must be a non-empty list"),
         (_section(epsilon=0.4), "spend ε = 0.5 in total, above the budget 'dp.epsilon' = 0.4"),
-        (_section(queries=[{"type": "mean", "column": "age", "epsilon": 0.2}]), "'dp.queries[0].bounds' is missing"),
-        (_section(queries=[{"type": "count", "epsilon": 0.1}, {"type": "sum", "column": "age", "epsilon": 0.1,
-                                                               "bounds": [1, 1]}]), "'dp.queries[1].bounds'"),
+        (
+            _section(queries=[{"type": "mean", "column": "age", "epsilon": 0.2}]),
+            "'dp.queries[0].bounds' is missing",
+        ),
+        (
+            _section(
+                queries=[
+                    {"type": "count", "epsilon": 0.1},
+                    {"type": "sum", "column": "age", "epsilon": 0.1, "bounds": [1, 1]},
+                ]
+            ),
+            "'dp.queries[1].bounds'",
+        ),
     ],
 )
 def test_dp_section_validation(section, needle):
@@ -305,20 +445,39 @@ def test_dp_section_round_trip_and_unknown_columns():
     config = validate_dp_section(_section())
     assert isinstance(config, DPConfig) and config.total_epsilon == pytest.approx(0.5)
     assert validate_dp_section(config.to_dict()) == config
-    with pytest.raises(ConfigError, match=r"'dp.queries\[1\]' names column 'sex', which the input does not have"):
+    with pytest.raises(
+        ConfigError, match=r"'dp.queries\[1\]' names column 'sex', which the input does not have"
+    ):
         validate_dp_section(_section(), columns=["age"])
 
 
 def test_cli_integration_calls_on_a_release_configuration(tmp_path, census):
     """The calls `anon-core dp CONFIG` makes: load, validate the dp section, run, print JSON."""
     census.to_csv(tmp_path / "census.csv", index=False)
-    raw = {"input": {"path": "census.csv"}, "attributes": {"age": {"role": "quasi-identifier"}},
-           "privacy_models": [{"model": "k-anonymity", "k": 5}],
-           "dp": _section(compare=True, queries=[
-               {"type": "count", "epsilon": 0.1},
-               {"type": "quantile", "column": "age", "epsilon": 0.2, "bounds": [17, 90], "quantile": [0.25, 0.75]},
-               {"type": "histogram2d", "epsilon": 0.3, "x": {"column": "age", "bounds": [17, 90], "bins": 3},
-                "y": {"column": "income", "categories": "data"}}])}
+    raw = {
+        "input": {"path": "census.csv"},
+        "attributes": {"age": {"role": "quasi-identifier"}},
+        "privacy_models": [{"model": "k-anonymity", "k": 5}],
+        "dp": _section(
+            compare=True,
+            queries=[
+                {"type": "count", "epsilon": 0.1},
+                {
+                    "type": "quantile",
+                    "column": "age",
+                    "epsilon": 0.2,
+                    "bounds": [17, 90],
+                    "quantile": [0.25, 0.75],
+                },
+                {
+                    "type": "histogram2d",
+                    "epsilon": 0.3,
+                    "x": {"column": "age", "bounds": [17, 90], "bins": 3},
+                    "y": {"column": "income", "categories": "data"},
+                },
+            ],
+        ),
+    }
     (tmp_path / "release.json").write_text(json.dumps(raw))
     config = load_config(tmp_path / "release.json")
     frame = load_input(config).frame
@@ -326,9 +485,14 @@ def test_cli_integration_calls_on_a_release_configuration(tmp_path, census):
     with pytest.warns(PrivacyWarning, match="categories of income"):
         result = run_dp(dp_config, frame)
     out = json.loads(json.dumps(result.to_dict(), allow_nan=False))
-    assert out["spent"]["epsilon"] == pytest.approx(0.6) and out["remaining"]["epsilon"] == pytest.approx(0.4)
-    assert [r["name"] for r in out["results"]] == ["count(rows)", "quantile(age; 0.25, 0.75)",
-                                                   "histogram2d(age, income)"]
+    assert out["spent"]["epsilon"] == pytest.approx(0.6) and out["remaining"][
+        "epsilon"
+    ] == pytest.approx(0.4)
+    assert [r["name"] for r in out["results"]] == [
+        "count(rows)",
+        "quantile(age; 0.25, 0.75)",
+        "histogram2d(age, income)",
+    ]
     assert len(out["results"][1]["value"]) == 2 and "true_value" in out["results"][1]
     assert len(out["results"][2]["table"]) == 6 and out["warnings"]
     assert set(result.tables()) == {"histogram2d(age, income)"}
@@ -346,13 +510,24 @@ def test_dp_ml_curve_against_baselines(census):
     roles = {c: "quasi-identifier" if c in ("age", "sex") else "insensitive" for c in frame.columns}
     problem = Problem(frame, roles, None, [make_model({"model": "k-anonymity", "k": 5})], 0.0)
     released = problem.apply(problem.evaluate({"age": 2, "sex": 0}))
-    kwargs = dict(features=features, epsilons=[0.01, 10.0], repeats=2, classes=["<=50K", ">50K"],
-                  bounds={"age": [17, 90], "hours_per_week": [0, 100]},
-                  categories={"sex": ["Female", "Male"]}, released=released, random_state=0)
-    with pytest.warns(PrivacyWarning) as caught:  # education and marital_status: categories from the data
+    kwargs = dict(
+        features=features,
+        epsilons=[0.01, 10.0],
+        repeats=2,
+        classes=["<=50K", ">50K"],
+        bounds={"age": [17, 90], "hours_per_week": [0, 100]},
+        categories={"sex": ["Female", "Male"]},
+        released=released,
+        random_state=0,
+    )
+    with pytest.warns(
+        PrivacyWarning
+    ) as caught:  # education and marital_status: categories from the data
         out = dp_ml_curve(frame, "income", **kwargs)
-    assert {str(w.message).split(":")[0] for w in caught} == {"model feature 'education'",
-                                                               "model feature 'marital_status'"}
+    assert {str(w.message).split(":")[0] for w in caught} == {
+        "model feature 'education'",
+        "model feature 'marital_status'",
+    }
     assert out.from_data == ("categories of education", "categories of marital_status")
     scores = out.scores
     assert set(scores["setting"]) == {"dp", "non_private", "k_anonymized"}
@@ -369,7 +544,9 @@ def test_dp_ml_curve_against_baselines(census):
     assert list(wide.columns) == ["model", "ε=0.01", "ε=10", "non_private", "k_anonymized"]
     with pytest.warns(PrivacyWarning):
         again = dp_ml_curve(frame, "income", **{**kwargs, "repeats": 1, "released": None})
-    first = scores[(scores["seed"] == 0) & (scores["setting"] != "k_anonymized")].reset_index(drop=True)
+    first = scores[(scores["seed"] == 0) & (scores["setting"] != "k_anonymized")].reset_index(
+        drop=True
+    )
     pd.testing.assert_frame_equal(first, again.scores)  # same seed, same accuracies
     json.dumps(out.to_dict(), allow_nan=False)
     assert len(DEFAULT_EPSILONS) == 7 and DEFAULT_EPSILONS[0] == pytest.approx(0.01)
@@ -382,14 +559,32 @@ def test_dp_ml_curve_errors(census):
     with pytest.raises(ConfigError, match="'models' must be among"):
         dp_ml_curve(census, "income", models=["svm"])
     with pytest.raises(ConfigError, match="'bounds.age' must be"):
-        dp_ml_curve(census, "income", features=["age"], bounds={"age": [90, 17]}, epsilons=[1.0], repeats=1)
+        dp_ml_curve(
+            census, "income", features=["age"], bounds={"age": [90, 17]}, epsilons=[1.0], repeats=1
+        )
     with pytest.raises(ConfigError, match="too few to train and test"):
-        dp_ml_curve(census, "income", features=["sex"], released=census.iloc[:5], epsilons=[1.0], repeats=1,
-                    categories={"sex": ["Female", "Male"]}, classes=["<=50K", ">50K"])
+        dp_ml_curve(
+            census,
+            "income",
+            features=["sex"],
+            released=census.iloc[:5],
+            epsilons=[1.0],
+            repeats=1,
+            categories={"sex": ["Female", "Male"]},
+            classes=["<=50K", ">50K"],
+        )
     with pytest.raises(ConfigError, match="generalized"):
         released = census.assign(income="*")
-        dp_ml_curve(census, "income", features=["sex"], released=released, epsilons=[1.0], repeats=1,
-                    categories={"sex": ["Female", "Male"]}, classes=["<=50K", ">50K"])
+        dp_ml_curve(
+            census,
+            "income",
+            features=["sex"],
+            released=released,
+            epsilons=[1.0],
+            repeats=1,
+            categories={"sex": ["Female", "Male"]},
+            classes=["<=50K", ">50K"],
+        )
 
 
 # ============================================================== the page, from app.py
@@ -399,8 +594,11 @@ def _registered() -> bool:
     return "pages/dp.py" in APP.read_text(encoding="utf-8")
 
 
-needs_page = pytest.mark.skipif(not _registered(), reason="app.py does not register pages/dp.py yet: add "
-                                "st.Page(\"pages/dp.py\", title=\"Differential privacy\", icon=\"🎲\")")
+needs_page = pytest.mark.skipif(
+    not _registered(),
+    reason="app.py does not register pages/dp.py yet: add "
+    'st.Page("pages/dp.py", title="Differential privacy", icon="🎲")',
+)
 
 
 def _dp_page():
@@ -420,10 +618,18 @@ def _metrics(at) -> dict[str, str]:
 
 def _run(at, **values):
     for key, value in values.items():
-        widget = at.selectbox(key=key) if key in ("dp_type", "dp_column", "dp_x_column", "dp_y_column") else None
+        widget = (
+            at.selectbox(key=key)
+            if key in ("dp_type", "dp_column", "dp_x_column", "dp_y_column")
+            else None
+        )
         if widget is None:
-            widget = next(w for kind in ("number_input", "text_input", "checkbox", "slider", "radio")
-                          for w in at.get(kind) if getattr(w, "key", None) == key)
+            widget = next(
+                w
+                for kind in ("number_input", "text_input", "checkbox", "slider", "radio")
+                for w in at.get(kind)
+                if getattr(w, "key", None) == key
+            )
         widget.set_value(value).run()
     at.button(key="dp_run").click().run()
     assert not at.exception, at.exception
@@ -457,7 +663,9 @@ def test_page_budget_queries_compare_and_release():
     assert "true_value" in at.dataframe[0].value.columns
     # over budget: refused in plain words, nothing spent
     _run(at, dp_type="count", dp_epsilon=0.2)
-    assert any("asks for ε = 0.2" in e.value and "Lower this query's epsilon" in e.value for e in at.error)
+    assert any(
+        "asks for ε = 0.2" in e.value and "Lower this query's epsilon" in e.value for e in at.error
+    )
     assert _metrics(at)["Queries"] == "2"
     # error against epsilon
     at.slider(key="dp_err_repeats").set_value(5).run()
@@ -471,7 +679,9 @@ def test_page_ml_curve_with_k_anonymized_baseline():
     at = _dp_page()
     ws = at.session_state["workspace"]
     heights = ws.problem().dataset.heights  # every QI one level below '*': satisfies k = 5
-    ws.update("coarse levels", transformation={q: h - 2 for q, h in zip(ws.qis, heights, strict=True)})
+    ws.update(
+        "coarse levels", transformation={q: h - 2 for q, h in zip(ws.qis, heights, strict=True)}
+    )
     at.selectbox(key="dp_ml_target").set_value("sex").run()
     at.multiselect(key="dp_ml_features_sex").set_value(["diagnosis", "length_of_stay"]).run()
     at.multiselect(key="dp_ml_models").set_value(["gaussian_nb"]).run()
@@ -487,4 +697,6 @@ def test_page_ml_curve_with_k_anonymized_baseline():
     out = at.session_state["dp_ml_result"]
     assert set(out.scores["setting"]) == {"dp", "non_private", "k_anonymized"}
     assert any("dp_ml_chart" in c.proto.id for c in at.get("plotly_chart"))
-    assert any("classes of sex" in w.value and "categories of diagnosis" in w.value for w in at.warning)
+    assert any(
+        "classes of sex" in w.value and "categories of diagnosis" in w.value for w in at.warning
+    )

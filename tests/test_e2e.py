@@ -20,13 +20,22 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = Path("/usr/bin/chromium")
 RESULTS = ROOT / "test-results"
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run"]
+ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 
 if not CHROMIUM.exists():
     if os.environ.get("CI"):
-        pytest.fail("CI must run the browser tests, but /usr/bin/chromium is missing (see .ci/run)",
-                    pytrace=False)
+        pytest.fail(
+            "CI must run the browser tests, but /usr/bin/chromium is missing (see .ci/run)",
+            pytrace=False,
+        )
     pytest.skip("Debian's chromium (/usr/bin/chromium) is not installed", allow_module_level=True)
 playwright = pytest.importorskip("playwright.sync_api")
 
@@ -42,9 +51,23 @@ def server():
     port = _free_port()
     env = dict(os.environ, STREAMLIT_BROWSER_GATHER_USAGE_STATS="false")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.port", str(port),
-         "--server.address", "127.0.0.1", "--server.headless", "true"],
-        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+        [
+            sys.executable,
+            "-m",
+            "streamlit",
+            "run",
+            str(ROOT / "app.py"),
+            "--server.port",
+            str(port),
+            "--server.address",
+            "127.0.0.1",
+            "--server.headless",
+            "true",
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
     )
     url = f"http://127.0.0.1:{port}"
     for _ in range(120):
@@ -66,7 +89,9 @@ def page(server):
     RESULTS.mkdir(exist_ok=True)
     with playwright.sync_playwright() as p:
         browser = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        context = browser.new_context(accept_downloads=True, viewport={"width": 1400, "height": 1000})
+        context = browser.new_context(
+            accept_downloads=True, viewport={"width": 1400, "height": 1000}
+        )
         pg = context.new_page()
         pg.set_default_timeout(60_000)
         pg.goto(server)
@@ -80,7 +105,7 @@ def settle(pg) -> None:
     pg.wait_for_timeout(400)
     pg.wait_for_function(
         "() => !document.querySelector('[data-stale=\"true\"]') && "
-        "!document.querySelector('[data-testid=\"stStatusWidget\"] [data-testid=\"stStatusWidgetRunningIcon\"]')"
+        '!document.querySelector(\'[data-testid="stStatusWidget"] [data-testid="stStatusWidgetRunningIcon"]\')'
     )
     pg.wait_for_timeout(300)
 
@@ -95,13 +120,17 @@ def goto(pg, title: str) -> None:
 def chart_data(pg, key: str) -> str:
     """The data of the plotly chart with Streamlit key ``key`` (its container has class st-key-<key>)."""
     selector = f".st-key-{key} .js-plotly-plot"
-    pg.wait_for_function(f"() => {{ const el = document.querySelector('{selector}'); return el && el.data; }}")
+    pg.wait_for_function(
+        f"() => {{ const el = document.querySelector('{selector}'); return el && el.data; }}"
+    )
     return pg.evaluate(f"() => JSON.stringify(document.querySelector('{selector}').data)")
 
 
 def test_upload_mark_move_k_download(page, tmp_path):
     pg = page
-    rows = "".join(f"{20 + i % 40},0213{i % 6},{'FM'[i % 2]},d{i % 4},w{i % 3}\n" for i in range(600))
+    rows = "".join(
+        f"{20 + i % 40},0213{i % 6},{'FM'[i % 2]},d{i % 4},w{i % 3}\n" for i in range(600)
+    )
     data = tmp_path / "people.csv"
     data.write_text("age,zip,sex,disease,ward\n" + rows)
     pg.locator('input[type="file"]').first.set_input_files(str(data))

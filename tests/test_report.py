@@ -19,24 +19,47 @@ import pytest
 
 from anon_core import ConfigError, Problem, load_config
 from anon_core import report as R
+from anon_core.analysis.disclosure import attribute_disclosure, disclosure_dict
+from anon_core.analysis.risk import report_dict, risk_of_original, risk_of_result
+from anon_core.analysis.utility import compare_distributions, ml_utility, quality_summary
 from anon_core.cli import write_table
-from anon_core.disclosure import attribute_disclosure, disclosure_dict
-from anon_core.risk import report_dict, risk_of_original, risk_of_result
-from anon_core.utility import compare_distributions, ml_utility, quality_summary
 from anon_core.workspace import Workspace
 
 from .conftest import ADULT, needs_shared
 
 SECRETS = ("s4lt-DO-NOT-LEAK", "k3y-DO-NOT-LEAK", "pseudo-k3y-DO-NOT-LEAK")
-SECTIONS = ["summary", "fingerprints", "attributes", "hierarchies", "privacy", "transformation", "risk",
-            "disclosure", "utility", "pii", "dp", "software", "audit", "signoff", "configuration"]
+SECTIONS = [
+    "summary",
+    "fingerprints",
+    "attributes",
+    "hierarchies",
+    "privacy",
+    "transformation",
+    "risk",
+    "disclosure",
+    "utility",
+    "pii",
+    "dp",
+    "software",
+    "audit",
+    "signoff",
+    "configuration",
+]
 CHROMIUM = Path("/usr/bin/chromium")
-SIGNOFF = {"name": "Ada Lovelace", "role": "Data protection officer", "decision": "approve",
-           "comments": "Fine for the research partner."}
-AUDIT = [{"change": "roles", "at": "2025-01-02T10:00:00+00:00"},
-         {"change": "privacy models", "at": "2025-01-02T10:05:00+00:00"}]
+SIGNOFF = {
+    "name": "Ada Lovelace",
+    "role": "Data protection officer",
+    "decision": "approve",
+    "comments": "Fine for the research partner.",
+}
+AUDIT = [
+    {"change": "roles", "at": "2025-01-02T10:00:00+00:00"},
+    {"change": "privacy models", "at": "2025-01-02T10:05:00+00:00"},
+]
 HMAC_ENV = "ANON_TEST_REPORT_HMAC_KEY"
-os.environ.setdefault(HMAC_ENV, SECRETS[2])  # the pseudonymization secret never enters a config or report
+os.environ.setdefault(
+    HMAC_ENV, SECRETS[2]
+)  # the pseudonymization secret never enters a config or report
 PII = {"entities": ["EMAIL", "PHONE"], "method": "pseudonymize", "salt": SECRETS[0]}
 DP = {"epsilon": 1.0, "delta": 1e-6, "spent": 0.4, "mechanism": "laplace", "key": SECRETS[1]}
 
@@ -44,14 +67,16 @@ DP = {"epsilon": 1.0, "delta": 1e-6, "spent": 0.4, "mechanism": "laplace", "key"
 # ----------------------------------------------------------------------------- data
 def _frame(n: int = 300, seed: int = 7) -> pd.DataFrame:
     rng = np.random.default_rng(seed)
-    return pd.DataFrame({
-        "name": [f"person {i}" for i in range(n)],
-        "zip": [f"0213{d}" for d in rng.integers(0, 10, n)],
-        "age": rng.integers(18, 90, n).astype(str),
-        "sex": rng.choice(["F", "M"], n),
-        "disease": rng.choice(["flu", "cold", "asthma", "diabetes"], n),
-        "notes": [f"note {i}" for i in range(n)],
-    })
+    return pd.DataFrame(
+        {
+            "name": [f"person {i}" for i in range(n)],
+            "zip": [f"0213{d}" for d in rng.integers(0, 10, n)],
+            "age": rng.integers(18, 90, n).astype(str),
+            "sex": rng.choice(["F", "M"], n),
+            "disease": rng.choice(["flu", "cold", "asthma", "diabetes"], n),
+            "notes": [f"note {i}" for i in range(n)],
+        }
+    )
 
 
 def _config(**overrides) -> dict:
@@ -65,8 +90,10 @@ def _config(**overrides) -> dict:
             "disease": {"role": "sensitive"},
             "notes": {"role": "insensitive"},
         },
-        "privacy_models": [{"model": "k-anonymity", "k": 4},
-                           {"model": "distinct-l-diversity", "attribute": "disease", "l": 2}],
+        "privacy_models": [
+            {"model": "k-anonymity", "k": 4},
+            {"model": "distinct-l-diversity", "attribute": "disease", "l": 2},
+        ],
         "suppression_limit": 0.05,
         "quality_metric": {"name": "loss"},
         # The HMAC key comes from the environment (set below); the config only names the variable.
@@ -102,10 +129,20 @@ def case(tmp_path_factory):
     cfg_path = _write_case(folder)
     out = folder / "released.csv"
     problem, found, result, report = _anonymize(
-        cfg_path, out, folder / "report.html", signoff=SIGNOFF, audit=AUDIT, pii=PII, dp=DP)
+        cfg_path, out, folder / "report.html", signoff=SIGNOFF, audit=AUDIT, pii=PII, dp=DP
+    )
     R.write_report(report, folder / "report.pdf")
-    return {"folder": folder, "config": cfg_path, "out": out, "problem": problem, "found": found,
-            "result": result, "report": report, "html": folder / "report.html", "pdf": folder / "report.pdf"}
+    return {
+        "folder": folder,
+        "config": cfg_path,
+        "out": out,
+        "problem": problem,
+        "found": found,
+        "result": result,
+        "report": report,
+        "html": folder / "report.html",
+        "pdf": folder / "report.pdf",
+    }
 
 
 def _pdf_text(path: Path) -> str:
@@ -125,7 +162,9 @@ def _json(x):
 def _contains(figures, core) -> bool:
     """Every entry of the core's dict is in the report's figures, equal (the report may add entries)."""
     if isinstance(core, dict):
-        return isinstance(figures, dict) and all(k in figures and _contains(figures[k], v) for k, v in core.items())
+        return isinstance(figures, dict) and all(
+            k in figures and _contains(figures[k], v) for k, v in core.items()
+        )
     return figures == core
 
 
@@ -143,7 +182,12 @@ def test_every_section_is_in_the_model_the_html_and_the_pdf(case):
 
 
 def test_figures_equal_the_cores_own(case):
-    f, problem, result, found = case["report"].figures, case["problem"], case["result"], case["found"]
+    f, problem, result, found = (
+        case["report"].figures,
+        case["problem"],
+        case["result"],
+        case["found"],
+    )
     assert _contains(f["risk"]["before"], _json(report_dict(risk_of_original(problem))))
     assert _contains(f["risk"]["after"], _json(report_dict(risk_of_result(result))))
     assert f["utility"]["quality"] == _json(quality_summary(problem, result).to_dict())
@@ -151,7 +195,9 @@ def test_figures_equal_the_cores_own(case):
     assert f["disclosure"] == _json(disclosure_dict(attribute_disclosure(result)))
     summary = result.summary()
     assert {k: f["transformation"][k] for k in summary} == _json(summary)
-    assert [s["violating_records"] for s in f["privacy"]["status"]] == [s.violating_records for s in result.models]
+    assert [s["violating_records"] for s in f["privacy"]["status"]] == [
+        s.violating_records for s in result.models
+    ]
     assert f["privacy"]["max_suppressed_records"] == problem.evaluator.max_outliers == 15
     assert f["privacy"]["suppressed_records"] == result.suppressed_records
     assert f["privacy"]["models"] == _config()["privacy_models"]
@@ -166,11 +212,17 @@ def test_figures_equal_the_cores_own(case):
     assert front[-1]["quality"] == pytest.approx(result.quality.value, rel=1e-12)
     # fingerprints
     data = (case["folder"] / "people.csv").read_bytes()
-    assert f["input"]["file"] == {"name": "people.csv", "sha256": hashlib.sha256(data).hexdigest(), "bytes": len(data)}
+    assert f["input"]["file"] == {
+        "name": "people.csv",
+        "sha256": hashlib.sha256(data).hexdigest(),
+        "bytes": len(data),
+    }
     released = problem.apply(result)
     assert f["output"]["file"]["sha256"] == hashlib.sha256(case["out"].read_bytes()).hexdigest()
-    assert f["output"]["csv_sha256"] == hashlib.sha256(
-        released.to_csv(index=False, lineterminator="\n").encode()).hexdigest()
+    assert (
+        f["output"]["csv_sha256"]
+        == hashlib.sha256(released.to_csv(index=False, lineterminator="\n").encode()).hexdigest()
+    )
     assert (f["output"]["rows"], f["output"]["columns"]) == (len(released), list(released.columns))
     assert f["input"]["rows"] == 300
     # 'name' is pseudonymized (HMAC), so it is released as pseudonyms, never as the names themselves.
@@ -198,7 +250,13 @@ def test_the_report_reads_back_from_html_and_pdf(case):
         assert embedded["meta"]["figures_sha256"] == report.figures_sha256
         assert embedded["meta"]["signoff"]["decision"] == "approve"
         assert embedded["meta"]["audit"] == AUDIT
-    assert set(report.meta["software"]) >= {"python", "anon_core", "numpy", "pandas", "scikit-learn"}
+    assert set(report.meta["software"]) >= {
+        "python",
+        "anon_core",
+        "numpy",
+        "pandas",
+        "scikit-learn",
+    }
     assert report.meta["generated_at"].endswith("Z")
 
 
@@ -218,8 +276,12 @@ def test_no_secret_in_any_report(case):
     for where, text in texts.items():
         for secret in SECRETS:
             assert secret not in text, (where, secret)
-    assert report.provided["pii"]["salt"] == R.REDACTED and report.provided["dp"]["key"] == R.REDACTED
-    assert report.config["pseudonymize"] == {"columns": {"name": {"method": "hmac", "key_env": HMAC_ENV}}}
+    assert (
+        report.provided["pii"]["salt"] == R.REDACTED and report.provided["dp"]["key"] == R.REDACTED
+    )
+    assert report.config["pseudonymize"] == {
+        "columns": {"name": {"method": "hmac", "key_env": HMAC_ENV}}
+    }
     assert report.provided["dp"]["epsilon"] == 1.0  # non-secret settings are kept
 
 
@@ -245,7 +307,10 @@ class _Links(HTMLParser):
     def handle_starttag(self, tag, attrs):
         self.tags.append(tag)
         for name, value in attrs:
-            if name in {"src", "href", "data", "action", "poster", "srcset", "background"} and value:
+            if (
+                name in {"src", "href", "data", "action", "poster", "srcset", "background"}
+                and value
+            ):
                 self.urls.append((tag, name, value))
 
 
@@ -253,9 +318,13 @@ def test_html_is_self_contained_and_works_offline(case):
     page = case["html"].read_text(encoding="utf-8")
     links = _Links()
     links.feed(page)
-    remote = [u for u in links.urls if u[2].strip().lower().startswith(("http:", "https:", "//", "ftp:"))]
+    remote = [
+        u for u in links.urls if u[2].strip().lower().startswith(("http:", "https:", "//", "ftp:"))
+    ]
     assert remote == []
-    assert all(u[1] == "href" and u[2].startswith("#") for u in links.urls)  # only the in-page contents
+    assert all(
+        u[1] == "href" and u[2].startswith("#") for u in links.urls
+    )  # only the in-page contents
     assert "link" not in links.tags and "iframe" not in links.tags and "@import" not in page
     assert page.count("plotly.js v") == 1  # plotly.js inlined once for every chart
     assert page.count("Plotly.newPlot(") >= 6
@@ -263,13 +332,27 @@ def test_html_is_self_contained_and_works_offline(case):
     assert '<script type="application/json" id="release-figures">' in page
 
 
-@pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian's chromium (/usr/bin/chromium) is not installed")
+@pytest.mark.skipif(
+    not CHROMIUM.exists(), reason="Debian's chromium (/usr/bin/chromium) is not installed"
+)
 def test_html_charts_draw_in_a_browser_without_network(case):
     proc = subprocess.run(
-        [str(CHROMIUM), "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-         "--no-first-run", "--proxy-server=http://127.0.0.1:9", "--proxy-bypass-list=<-loopback>",
-         "--virtual-time-budget=10000", "--dump-dom", case["html"].resolve().as_uri()],
-        capture_output=True, text=True, timeout=90,
+        [
+            str(CHROMIUM),
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-background-networking",
+            "--no-first-run",
+            "--proxy-server=http://127.0.0.1:9",
+            "--proxy-bypass-list=<-loopback>",
+            "--virtual-time-budget=10000",
+            "--dump-dom",
+            case["html"].resolve().as_uri(),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=90,
     )
     charts = case["html"].read_text(encoding="utf-8").count("Plotly.newPlot(")
     assert proc.stdout.count('class="plot-container plotly"') == charts, proc.stderr[-2000:]
@@ -278,13 +361,23 @@ def test_html_charts_draw_in_a_browser_without_network(case):
 def test_ml_section_only_when_given(case, tmp_path):
     problem, result = case["problem"], case["result"]
     sections = {s["id"]: s for s in R.report_sections(case["report"])}
-    assert any("ML utility was not assessed" in b.get("text", "") for b in sections["utility"]["blocks"])
-    ml = ml_utility(problem.dataset.frame, problem.apply(result), "disease", models=["logistic_regression"], cv=3)
+    assert any(
+        "ML utility was not assessed" in b.get("text", "") for b in sections["utility"]["blocks"]
+    )
+    ml = ml_utility(
+        problem.dataset.frame,
+        problem.apply(result),
+        "disease",
+        models=["logistic_regression"],
+        cv=3,
+    )
     report = R.build_report(case["config"], problem, result, search_result=case["found"], ml=ml)
     assert report.provided["ml"]["models"] == _json(ml.to_dict())["models"]
     assert report.figures == case["report"].figures | {"output": report.figures["output"]}
     blocks = {s["id"]: s for s in R.report_sections(report)}["utility"]["blocks"]
-    table = next(b for b in blocks if b["kind"] == "table" and b["columns"][:2] == ["model", "score"])
+    table = next(
+        b for b in blocks if b["kind"] == "table" and b["columns"][:2] == ["model", "score"]
+    )
     accuracy = ml.model("logistic_regression").original.accuracy.mean
     assert table["rows"][0][:3] == ["logistic_regression", "accuracy", R._fmt(accuracy)]
     R.write_report(report, tmp_path / "ml.pdf")
@@ -304,7 +397,9 @@ def test_verify_detects_a_tampered_released_file(case, tmp_path):
     lines[1] = lines[1].replace("flu", "hiv") if "flu" in lines[1] else lines[1] + "x"
     tampered.write_text("\n".join(lines) + "\n")
     differences = R.verify(case["config"], case["pdf"], tampered)
-    assert len(differences) == 1 and differences[0].startswith("released file released.csv: SHA-256")
+    assert len(differences) == 1 and differences[0].startswith(
+        "released file released.csv: SHA-256"
+    )
 
 
 def test_verify_detects_an_edited_configuration(case, tmp_path):
@@ -357,17 +452,28 @@ def test_two_runs_give_identical_release_figures_and_reports(tmp_path, monkeypat
         out, rep = tmp_path / name / "released.csv", tmp_path / name / "report.html"
         report = _anonymize(cfg_path, out, rep, signoff=SIGNOFF)[3]
         R.write_report(report, tmp_path / name / "report.pdf")
-        runs.append((out.read_bytes(), R.figures_json(report.figures), report.figures_sha256, rep.read_bytes(),
-                     (tmp_path / name / "report.pdf").read_bytes()))
+        runs.append(
+            (
+                out.read_bytes(),
+                R.figures_json(report.figures),
+                report.figures_sha256,
+                rep.read_bytes(),
+                (tmp_path / name / "report.pdf").read_bytes(),
+            )
+        )
     assert runs[0] == runs[1]
-    assert R.read_report_figures(tmp_path / "a" / "report.pdf") == R.read_report_figures(tmp_path / "b" / "report.html")
+    assert R.read_report_figures(tmp_path / "a" / "report.pdf") == R.read_report_figures(
+        tmp_path / "b" / "report.html"
+    )
 
 
 def test_configured_transformation_is_reported_as_configured(case, tmp_path):
     cfg = _config(transformation=dict(case["result"].transformation))
     cfg_path = _write_case(tmp_path, cfg)
     _, found, result, report = _anonymize(cfg_path, tmp_path / "out.csv", tmp_path / "r.html")
-    assert found is None and report.figures["transformation"]["selection"] == {"method": "configured"}
+    assert found is None and report.figures["transformation"]["selection"] == {
+        "method": "configured"
+    }
     assert report.figures["risk"] == case["report"].figures["risk"]
     assert R.verify(cfg_path, tmp_path / "r.html", tmp_path / "out.csv") == []
 
@@ -383,20 +489,31 @@ def test_audit_trail_from_the_workspace_and_its_downloads():
     assert json.loads(R.audit_json(ws.audit)) == ws.audit
     config = ws.to_config()
     problem = ws.problem()
-    report = R.build_report(config, problem, problem.evaluate(ws.default_transformation()), audit=ws.audit,
-                            signoff={"decision": "reject", "name": "B", "role": "", "comments": "too risky"})
-    rows = next(b for b in next(s for s in R.report_sections(report) if s["id"] == "audit")["blocks"])["rows"]
+    report = R.build_report(
+        config,
+        problem,
+        problem.evaluate(ws.default_transformation()),
+        audit=ws.audit,
+        signoff={"decision": "reject", "name": "B", "role": "", "comments": "too risky"},
+    )
+    rows = next(
+        b for b in next(s for s in R.report_sections(report) if s["id"] == "audit")["blocks"]
+    )["rows"]
     assert [r[1:] for r in rows] == [[a["change"], a["at"]] for a in ws.audit]
-    assert report.figures["input"]["file"] is None  # a mapping configuration: only the table is fingerprinted
-    assert report.figures["input"]["table_sha256"] == hashlib.sha256(
-        ws.frame.to_csv(index=False, lineterminator="\n").encode()).hexdigest()
+    assert (
+        report.figures["input"]["file"] is None
+    )  # a mapping configuration: only the table is fingerprinted
+    assert (
+        report.figures["input"]["table_sha256"]
+        == hashlib.sha256(ws.frame.to_csv(index=False, lineterminator="\n").encode()).hexdigest()
+    )
 
 
 def test_a_dashboard_report_verifies_against_the_configuration_it_embeds(tmp_path):
     """The Release page's flow: workspace, search, optimum; then the CLI's verify on the downloaded files."""
-    from anon_core.frequency import FrequencyTable
-    from anon_core.io import load_table
-    from anon_core.search import search
+    from anon_core.data.frequency import FrequencyTable
+    from anon_core.data.io import load_table
+    from anon_core.search.lattice import search
 
     sample = Path(__file__).resolve().parents[1] / "sample_data" / "hospital_discharge.csv"
     ws = Workspace.from_frame(load_table(sample).frame, sample.name)
@@ -405,11 +522,20 @@ def test_a_dashboard_report_verifies_against_the_configuration_it_embeds(tmp_pat
     ws.update("optimum", transformation=dict(found.optimum.transformation))
     problem = Problem.from_evaluator(ws.evaluator(ev.freq))
     config = ws.to_config()
-    report = R.build_report(config, problem, problem.evaluate(ws.transformation), search_result=found,
-                            input_bytes=sample.read_bytes(), audit=ws.audit, signoff=SIGNOFF)
+    report = R.build_report(
+        config,
+        problem,
+        problem.evaluate(ws.transformation),
+        search_result=found,
+        input_bytes=sample.read_bytes(),
+        audit=ws.audit,
+        signoff=SIGNOFF,
+    )
     assert report.figures["transformation"]["selection"]["method"] == "search"
     (tmp_path / sample.name).write_bytes(sample.read_bytes())
-    (tmp_path / "release.json").write_text(json.dumps(R.read_report(R.write_report(report, tmp_path / "r.pdf"))["config"]))
+    (tmp_path / "release.json").write_text(
+        json.dumps(R.read_report(R.write_report(report, tmp_path / "r.pdf"))["config"])
+    )
     assert R.verify(tmp_path / "release.json", tmp_path / "r.pdf") == []
     config["privacy_models"][0]["k"] += 1
     (tmp_path / "release.json").write_text(json.dumps(config))
@@ -434,37 +560,61 @@ def test_bad_inputs_are_explained(case):
 
 # ----------------------------------------------------------------------------- ARX end to end
 @needs_shared
-def test_adult_end_to_end_gives_arxs_optimum_and_risk(tmp_path, adult_frame, adult_hierarchies, arx_reference):
+def test_adult_end_to_end_gives_arxs_optimum_and_risk(
+    tmp_path, adult_frame, adult_hierarchies, arx_reference
+):
     order = arx_reference["attribute_order"]
-    case = next(c for c in arx_reference["arx_test_suite_cases"]
-                if c["description"].startswith("k-anonymity k=5, suppression limit 0.04"))
-    cfg = {"input": {"path": str(ADULT / "adult.csv"), "separator": ";"},
-           "attributes": {a: {"role": "quasi-identifier",
-                              "hierarchy": {"file": str(ADULT / f"adult_hierarchy_{a}.csv")}} for a in order},
-           "privacy_models": case["privacy_models"], "suppression_limit": case["suppression_limit"],
-           "quality_metric": case["quality_metric"]}
+    case = next(
+        c
+        for c in arx_reference["arx_test_suite_cases"]
+        if c["description"].startswith("k-anonymity k=5, suppression limit 0.04")
+    )
+    cfg = {
+        "input": {"path": str(ADULT / "adult.csv"), "separator": ";"},
+        "attributes": {
+            a: {
+                "role": "quasi-identifier",
+                "hierarchy": {"file": str(ADULT / f"adult_hierarchy_{a}.csv")},
+            }
+            for a in order
+        },
+        "privacy_models": case["privacy_models"],
+        "suppression_limit": case["suppression_limit"],
+        "quality_metric": case["quality_metric"],
+    }
     cfg_path = tmp_path / "adult.json"
     cfg_path.write_text(json.dumps(cfg))
     start = time.perf_counter()
-    problem, found, result, report = _anonymize(cfg_path, tmp_path / "adult_out.csv", tmp_path / "adult.html")
+    problem, found, result, report = _anonymize(
+        cfg_path, tmp_path / "adult_out.csv", tmp_path / "adult.html"
+    )
     seconds = time.perf_counter() - start
     R.write_report(report, tmp_path / "adult.pdf")
     f = report.figures
     assert f["transformation"]["transformation"] == case["expected"]["levels"]
-    assert f["transformation"]["quality"]["value"] == pytest.approx(case["expected"]["quality"], rel=1e-9, abs=0)
-    assert f["transformation"]["suppressed_records"] == result.suppressed_records <= 1206  # floor(4 % of 30,162)
+    assert f["transformation"]["quality"]["value"] == pytest.approx(
+        case["expected"]["quality"], rel=1e-9, abs=0
+    )
+    assert (
+        f["transformation"]["suppressed_records"] == result.suppressed_records <= 1206
+    )  # floor(4 % of 30,162)
     ref = arx_reference["risk_of_original_all_9_qis"]
     before = f["risk"]["before"]
     assert before["equivalence_classes"] == ref["equivalence_classes"]
     assert before["sample_uniques"] == ref["sample_uniques"]
     assert before["prosecutor"]["highest_risk"] == ref["highest_prosecutor_risk"]
     assert before["prosecutor"]["average_risk"] == pytest.approx(
-        ref["average_prosecutor_risk (= marketer success rate)"], rel=1e-12)
+        ref["average_prosecutor_risk (= marketer success rate)"], rel=1e-12
+    )
     for t, share in ref["records_at_risk_by_threshold"].items():
-        assert before["prosecutor"]["records_at_risk"][str(float(t))] == pytest.approx(share, rel=1e-12)
+        assert before["prosecutor"]["records_at_risk"][str(float(t))] == pytest.approx(
+            share, rel=1e-12
+        )
     assert set(f["input"]["hierarchy_files"]) == set(order)
     age_level = case["expected"]["levels"]["age"]
-    assert set(f["hierarchies"]["age"]["labels"]) <= set(adult_hierarchies["age"].table[:, age_level].astype(str))
+    assert set(f["hierarchies"]["age"]["labels"]) <= set(
+        adult_hierarchies["age"].table[:, age_level].astype(str)
+    )
     assert R.verify(cfg_path, tmp_path / "adult.pdf", tmp_path / "adult_out.csv") == []
     assert seconds < 20, seconds
 
@@ -476,11 +626,16 @@ def _cli_wired() -> bool:
     parser = build_parser()
     sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
     anonymize = sub.choices["anonymize"]
-    return "verify" in sub.choices and any("--report" in a.option_strings for a in anonymize._actions)
+    return "verify" in sub.choices and any(
+        "--report" in a.option_strings for a in anonymize._actions
+    )
 
 
-cli_wired = pytest.mark.skipif(not _cli_wired(), reason="'anon-core anonymize --report' and 'anon-core verify' "
-                                                        "are not wired into anon_core/cli.py yet")
+cli_wired = pytest.mark.skipif(
+    not _cli_wired(),
+    reason="'anon-core anonymize --report' and 'anon-core verify' "
+    "are not wired into anon_core/cli.py yet",
+)
 
 
 @cli_wired
@@ -497,7 +652,11 @@ def test_cli_report_runs_are_byte_identical_and_verify(tmp_path, capsys, suffix)
         outputs.append((out.read_bytes(), R.read_report_figures(rep)))
         assert summary["report"]["figures_sha256"] == R.figures_sha256(outputs[-1][1])
     assert outputs[0] == outputs[1]
-    cfg_path, rep, out = tmp_path / "one" / "release.json", tmp_path / "one" / f"report{suffix}", tmp_path / "one" / "released.csv"
+    cfg_path, rep, out = (
+        tmp_path / "one" / "release.json",
+        tmp_path / "one" / f"report{suffix}",
+        tmp_path / "one" / "released.csv",
+    )
     assert main(["verify", str(cfg_path), str(rep), "--released", str(out)]) == 0
     assert json.loads(capsys.readouterr().out)["differences"] == []
     out.write_text(out.read_text().replace("\n", "\r\n"))
@@ -513,7 +672,19 @@ def test_cli_verify_lists_an_edited_configuration(tmp_path, capsys):
 
     cfg_path = _write_case(tmp_path)
     rep = tmp_path / "report.pdf"
-    assert main(["anonymize", str(cfg_path), "--output", str(tmp_path / "out.csv"), "--report", str(rep)]) == 0
+    assert (
+        main(
+            [
+                "anonymize",
+                str(cfg_path),
+                "--output",
+                str(tmp_path / "out.csv"),
+                "--report",
+                str(rep),
+            ]
+        )
+        == 0
+    )
     capsys.readouterr()
     cfg = _config()
     cfg["suppression_limit"] = 0.0

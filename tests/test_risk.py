@@ -1,4 +1,4 @@
-"""Re-identification risk (anon_core.risk), attribute disclosure (anon_core.disclosure) and ``anon-core risk``.
+"""Re-identification risk (anon_core.analysis.risk), attribute disclosure (anon_core.analysis.disclosure) and ``anon-core risk``.
 
 Expected values are ARX's own (arx_reference.json "risk_of_original_all_9_qis";
 ARX's JUnit TestRiskMetrics on the same Adult data) or worked out by hand in
@@ -23,9 +23,8 @@ from anon_core import (
     make_metric,
     make_model,
 )
-from anon_core.cli import EXIT_BAD_INPUT, main, write_table
-from anon_core.disclosure import attribute_disclosure, disclosure_dict
-from anon_core.risk import (
+from anon_core.analysis.disclosure import attribute_disclosure, disclosure_dict
+from anon_core.analysis.risk import (
     RISK_BINS,
     USA_POPULATION,
     SolverConfig,
@@ -37,6 +36,7 @@ from anon_core.risk import (
     risk_of_original,
     risk_of_result,
 )
+from anon_core.cli import EXIT_BAD_INPUT, main, write_table
 
 from .conftest import needs_shared
 
@@ -50,8 +50,14 @@ def adult_problem_factory(adult_frame, adult_hierarchies, arx_reference):
     order = arx_reference["attribute_order"]
 
     def make(models=({"model": "k-anonymity", "k": 1},), limit=0.0, metric="loss"):
-        return Problem(adult_frame[order], {a: "quasi-identifier" for a in order}, adult_hierarchies,
-                       [make_model(m) for m in models], limit, make_metric(metric))
+        return Problem(
+            adult_frame[order],
+            {a: "quasi-identifier" for a in order},
+            adult_hierarchies,
+            [make_model(m) for m in models],
+            limit,
+            make_metric(metric),
+        )
 
     return make
 
@@ -77,15 +83,23 @@ def test_original_adult_matches_arx(adult_problem_factory, arx_reference):
     assert report.sample_uniques == ref["sample_uniques"]
     for attacker in (report.prosecutor, report.journalist):
         assert attacker.highest_risk == pytest.approx(ref["highest_prosecutor_risk"], rel=REL)
-        assert attacker.records_at_highest_risk == pytest.approx(ref["fraction_records_at_highest_risk"], rel=REL)
-        assert attacker.average_risk == pytest.approx(ref["average_prosecutor_risk (= marketer success rate)"], rel=REL)
+        assert attacker.records_at_highest_risk == pytest.approx(
+            ref["fraction_records_at_highest_risk"], rel=REL
+        )
+        assert attacker.average_risk == pytest.approx(
+            ref["average_prosecutor_risk (= marketer success rate)"], rel=REL
+        )
         got = {str(t): v for t, v in attacker.records_at_risk}
         assert set(got) == set(ref["records_at_risk_by_threshold"])
         for t, share in ref["records_at_risk_by_threshold"].items():
             assert got[t] == pytest.approx(share, rel=REL), t
-    assert report.marketer_average_risk == pytest.approx(ref["average_prosecutor_risk (= marketer success rate)"], rel=REL)
+    assert report.marketer_average_risk == pytest.approx(
+        ref["average_prosecutor_risk (= marketer success rate)"], rel=REL
+    )
     # RiskModelSampleUniqueness: fraction of unique records = c1 / N = ARX's fraction at the highest risk.
-    assert report.sample_uniques_share == pytest.approx(ref["fraction_records_at_highest_risk"], rel=REL)
+    assert report.sample_uniques_share == pytest.approx(
+        ref["fraction_records_at_highest_risk"], rel=REL
+    )
 
     # The same figures from the class sizes alone, and from the level-0 release.
     d = report_dict(report)
@@ -95,7 +109,9 @@ def test_original_adult_matches_arx(adult_problem_factory, arx_reference):
 
 
 @needs_shared
-def test_original_adult_records_at_risk_are_one_minus_cumulative_distribution(adult_problem_factory, arx_reference):
+def test_original_adult_records_at_risk_are_one_minus_cumulative_distribution(
+    adult_problem_factory, arx_reference
+):
     """Spec 1.5: 'records at risk > t' = 1 - cumulative share at t whenever t is a bin bound."""
     ref = arx_reference["risk_of_original_all_9_qis"]["records_at_risk_by_threshold"]
     report = risk_of_original(adult_problem_factory(), max_combination_size=0)
@@ -110,8 +126,17 @@ def test_original_adult_records_at_risk_are_one_minus_cumulative_distribution(ad
 # (ILMultiDimensionalRank). Among the minimal 2-anonymous transformations the RANK
 # optimum is this one (found by ordering them by that key); the geometric-mean Loss
 # optimum (problem.search(), ARX's reference case "k=2, Loss") has 52 classes instead.
-ARX_RANK_K2 = {"sex": 0, "age": 4, "race": 1, "marital-status": 2, "education": 1,
-               "native-country": 2, "workclass": 2, "occupation": 1, "salary-class": 0}
+ARX_RANK_K2 = {
+    "sex": 0,
+    "age": 4,
+    "race": 1,
+    "marital-status": 2,
+    "education": 1,
+    "native-country": 2,
+    "workclass": 2,
+    "occupation": 1,
+    "salary-class": 0,
+}
 
 
 def _rank_key(result) -> tuple[float, ...]:
@@ -128,7 +153,11 @@ def test_arx_junit_average_and_highest_risk_after_2_anonymity(adult_problem_fact
 
     # Which transformation ARX's test released: search() gives the Loss optimum ...
     found = problem.search()
-    expected = next(c for c in arx_reference["cases"] if c["description"] == "k-anonymity k=2, no suppression, Loss")
+    expected = next(
+        c
+        for c in arx_reference["cases"]
+        if c["description"] == "k-anonymity k=2, no suppression, Loss"
+    )
     assert found.optimum.transformation == expected["expected"]["levels"]
     # ... and the RANK optimum is 2-anonymous, minimal, and ranks before it.
     rank = problem.evaluate(ARX_RANK_K2)
@@ -214,7 +243,9 @@ def test_risk_distribution_bins_hand_worked():
     assert cum[0.334] == pytest.approx(0.8) and cum[0.5] == pytest.approx(0.9) and cum[1.0] == 1.0
 
 
-@pytest.mark.parametrize("size,high", [(6, 0.167), (7, 0.143), (8, 0.125), (3, 0.334), (4, 0.25), (100, 0.01)])
+@pytest.mark.parametrize(
+    "size,high", [(6, 0.167), (7, 0.143), (8, 0.125), (3, 0.334), (4, 0.25), (100, 0.01)]
+)
 def test_risk_distribution_edges(size, high):
     """1/6 -> (0.143, 0.167]; 1/7 -> (0.125, 0.143]; 1/8 -> (0.1, 0.125]; 1/4 and 1/100 on a bound."""
     r = risk_from_sizes([size])
@@ -240,7 +271,13 @@ def test_zayatz_full_sampling_is_sample_uniqueness():
 
 def test_no_sample_unique_means_no_population_unique():
     pu = population_uniqueness([2, 3, 5])
-    assert (pu.zayatz, pu.pitman, pu.snb, pu.dankar, pu.dankar_model) == (0.0, 0.0, 0.0, 0.0, "none")
+    assert (pu.zayatz, pu.pitman, pu.snb, pu.dankar, pu.dankar_model) == (
+        0.0,
+        0.0,
+        0.0,
+        0.0,
+        "none",
+    )
     assert pu.population_size == USA_POPULATION
     assert pu.sampling_fraction == 10 / USA_POPULATION
 
@@ -303,17 +340,24 @@ def test_solver_start_values_are_arx_grid():
 
 # ------------------------------------------------------------- QI analysis
 def _qi_frame() -> pd.DataFrame:
-    return pd.DataFrame({
-        "a": ["x", "x", "x", "y", "y", "z", "*", "*"],
-        "b": ["1", "1", "2", "2", "3", "3", "*", "3"],
-        "s": ["u", "v", "u", "v", "u", "v", "u", "v"],
-    })
+    return pd.DataFrame(
+        {
+            "a": ["x", "x", "x", "y", "y", "z", "*", "*"],
+            "b": ["1", "1", "2", "2", "3", "3", "*", "3"],
+            "s": ["u", "v", "u", "v", "u", "v", "u", "v"],
+        }
+    )
 
 
 def test_qi_distinction_and_separation_hand_worked():
     r = risk_of_frame(_qi_frame(), ["a", "b"])
     # ('*','*') counts as suppressed: 7 records, classes (x,1)x2 and five singletons.
-    assert (r.records, r.suppressed_records, r.equivalence_classes, r.sample_uniques) == (7, 1, 6, 5)
+    assert (r.records, r.suppressed_records, r.equivalence_classes, r.sample_uniques) == (
+        7,
+        1,
+        6,
+        5,
+    )
     got = [(s.attributes, s.distinction, s.separation) for s in r.qi_analysis]
     assert got == [
         # {a}: rows with a='*' left out -> 6 records in x3, y2, z1: 3/6; same-value pairs 3+1 of 15 -> 11/15.
@@ -326,7 +370,9 @@ def test_qi_distinction_and_separation_hand_worked():
 
 
 def test_qi_analysis_ranks_most_identifying_first_within_a_size():
-    frame = pd.DataFrame({"low": ["p", "q"] * 6, "high": [str(i) for i in range(12)], "mid": list("aabbccddeeff")})
+    frame = pd.DataFrame(
+        {"low": ["p", "q"] * 6, "high": [str(i) for i in range(12)], "mid": list("aabbccddeeff")}
+    )
     r = risk_of_frame(frame, ["low", "high", "mid"], max_combination_size=2)
     sizes = [len(s.attributes) for s in r.qi_analysis]
     assert sizes == [1, 1, 1, 2, 2, 2]
@@ -347,22 +393,35 @@ def test_qi_analysis_bounds():
 
 
 # --------------------------------------------------- frame vs result, shapes
-PEOPLE = pd.DataFrame({
-    "zip": [f"0213{i % 4}" for i in range(120)],
-    "age": [20 + i % 40 for i in range(120)],
-    "sex": ["FM"[i % 2] for i in range(120)],
-    "disease": [["flu", "cold", "hiv"][i % 3] for i in range(120)],
-})
+PEOPLE = pd.DataFrame(
+    {
+        "zip": [f"0213{i % 4}" for i in range(120)],
+        "age": [20 + i % 40 for i in range(120)],
+        "sex": ["FM"[i % 2] for i in range(120)],
+        "disease": [["flu", "cold", "hiv"][i % 3] for i in range(120)],
+    }
+)
 
 
 def _people_problem(k=8, limit=0.5):
     hier = {
-        "zip": Hierarchy(np.array([[z, z[:4] + "*", "*"] for z in sorted(PEOPLE["zip"].unique())], dtype=object)),
-        "age": Hierarchy(np.array([[str(a), f"{a // 10 * 10}-{a // 10 * 10 + 9}", "*"] for a in range(20, 60)],
-                                  dtype=object)),
+        "zip": Hierarchy(
+            np.array([[z, z[:4] + "*", "*"] for z in sorted(PEOPLE["zip"].unique())], dtype=object)
+        ),
+        "age": Hierarchy(
+            np.array(
+                [[str(a), f"{a // 10 * 10}-{a // 10 * 10 + 9}", "*"] for a in range(20, 60)],
+                dtype=object,
+            )
+        ),
         "sex": Hierarchy(np.array([["F", "*"], ["M", "*"]], dtype=object)),
     }
-    roles = {"zip": "quasi-identifier", "age": "quasi-identifier", "sex": "quasi-identifier", "disease": "sensitive"}
+    roles = {
+        "zip": "quasi-identifier",
+        "age": "quasi-identifier",
+        "sex": "quasi-identifier",
+        "disease": "sensitive",
+    }
     return Problem(PEOPLE, roles, hier, [make_model({"model": "k-anonymity", "k": k})], limit)
 
 
@@ -382,10 +441,23 @@ def test_released_file_risk_equals_result_risk(tmp_path, mode):
 
 
 @needs_shared
-def test_released_adult_file_risk_equals_result_risk(tmp_path, adult_problem_factory, arx_reference):
+def test_released_adult_file_risk_equals_result_risk(
+    tmp_path, adult_problem_factory, arx_reference
+):
     problem = adult_problem_factory([{"model": "k-anonymity", "k": 5}], 0.02)
-    result = problem.evaluate({"sex": 0, "age": 1, "race": 0, "marital-status": 1, "education": 2,
-                               "native-country": 1, "workclass": 1, "occupation": 1, "salary-class": 0})
+    result = problem.evaluate(
+        {
+            "sex": 0,
+            "age": 1,
+            "race": 0,
+            "marital-status": 1,
+            "education": 2,
+            "native-country": 1,
+            "workclass": 1,
+            "occupation": 1,
+            "salary-class": 0,
+        }
+    )
     assert result.suppressed_records > 0
     path = tmp_path / "adult_released.csv"
     write_table(problem.apply(result, "mask"), path)
@@ -404,10 +476,24 @@ def test_top_of_the_lattice_is_all_suppressed():
 
 def test_report_dict_shape_and_json():
     d = report_dict(risk_of_frame(_qi_frame(), ["a", "b"]))
-    assert set(d) == {"prosecutor", "journalist", "marketer", "sample_uniques", "equivalence_classes",
-                      "population_uniqueness", "qi_analysis", "records", "distribution"}
+    assert set(d) == {
+        "prosecutor",
+        "journalist",
+        "marketer",
+        "sample_uniques",
+        "equivalence_classes",
+        "population_uniqueness",
+        "qi_analysis",
+        "records",
+        "distribution",
+    }
     for attacker in ("prosecutor", "journalist"):
-        assert set(d[attacker]) == {"highest_risk", "records_at_highest_risk", "average_risk", "records_at_risk"}
+        assert set(d[attacker]) == {
+            "highest_risk",
+            "records_at_highest_risk",
+            "average_risk",
+            "records_at_risk",
+        }
         assert set(d[attacker]["records_at_risk"]) == {"0.05", "0.1", "0.2", "0.5"}
     assert set(d["marketer"]) == {"average_risk"}
     assert set(d["population_uniqueness"]) == {"zayatz", "pitman", "snb", "dankar"}
@@ -423,15 +509,27 @@ def test_report_dict_shape_and_json():
         (lambda: risk_of_frame(_qi_frame(), ["a", "nope"]), ConfigError, "'nope'"),
         (lambda: risk_of_frame(_qi_frame(), []), ConfigError, "'qis'"),
         (lambda: risk_of_frame(_qi_frame(), "a"), ConfigError, "'qis'"),
-        (lambda: risk_of_frame(_qi_frame(), ["a"], population_size=5), ConfigError, "'population_size'"),
-        (lambda: risk_from_sizes(SIZES, population_size=19), ConfigError, "smaller than the sample"),
+        (
+            lambda: risk_of_frame(_qi_frame(), ["a"], population_size=5),
+            ConfigError,
+            "'population_size'",
+        ),
+        (
+            lambda: risk_from_sizes(SIZES, population_size=19),
+            ConfigError,
+            "smaller than the sample",
+        ),
         (lambda: risk_from_sizes(SIZES, population_size=0), ConfigError, "'population_size'"),
         (lambda: risk_from_sizes(SIZES, population_size=2.5), ConfigError, "'population_size'"),
         (lambda: risk_from_sizes(SIZES, thresholds=(0.1, 1.5)), ConfigError, "'thresholds[1]'"),
         (lambda: risk_from_sizes(SIZES, thresholds=0.1), ConfigError, "'thresholds'"),
         (lambda: risk_from_sizes([1, 0, 2]), DataError, "positive"),
         (lambda: risk_from_sizes([1.5]), DataError, "whole numbers"),
-        (lambda: risk_of_frame(_qi_frame(), ["a"], max_combination_size=-1), ConfigError, "max_combination_size"),
+        (
+            lambda: risk_of_frame(_qi_frame(), ["a"], max_combination_size=-1),
+            ConfigError,
+            "max_combination_size",
+        ),
         (lambda: population_uniqueness(SIZES, 10), ConfigError, "at least every record"),
     ],
 )
@@ -443,15 +541,25 @@ def test_bad_inputs_raise_clear_errors(call, error, needle):
 
 # ------------------------------------------------------------- disclosure
 def test_attribute_disclosure_hand_worked():
-    frame = pd.DataFrame({
-        "zip": ["A", "A", "B", "B", "B", "B"],
-        "disease": ["flu", "flu", "flu", "cold", "hiv", "hiv"],
-        "salary": [10, 10, 10, 20, 30, 30],
-    })
-    disease_h = Hierarchy(np.array([["flu", "respiratory", "*"], ["cold", "respiratory", "*"],
-                                    ["hiv", "std", "*"]], dtype=object))
-    problem = Problem(frame, {"zip": "quasi-identifier", "disease": "sensitive", "salary": "sensitive"},
-                      {"disease": disease_h}, [make_model({"model": "k-anonymity", "k": 1})])
+    frame = pd.DataFrame(
+        {
+            "zip": ["A", "A", "B", "B", "B", "B"],
+            "disease": ["flu", "flu", "flu", "cold", "hiv", "hiv"],
+            "salary": [10, 10, 10, 20, 30, 30],
+        }
+    )
+    disease_h = Hierarchy(
+        np.array(
+            [["flu", "respiratory", "*"], ["cold", "respiratory", "*"], ["hiv", "std", "*"]],
+            dtype=object,
+        )
+    )
+    problem = Problem(
+        frame,
+        {"zip": "quasi-identifier", "disease": "sensitive", "salary": "sensitive"},
+        {"disease": disease_h},
+        [make_model({"model": "k-anonymity", "k": 1})],
+    )
     out = attribute_disclosure(problem.evaluate({"zip": 0}))
     assert set(out) == {"disease", "salary"}
 
@@ -471,7 +579,13 @@ def test_attribute_disclosure_hand_worked():
     assert "t_ordered" not in d.columns  # disease is not numeric
     assert list(d["homogeneous"]) == [True, False]
     s = out["disease"].summary
-    assert (s.classes, s.records, s.min_distinct_l, s.homogeneous_classes, s.homogeneous_records) == (2, 6, 1, 1, 2)
+    assert (
+        s.classes,
+        s.records,
+        s.min_distinct_l,
+        s.homogeneous_classes,
+        s.homogeneous_records,
+    ) == (2, 6, 1, 1, 2)
     assert s.homogeneous_share == pytest.approx(2 / 6)
     assert s.max_t_equal == pytest.approx(0.5) and s.max_t_hierarchical == pytest.approx(5 / 12)
     assert s.max_t_ordered is None
@@ -491,7 +605,10 @@ def test_attribute_disclosure_leaves_out_suppressed_classes():
     d = attribute_disclosure(result)["disease"]
     assert d.summary.records == 120 - result.suppressed_records
     assert not result.suppressed[d.classes["class"].to_numpy()].any()
-    assert d.classes["distribution"].map(lambda x: sum(x.values())).tolist() == d.classes["size"].tolist()
+    assert (
+        d.classes["distribution"].map(lambda x: sum(x.values())).tolist()
+        == d.classes["size"].tolist()
+    )
     with pytest.raises(ConfigError, match="not sensitive"):
         attribute_disclosure(result, ["zip"])
 
@@ -521,8 +638,17 @@ def test_cli_risk_of_release_original_and_file(tmp_path, capsys):
     cfg = _write_config(tmp_path)
     assert main(["risk", cfg]) == 0
     released = json.loads(capsys.readouterr().out)
-    assert set(released) >= {"prosecutor", "journalist", "marketer", "sample_uniques", "equivalence_classes",
-                             "population_uniqueness", "qi_analysis", "records", "distribution"}
+    assert set(released) >= {
+        "prosecutor",
+        "journalist",
+        "marketer",
+        "sample_uniques",
+        "equivalence_classes",
+        "population_uniqueness",
+        "qi_analysis",
+        "records",
+        "distribution",
+    }
     assert released["prosecutor"]["highest_risk"] <= 1 / 5
 
     assert main(["risk", cfg, "--original", "--max-combination-size", "1"]) == 0
@@ -567,8 +693,12 @@ def test_cli_risk_bad_input_exits_2_with_one_line(tmp_path, capsys, extra, needl
 def test_cli_risk_without_a_satisfying_release_exits_3(tmp_path, capsys):
     from anon_core.cli import EXIT_NOT_SATISFIED
 
-    cfg = _write_config(tmp_path, transformation=None, suppression_limit=0.0,
-                        privacy_models=[{"model": "k-anonymity", "k": 500}])
+    cfg = _write_config(
+        tmp_path,
+        transformation=None,
+        suppression_limit=0.0,
+        privacy_models=[{"model": "k-anonymity", "k": 500}],
+    )
     assert main(["risk", cfg]) == EXIT_NOT_SATISFIED
     assert "no release to assess" in capsys.readouterr().err
     assert main(["risk", cfg, "--original"]) == 0
@@ -585,13 +715,19 @@ def test_qi_analysis_agrees_with_pandas_groupby():
     r = risk_of_frame(PEOPLE, ["zip", "age", "sex", "disease"], max_combination_size=4)
     assert len(r.qi_analysis) == 15
     for score in r.qi_analysis:
-        assert (score.distinction, score.separation) == _pandas_scores(PEOPLE, list(score.attributes))
+        assert (score.distinction, score.separation) == _pandas_scores(
+            PEOPLE, list(score.attributes)
+        )
 
 
 @needs_shared
-def test_adult_qi_analysis_agrees_with_pandas_groupby(adult_problem_factory, adult_frame, arx_reference):
+def test_adult_qi_analysis_agrees_with_pandas_groupby(
+    adult_problem_factory, adult_frame, arx_reference
+):
     report = risk_of_original(adult_problem_factory())
     assert len(report.qi_analysis) == 9 + 36 + 84
     frame = adult_frame[arx_reference["attribute_order"]]
     for score in report.qi_analysis:
-        assert (score.distinction, score.separation) == _pandas_scores(frame, list(score.attributes))
+        assert (score.distinction, score.separation) == _pandas_scores(
+            frame, list(score.attributes)
+        )

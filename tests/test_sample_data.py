@@ -8,7 +8,7 @@ from types import ModuleType
 
 import pytest
 
-from anon_core.io import load_table
+from anon_core.data.io import load_table
 
 SAMPLE_DIR = Path(__file__).resolve().parents[1] / "sample_data"
 HOSPITAL_COLUMNS = [

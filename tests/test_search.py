@@ -10,23 +10,31 @@ import pandas as pd
 import pytest
 
 from anon_core import ConfigError, Hierarchy, Problem, make_metric, make_model
-from anon_core.builders import interval_hierarchy, masking_hierarchy, ordered_hierarchy
 from anon_core.cli import EXIT_NOT_SATISFIED, main
-from anon_core.metrics import metric_specs
-from anon_core.search import search
+from anon_core.data.builders import interval_hierarchy, masking_hierarchy, ordered_hierarchy
+from anon_core.quality.metrics import metric_specs
+from anon_core.search.lattice import search
 
 from .conftest import needs_shared
 
-S_HIER = Hierarchy(np.array([["a", "ab", "*"], ["b", "ab", "*"], ["c", "cd", "*"], ["d", "cd", "*"]], dtype=object))
+S_HIER = Hierarchy(
+    np.array([["a", "ab", "*"], ["b", "ab", "*"], ["c", "cd", "*"], ["d", "cd", "*"]], dtype=object)
+)
 
 MODEL_SETS = [
     [{"model": "k-anonymity", "k": 3}],
     [{"model": "k-anonymity", "k": 2}, {"model": "distinct-l-diversity", "attribute": "s", "l": 2}],
     [{"model": "entropy-l-diversity", "attribute": "s", "l": 1.8}],
-    [{"model": "k-anonymity", "k": 2}, {"model": "recursive-cl-diversity", "attribute": "s", "c": 3, "l": 2}],
+    [
+        {"model": "k-anonymity", "k": 2},
+        {"model": "recursive-cl-diversity", "attribute": "s", "c": 3, "l": 2},
+    ],
     [{"model": "equal-distance-t-closeness", "attribute": "s", "t": 0.35}],
     [{"model": "hierarchical-distance-t-closeness", "attribute": "s", "t": 0.3}],
-    [{"model": "k-anonymity", "k": 2}, {"model": "delta-disclosure", "attribute": "s", "delta": 1.5}],
+    [
+        {"model": "k-anonymity", "k": 2},
+        {"model": "delta-disclosure", "attribute": "s", "delta": 1.5},
+    ],
     [{"model": "basic-beta-likeness", "attribute": "s", "beta": 1.5}],
     [{"model": "average-reidentification-risk", "threshold": 0.3}],
     [{"model": "k-anonymity", "k": 2}, {"model": "sample-uniqueness", "threshold": 0.05}],
@@ -53,7 +61,12 @@ def _problem(frame, models, limit, metric) -> Problem:
         "edu": ordered_hierarchy(frame["edu"].unique(), sizes=[2]),
         "s": S_HIER,
     }
-    roles = {"age": "quasi-identifier", "zip": "quasi-identifier", "edu": "quasi-identifier", "s": "sensitive"}
+    roles = {
+        "age": "quasi-identifier",
+        "zip": "quasi-identifier",
+        "edu": "quasi-identifier",
+        "s": "sensitive",
+    }
     return Problem(frame, roles, hier, [make_model(m) for m in models], limit, make_metric(metric))
 
 
@@ -63,8 +76,10 @@ def _brute_force(problem: Problem):
         r = problem.evaluate(lv)
         if r.satisfied:
             key = (r.quality.value, sum(lv))
-            if best is None or key[0] < best[0] - 1e-12 * max(1, abs(best[0])) or (
-                abs(key[0] - best[0]) <= 1e-12 * max(1, abs(best[0])) and key[1] < best[1]
+            if (
+                best is None
+                or key[0] < best[0] - 1e-12 * max(1, abs(best[0]))
+                or (abs(key[0] - best[0]) <= 1e-12 * max(1, abs(best[0])) and key[1] < best[1])
             ):
                 best = key
     return best
@@ -84,11 +99,15 @@ def test_search_finds_the_brute_force_optimum(seed, limit, models):
             continue
         assert found.optimum is not None, metric
         assert found.optimum.satisfied
-        assert found.optimum.quality.value == pytest.approx(expected[0], rel=1e-12, abs=1e-12), metric
+        assert found.optimum.quality.value == pytest.approx(expected[0], rel=1e-12, abs=1e-12), (
+            metric
+        )
         assert sum(found.optimum.levels) == expected[1], metric
         for tie in found.ties:
             r = problem.evaluate(tie)
-            assert r.satisfied and r.quality.value == pytest.approx(expected[0], rel=1e-12, abs=1e-12)
+            assert r.satisfied and r.quality.value == pytest.approx(
+                expected[0], rel=1e-12, abs=1e-12
+            )
         assert found.lattice_size == int(np.prod(problem.dataset.heights))
         assert 0 < found.nodes_checked <= found.lattice_size
 
@@ -127,7 +146,13 @@ def test_no_solution_and_tradeoff_data():
     problem = _problem(_frame(7), [{"model": "k-anonymity", "k": 3}], 0.1, {"name": "loss"})
     found = problem.search()
     rows = found.tradeoff()
-    assert rows and {"satisfied", "quality", "suppressed_records", "highest_risk", "average_risk"} <= set(rows[0])
+    assert rows and {
+        "satisfied",
+        "quality",
+        "suppressed_records",
+        "highest_risk",
+        "average_risk",
+    } <= set(rows[0])
     front = found.pareto_frontier()
     assert all(r["satisfied"] for r in front)
     qualities = [r["quality"] for r in front]
@@ -139,9 +164,12 @@ def test_cli_search_json_fields(tmp_path, capsys):
     frame.to_csv(tmp_path / "d.csv", index=False)
     cfg = {
         "input": {"path": "d.csv"},
-        "attributes": {"age": {"role": "quasi-identifier", "hierarchy": {"builder": "intervals", "width": 10}},
-                       "zip": {"role": "quasi-identifier", "hierarchy": {"builder": "masking", "levels": 2}},
-                       "edu": {"role": "insensitive"}, "s": {"role": "sensitive"}},
+        "attributes": {
+            "age": {"role": "quasi-identifier", "hierarchy": {"builder": "intervals", "width": 10}},
+            "zip": {"role": "quasi-identifier", "hierarchy": {"builder": "masking", "levels": 2}},
+            "edu": {"role": "insensitive"},
+            "s": {"role": "sensitive"},
+        },
         "privacy_models": [{"model": "k-anonymity", "k": 4}],
         "suppression_limit": 0.05,
         "search": {"max_levels": {"age": 3}},
@@ -156,17 +184,29 @@ def test_cli_search_json_fields(tmp_path, capsys):
     assert released.groupby(["age", "zip"]).size().min() >= 4
     cfg["privacy_models"] = [{"model": "k-anonymity", "k": 1000}]
     (tmp_path / "c.json").write_text(json.dumps(cfg))
-    assert main(["anonymize", str(tmp_path / "c.json"), "-o", str(tmp_path / "x.csv")]) == EXIT_NOT_SATISFIED
+    assert (
+        main(["anonymize", str(tmp_path / "c.json"), "-o", str(tmp_path / "x.csv")])
+        == EXIT_NOT_SATISFIED
+    )
 
 
 @needs_shared
 def test_arx_optima_found_by_search(adult_frame, adult_hierarchies, arx_reference):
     order = arx_reference["attribute_order"]
     for case in arx_reference["cases"] + arx_reference["arx_test_suite_cases"]:
-        problem = Problem(adult_frame[order], {a: "quasi-identifier" for a in order}, adult_hierarchies,
-                          [make_model(m) for m in case["privacy_models"]], case["suppression_limit"],
-                          make_metric(case["quality_metric"]))
+        problem = Problem(
+            adult_frame[order],
+            {a: "quasi-identifier" for a in order},
+            adult_hierarchies,
+            [make_model(m) for m in case["privacy_models"]],
+            case["suppression_limit"],
+            make_metric(case["quality_metric"]),
+        )
         found = search(problem.evaluator)
         expected = case["expected"]
-        assert found.optimum.quality.value == pytest.approx(expected["quality"], rel=1e-9), case["description"]
-        assert expected["levels"] in [found.optimum.transformation, *found.ties], case["description"]
+        assert found.optimum.quality.value == pytest.approx(expected["quality"], rel=1e-9), case[
+            "description"
+        ]
+        assert expected["levels"] in [found.optimum.transformation, *found.ties], case[
+            "description"
+        ]

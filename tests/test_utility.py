@@ -1,4 +1,4 @@
-"""Utility analysis (anon_core.utility): hand-worked distances, metric summaries equal to the
+"""Utility analysis (anon_core.analysis.utility): hand-worked distances, metric summaries equal to the
 metrics (and ARX), and classifier utility on the synthetic census sample.
 
 Hand-worked table (N=6) for the distributions: QI ``a`` with hierarchy
@@ -28,14 +28,14 @@ from anon_core import (
     make_metric,
     make_model,
 )
-from anon_core.metrics import METRICS
-from anon_core.utility import (
+from anon_core.analysis.utility import (
     ML_MODELS,
     compare_distributions,
     hellinger,
     ml_utility,
     quality_summary,
 )
+from anon_core.quality.metrics import METRICS
 
 from .conftest import needs_shared
 
@@ -59,7 +59,9 @@ def test_hellinger_worked_two_values():
     # BC = 2 * sqrt(0.36 * 0.64) = 2 * 0.48 = 0.96, so H = sqrt(0.04) = 0.2
     assert hellinger([0.36, 0.64], [0.64, 0.36]) == pytest.approx(0.2, rel=1e-12)
     # p = (3/4, 1/4) against uniform: BC = sqrt(3/8) + sqrt(1/8) = cos(pi/12)
-    assert hellinger([3, 1], [1, 1]) == pytest.approx(math.sqrt(1 - math.cos(math.pi / 12)), rel=1e-12)
+    assert hellinger([3, 1], [1, 1]) == pytest.approx(
+        math.sqrt(1 - math.cos(math.pi / 12)), rel=1e-12
+    )
 
 
 @pytest.mark.parametrize(
@@ -81,10 +83,18 @@ def test_hellinger_errors(p, q, fragment):
 def _tiny(k: int = 1, limit: float = 0.0) -> Problem:
     frame = pd.DataFrame({"a": list("xxxyzz"), "s": list("ppqqpq")})
     hier = Hierarchy(
-        np.array([["x", "xy", "*"], ["y", "xy", "*"], ["z", "zw", "*"], ["w", "zw", "*"]], dtype=object), name="a"
+        np.array(
+            [["x", "xy", "*"], ["y", "xy", "*"], ["z", "zw", "*"], ["w", "zw", "*"]], dtype=object
+        ),
+        name="a",
     )
-    return Problem(frame, {"a": "quasi-identifier", "s": "sensitive"}, {"a": hier},
-                   [make_model({"model": "k-anonymity", "k": k})], limit)
+    return Problem(
+        frame,
+        {"a": "quasi-identifier", "s": "sensitive"},
+        {"a": hier},
+        [make_model({"model": "k-anonymity", "k": k})],
+        limit,
+    )
 
 
 def test_distributions_of_identity_are_equal():
@@ -128,7 +138,9 @@ def test_suppressed_records_are_excluded_or_masked():
     # a: released (3, 0, 2)/5, BC = 3/sqrt(30) + 2/sqrt(30)
     assert comp.hellinger("a") == pytest.approx(math.sqrt(1 - 5 / math.sqrt(30)), rel=1e-12)
     # s: released (p, q) = (3, 2)/5, BC = sqrt(0.3) + sqrt(0.2)
-    assert comp.hellinger("s") == pytest.approx(math.sqrt(1 - math.sqrt(0.3) - math.sqrt(0.2)), rel=1e-12)
+    assert comp.hellinger("s") == pytest.approx(
+        math.sqrt(1 - math.sqrt(0.3) - math.sqrt(0.2)), rel=1e-12
+    )
     masked = compare_distributions(problem, result, suppressed_records="mask")
     # the suppressed record is '*': one third of it on each of x, y, z; s is kept
     q = np.array([3 + 1 / 3, 1 / 3, 2 + 1 / 3]) / 6
@@ -140,7 +152,11 @@ def test_distribution_frames_are_tidy():
     problem = _tiny()
     comp = compare_distributions(problem, problem.evaluate({"a": 1}))
     assert list(comp.distributions.columns) == [
-        "attribute", "value", "released_value", "original_share", "released_share"
+        "attribute",
+        "value",
+        "released_value",
+        "original_share",
+        "released_share",
     ]
     sums = comp.distributions.groupby("attribute")[["original_share", "released_share"]].sum()
     assert np.allclose(sums.to_numpy(), 1.0)
@@ -170,8 +186,12 @@ def census() -> pd.DataFrame:
 
 @pytest.fixture(scope="module")
 def census_problem(census) -> Problem:
-    roles = {c: "quasi-identifier" for c in census.columns if c != "income"} | {"income": "sensitive"}
-    return Problem(census, roles, models=[make_model({"model": "k-anonymity", "k": 5})], suppression_limit=0.1)
+    roles = {c: "quasi-identifier" for c in census.columns if c != "income"} | {
+        "income": "sensitive"
+    }
+    return Problem(
+        census, roles, models=[make_model({"model": "k-anonymity", "k": 5})], suppression_limit=0.1
+    )
 
 
 def _top(problem: Problem) -> dict[str, int]:
@@ -191,17 +211,24 @@ def test_census_identity_distances_are_zero(census_problem):
 def test_census_full_generalization_is_distance_to_uniform(census, census_problem):
     result = census_problem.evaluate(_top(census_problem))
     assert result.suppressed_records == 0
-    comp = compare_distributions(census_problem, result, attributes=["sex", "zip_code", "age", "income"])
+    comp = compare_distributions(
+        census_problem, result, attributes=["sex", "zip_code", "age", "income"]
+    )
     for q in ("sex", "zip_code", "age"):
         p = census[q].value_counts().to_numpy() / len(census)
         expected = math.sqrt(1 - np.sum(np.sqrt(p / len(p))))
         assert comp.hellinger(q) == pytest.approx(expected, rel=1e-9), q
-    assert set(comp.distributions.loc[comp.distributions.attribute == "sex", "released_value"]) == {"*"}
+    assert set(comp.distributions.loc[comp.distributions.attribute == "sex", "released_value"]) == {
+        "*"
+    }
     assert comp.hellinger("income") == 0.0
 
 
 def test_quality_summary_equals_the_metrics(census_problem):
-    levels = {q: min(2, census_problem.dataset.hierarchy(q).height - 1) for q in census_problem.dataset.qis}
+    levels = {
+        q: min(2, census_problem.dataset.hierarchy(q).height - 1)
+        for q in census_problem.dataset.qis
+    }
     result = census_problem.evaluate(levels)
     assert result.suppressed_records > 0  # so both variants differ
     summary = quality_summary(census_problem, result)
@@ -209,15 +236,28 @@ def test_quality_summary_equals_the_metrics(census_problem):
     assert len(summary.metrics) == n_variants
     for entry in summary.metrics:
         metric = METRICS[entry.metric](monotonic=entry.monotonic)
-        direct = metric.compute(result.table, result.suppressed, metric.prepare(census_problem.freq))
-        assert entry.value == direct.value and entry.per_attribute == direct.per_attribute, entry.name
+        direct = metric.compute(
+            result.table, result.suppressed, metric.prepare(census_problem.freq)
+        )
+        assert entry.value == direct.value and entry.per_attribute == direct.per_attribute, (
+            entry.name
+        )
         # and what an evaluator optimising that metric reports
-        spec = {"name": entry.metric, "monotonic": entry.monotonic} if metric.has_monotonic_variant else entry.metric
-        evaluator = Evaluator(census_problem.freq, census_problem.evaluator.models, 0.1, make_metric(spec))
+        spec = (
+            {"name": entry.metric, "monotonic": entry.monotonic}
+            if metric.has_monotonic_variant
+            else entry.metric
+        )
+        evaluator = Evaluator(
+            census_problem.freq, census_problem.evaluator.models, 0.1, make_metric(spec)
+        )
         assert evaluator.evaluate(levels).quality.value == entry.value, entry.name
     assert summary.suppression_rate == result.suppressed_records / len(census_problem.dataset.frame)
     assert summary.get("loss").optimized and not summary.get("precision", monotonic=True).optimized
-    assert summary.get("precision", monotonic=False).value > summary.get("precision", monotonic=True).value
+    assert (
+        summary.get("precision", monotonic=False).value
+        > summary.get("precision", monotonic=True).value
+    )
     assert summary.get("loss").upper == 1.0 and summary.get("aecs").lower == 1.0
     assert set(summary.components_frame().attribute) == set(census_problem.dataset.qis)
     json.dumps(summary.to_dict())
@@ -236,13 +276,20 @@ def test_quality_summary_reproduces_arx(adult_frame, adult_hierarchies, arx_refe
     for case in cases:
         key = json.dumps([case["privacy_models"], case["suppression_limit"]])
         if key not in problems:
-            problems[key] = Problem(adult_frame[order], dict.fromkeys(order, "quasi-identifier"), adult_hierarchies,
-                                    [make_model(m) for m in case["privacy_models"]], case["suppression_limit"])
+            problems[key] = Problem(
+                adult_frame[order],
+                dict.fromkeys(order, "quasi-identifier"),
+                adult_hierarchies,
+                [make_model(m) for m in case["privacy_models"]],
+                case["suppression_limit"],
+            )
         problem = problems[key]
         summary = quality_summary(problem, problem.evaluate(case["expected"]["levels"]))
         spec = case["quality_metric"]
         entry = summary.get(spec["name"], spec.get("monotonic"))
-        assert entry.value == pytest.approx(case["expected"]["quality"], rel=1e-9, abs=0), case["description"]
+        assert entry.value == pytest.approx(case["expected"]["quality"], rel=1e-9, abs=0), case[
+            "description"
+        ]
     k5_loss = next(c for c in cases if c["description"] == "k-anonymity k=5, no suppression, Loss")
     problem = problems[json.dumps([k5_loss["privacy_models"], 0.0])]
     summary = quality_summary(problem, problem.evaluate(k5_loss["expected"]["levels"]))
@@ -255,7 +302,9 @@ def test_quality_summary_reproduces_arx(adult_frame, adult_hierarchies, arx_refe
 
 @pytest.fixture(scope="module")
 def identity_release(census):
-    roles = {c: "quasi-identifier" for c in census.columns if c != "income"} | {"income": "insensitive"}
+    roles = {c: "quasi-identifier" for c in census.columns if c != "income"} | {
+        "income": "insensitive"
+    }
     problem = Problem(census, roles)
     return problem.apply(problem.evaluate(dict.fromkeys(problem.dataset.qis, 0)))
 
@@ -271,8 +320,14 @@ def heavy_release(census_problem):
 def identity_utility(census, identity_release):
     calls = []
     original = census.assign(record_id=np.arange(len(census)).astype(str))  # not released: left out
-    res = ml_utility(original, identity_release, "income", cv=3, model_params=FAST,
-                     progress=lambda f, m: calls.append((f, m)))
+    res = ml_utility(
+        original,
+        identity_release,
+        "income",
+        cv=3,
+        model_params=FAST,
+        progress=lambda f, m: calls.append((f, m)),
+    )
     return res, calls
 
 
@@ -290,8 +345,15 @@ def test_ml_utility_identity_release_has_no_drop(identity_utility, census):
     assert len(calls) == 2 * 2 * 3 and calls[-1][0] == 1.0
     assert all(a[0] < b[0] for a, b in zip(calls, calls[1:], strict=False))
     frame = res.to_frame()
-    assert list(frame.columns) == ["model", "score", "original_mean", "original_std", "released_mean",
-                                   "released_std", "drop"]
+    assert list(frame.columns) == [
+        "model",
+        "score",
+        "original_mean",
+        "original_std",
+        "released_mean",
+        "released_std",
+        "drop",
+    ]
     json.dumps(res.to_dict())
 
 
@@ -306,11 +368,22 @@ def test_ml_utility_heavy_generalization_loses_accuracy(census, heavy_release):
 
 def test_ml_utility_is_deterministic(census, heavy_release):
     params = {"random_forest": {"n_estimators": 20}}
-    a = ml_utility(census, heavy_release, "income", models=["random_forest"], cv=3, model_params=params)
-    b = ml_utility(census, heavy_release, "income", models=["random_forest"], cv=3, model_params=params)
+    a = ml_utility(
+        census, heavy_release, "income", models=["random_forest"], cv=3, model_params=params
+    )
+    b = ml_utility(
+        census, heavy_release, "income", models=["random_forest"], cv=3, model_params=params
+    )
     assert a.models == b.models
-    c = ml_utility(census, heavy_release, "income", models=["random_forest"], cv=3, model_params=params,
-                   random_state=1)
+    c = ml_utility(
+        census,
+        heavy_release,
+        "income",
+        models=["random_forest"],
+        cv=3,
+        model_params=params,
+        random_state=1,
+    )
     assert c.models[0].original.accuracy.folds != a.models[0].original.accuracy.folds
 
 
@@ -330,7 +403,9 @@ def test_ml_utility_errors(census):
         (dict(model_params={"random_forest": {"n_trees": 5}}), "'model_params.random_forest'"),
     ]
     for override, fragment in cases:
-        kwargs = dict(original=small, released=small, target="income", models=["random_forest"], cv=3)
+        kwargs = dict(
+            original=small, released=small, target="income", models=["random_forest"], cv=3
+        )
         kwargs.update(override)
         with pytest.raises(ConfigError, match=fragment):
             ml_utility(**kwargs)

@@ -1,0 +1,444 @@
+"""Frequency table and class tables (data path steps 4-5).
+
+The frequency table holds the distinct tuples of QI codes with their record
+counts and, per sensitive attribute, the counts of each sensitive value (sparse,
+as (tuple, value, count) triplets). It is the only structure whose cost grows
+with the number of rows; evaluating a transformation maps tuple codes through
+the hierarchy arrays and groups them on a mixed-radix key.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from anon_core.data.dataset import Dataset
+from anon_core.errors import ConfigError
+
+_MAX_DENSE = 1 << 24  # cells of a dense (classes x values) block
+
+try:  # pandas' hash-table factorization without the public wrapper's checks (~35 µs a call)
+    from pandas.core.algorithms import factorize_array as _factorize_array
+except ImportError:  # pragma: no cover - a pandas that moved it: use the public function
+    _factorize_array = None
+
+
+def factorize_int(key: np.ndarray) -> tuple[np.ndarray, int]:
+    """Dense ids of int64 keys in order of first appearance, and how many distinct keys."""
+    if _factorize_array is not None:
+        codes, uniques = _factorize_array(key)
+    else:  # pragma: no cover
+        codes, uniques = pd.factorize(key, sort=False)
+    return codes.astype(np.int64, copy=False), len(uniques)
+
+
+def group_rows(
+    columns: Sequence[np.ndarray], radices: Sequence[int]
+) -> tuple[np.ndarray, np.ndarray]:
+    """Group rows of integer columns. Returns (group id per row, index of each group's first row).
+
+    Ids are dense and in order of first appearance, so results are deterministic.
+    """
+    n = len(columns[0]) if columns else 0
+    if not columns:
+        return np.zeros(n, dtype=np.int64), np.zeros(min(n, 1), dtype=np.int64)
+    key = columns[0].astype(np.int64, copy=True)
+    span = max(int(radices[0]), 1)
+    for col, r in zip(columns[1:], radices[1:], strict=True):
+        r = max(int(r), 1)
+        if span * r >= (1 << 62):
+            codes, uniq = pd.factorize(key, sort=False)
+            key = codes.astype(np.int64)
+            span = len(uniq)
+        np.multiply(key, r, out=key)
+        np.add(key, col, out=key)
+        span *= r
+    inverse, n_groups = factorize_int(key)
+    return inverse, first_rows(inverse, n_groups)
+
+
+def first_rows(inverse: np.ndarray, n_groups: int) -> np.ndarray:
+    """Index of the first row of each group, for ids numbered by first appearance.
+
+    Such ids open a new group exactly where an id exceeds every id before it.
+    """
+    if len(inverse) == 0:
+        return np.zeros(0, dtype=np.int64)
+    running_max = np.maximum.accumulate(inverse)
+    opens = np.empty(len(inverse), dtype=bool)
+    opens[0] = True
+    np.greater(inverse[1:], running_max[:-1], out=opens[1:])
+    first = np.flatnonzero(opens)
+    assert len(first) == n_groups
+    return first
+
+
+class _ClassCache:
+    """LRU cache of class tables in slot arrays, so the finest cached table below a
+    transformation is found with one vectorized comparison."""
+
+    def __init__(self, capacity: int, n_qis: int) -> None:
+        self.capacity = capacity
+        self.levels = np.zeros((capacity, n_qis), dtype=np.int16)
+        self.filled = 0  # slots are filled in order until the cache is full
+        self.n_classes = np.full(capacity, np.iinfo(np.int64).max, dtype=np.int64)
+        self.tick = np.full(capacity, -1, dtype=np.int64)
+        self.tables: list[ClassTable | None] = [None] * capacity
+        self.slot: dict[tuple[int, ...], int] = {}
+        self.clock = 0
+
+    def get(self, lv: tuple[int, ...]) -> ClassTable | None:
+        i = self.slot.get(lv)
+        if i is None:
+            return None
+        self.clock += 1
+        self.tick[i] = self.clock
+        return self.tables[i]
+
+    def finest_below(self, lv: tuple[int, ...]) -> ClassTable | None:
+        """The cached table with the fewest classes among those at or below ``lv``."""
+        if not self.slot:
+            return None
+        n = self.filled
+        below = (self.levels[:n] <= np.asarray(lv, dtype=np.int16)).all(axis=1)
+        if not below.any():
+            return None
+        return self.tables[
+            int(np.argmin(np.where(below, self.n_classes[:n], np.iinfo(np.int64).max)))
+        ]
+
+    def put(self, lv: tuple[int, ...], table: ClassTable) -> None:
+        if self.filled < self.capacity:
+            i = self.filled
+            self.filled += 1
+        else:
+            i = int(np.argmin(self.tick))  # the least recently used
+        old = self.tables[i]
+        if old is not None:
+            del self.slot[old.levels]
+        self.clock += 1
+        self.levels[i] = lv
+        self.n_classes[i] = table.n_classes
+        self.tick[i] = self.clock
+        self.tables[i] = table
+        self.slot[lv] = i
+
+    def clear(self) -> None:
+        self.__init__(self.capacity, self.levels.shape[1])  # type: ignore[misc]
+
+    def __len__(self) -> int:
+        return len(self.slot)
+
+
+@dataclass(frozen=True, eq=False)
+class SensitiveCounts:
+    """Sparse counts of one sensitive attribute per tuple: (tuple, value, count)."""
+
+    tuple_idx: np.ndarray
+    value: np.ndarray
+    count: np.ndarray
+    cardinality: int
+    global_counts: np.ndarray  # counts of each value over all records
+
+
+class FrequencyTable:
+    """Distinct QI tuples with counts and sensitive-value counts (built once per dataset + roles)."""
+
+    def __init__(self, dataset: Dataset) -> None:
+        self.dataset = dataset
+        self.qis = list(dataset.qis)
+        self.n_records = dataset.n_rows
+        w = dataset.weights  # None: one record per row
+        cols = [dataset.columns[q].codes for q in self.qis]
+        radices = [dataset.columns[q].cardinality for q in self.qis]
+        n_rows = len(dataset.frame)
+        if cols:
+            self.row_tuple, first = group_rows(cols, radices)
+            self.tuples = np.column_stack([c[first] for c in cols]).astype(np.int32)
+        else:
+            self.row_tuple = np.zeros(n_rows, dtype=np.int64)
+            self.tuples = np.zeros((1, 0), dtype=np.int32)
+        self.n_tuples = len(self.tuples)
+
+        def count(ids: np.ndarray, n: int) -> np.ndarray:
+            return np.bincount(ids, weights=w, minlength=n).astype(np.int64)
+
+        self.counts = count(self.row_tuple, self.n_tuples)
+        # Per QI: records per original value (non-uniform entropy needs it).
+        self.value_counts = {
+            q: count(dataset.columns[q].codes, dataset.columns[q].cardinality) for q in self.qis
+        }
+        self.sensitive: dict[str, SensitiveCounts] = {}
+        for s in dataset.sensitive:
+            col = dataset.columns[s]
+            m = col.cardinality
+            key = self.row_tuple * m + col.codes
+            uniq, inverse = np.unique(key, return_inverse=True)
+            self.sensitive[s] = SensitiveCounts(
+                tuple_idx=uniq // m,
+                value=(uniq % m).astype(np.int64),
+                count=count(inverse.ravel(), len(uniq)),
+                cardinality=m,
+                global_counts=count(col.codes, m),
+            )
+        # Class tables kept for roll-up: the largest hold one int64 per tuple, so
+        # bound the cache at about 200 MB of those (64 to 1024 tables).
+        capacity = int(min(1024, max(64, 200_000_000 // (8 * max(self.n_tuples, 1)))))
+        self._cache = _ClassCache(capacity, len(self.qis))
+        # Generalized tuple codes per QI and level, contiguous: grouping a
+        # transformation then only combines precomputed columns.
+        self._gen_codes: list[list[np.ndarray | None]] = [
+            [None] * dataset.hierarchy(q).height for q in self.qis
+        ]
+        self._weighted_codes: list[list[np.ndarray | None]] = [
+            [None] * dataset.hierarchy(q).height for q in self.qis
+        ]
+        cards = [max(dataset.hierarchy(q).cardinality(0), 1) for q in self.qis]
+        fits = float(np.prod(np.asarray(cards, dtype=float))) < 2.0**62
+        self._strides = (
+            np.concatenate(([1], np.cumprod(cards[:-1]))).astype(np.int64)
+            if fits and cards
+            else None
+        )
+
+    # ----------------------------------------------------------------- evaluate
+    def check_levels(self, levels: Mapping[str, int] | Sequence[int]) -> tuple[int, ...]:
+        """Normalise a transformation to a tuple of levels in QI order, validated."""
+        if isinstance(levels, Mapping):
+            unknown = [a for a in levels if a not in self.qis]
+            if unknown:
+                raise ConfigError(
+                    f"'transformation' names {unknown}, which are not quasi-identifiers "
+                    f"({self.qis}). Give one level per quasi-identifier."
+                )
+            absent = [q for q in self.qis if q not in levels]
+            if absent:
+                raise ConfigError(
+                    f"'transformation' has no level for {absent}. Give one level per quasi-identifier."
+                )
+            levels = [levels[q] for q in self.qis]
+        levels = tuple(int(v) for v in levels)
+        if len(levels) != len(self.qis):
+            raise ConfigError(f"A transformation needs {len(self.qis)} levels, got {len(levels)}.")
+        for q, lv in zip(self.qis, levels, strict=True):
+            h = self.dataset.hierarchy(q).height
+            if not 0 <= lv < h:
+                raise ConfigError(
+                    f"'transformation.{q}' must be between 0 and {h - 1} (its hierarchy has {h} levels), got {lv}."
+                )
+        return levels
+
+    def classes(
+        self, levels: Mapping[str, int] | Sequence[int], validate: bool = True
+    ) -> ClassTable:
+        """Equivalence classes of a transformation, rolled up from a cached finer one if possible.
+
+        ``validate=False`` skips the level checks (for levels the search made itself).
+        """
+        lv = self.check_levels(levels) if validate else tuple(int(v) for v in levels)
+        hit = self._cache.get(lv)
+        if hit is not None:
+            return hit
+        base = self._cache.finest_below(lv)
+        table = (
+            self._rollup(base, lv)
+            if base is not None and base.n_classes < self.n_tuples // 2
+            else self._group(lv)
+        )
+        self._cache.put(lv, table)
+        return table
+
+    def generalized(self, j: int, level: int) -> np.ndarray:
+        """Codes of QI ``j`` at ``level`` for every tuple (computed once, contiguous)."""
+        col = self._gen_codes[j][level]
+        if col is None:
+            enc = self.dataset.hierarchy(self.qis[j])
+            col = np.ascontiguousarray(enc.maps[level][self.tuples[:, j]])
+            self._gen_codes[j][level] = col
+        return col
+
+    def _weighted(self, j: int, level: int) -> np.ndarray:
+        """Codes of QI ``j`` at ``level`` times its fixed stride (computed once).
+
+        Strides come from the level-0 cardinalities, which no level exceeds, so
+        the sum over QIs is a unique key for every level vector.
+        """
+        col = self._weighted_codes[j][level]
+        if col is None:
+            col = self.generalized(j, level).astype(np.int64) * int(self._strides[j])
+            self._weighted_codes[j][level] = col
+        return col
+
+    def _group(self, lv: tuple[int, ...]) -> ClassTable:
+        hs = [self.dataset.hierarchy(q) for q in self.qis]
+        cols = [self.generalized(j, level) for j, level in enumerate(lv)]
+        if self._strides is not None and cols:
+            key = self._weighted(0, lv[0]).copy()
+            for j in range(1, len(lv)):
+                np.add(key, self._weighted(j, lv[j]), out=key)
+            tuple_class, n_groups = factorize_int(key)
+            first = first_rows(tuple_class, n_groups)
+        elif cols:
+            radices = [h.cardinality(level) for h, level in zip(hs, lv, strict=True)]
+            tuple_class, first = group_rows(cols, radices)
+        else:
+            tuple_class, first = np.zeros(self.n_tuples, np.int64), np.zeros(1, np.int64)
+        sizes = np.bincount(tuple_class, weights=self.counts, minlength=len(first)).astype(np.int64)
+        table = ClassTable(self, lv, None, sizes, tuple_class=tuple_class)
+        table._codes_from = (cols, first)  # built only if needed (roll-up base, metrics, apply)
+        return table
+
+    def _rollup(self, base: ClassTable, lv: tuple[int, ...]) -> ClassTable:
+        hs = [self.dataset.hierarchy(q) for q in self.qis]
+        ups = [h.up(src, dst) for h, src, dst in zip(hs, base.levels, lv, strict=True)]
+        # One gather for all QIs through the concatenated level maps.
+        offsets = np.cumsum([0] + [len(u) for u in ups[:-1]])
+        mapped = np.concatenate(ups)[base.codes + offsets]
+        radices = np.array(
+            [h.cardinality(level) for h, level in zip(hs, lv, strict=True)], dtype=np.int64
+        )
+        if float(np.prod(radices.astype(float))) < 2.0**62:
+            strides = np.concatenate(([1], np.cumprod(radices[:-1]))).astype(np.int64)
+            inv, n_groups = factorize_int(mapped @ strides)
+            first = first_rows(inv, n_groups)
+        else:
+            inv, first = group_rows(list(mapped.T), radices)
+        codes = mapped[first]
+        sizes = np.bincount(inv, weights=base.sizes, minlength=len(first)).astype(np.int64)
+        table = ClassTable(self, lv, codes, sizes, parent=base, parent_class=inv)
+        return table
+
+
+class ClassTable:
+    """Equivalence classes of one transformation: codes, sizes, sensitive histograms.
+
+    A table rolled up from a finer one keeps only the map from the finer
+    table's classes; the class of every frequency-table tuple is derived when
+    first needed (sensitive histograms, applying), not for size-only checks.
+    """
+
+    def __init__(
+        self,
+        freq: FrequencyTable,
+        levels: tuple[int, ...],
+        codes: np.ndarray,
+        sizes: np.ndarray,
+        tuple_class: np.ndarray | None = None,
+        parent: ClassTable | None = None,
+        parent_class: np.ndarray | None = None,
+    ) -> None:
+        self.freq = freq
+        self.levels = levels
+        self._codes = codes  # (classes, qis) generalized codes; None = build from _codes_from
+        self._codes_from: tuple[list[np.ndarray], np.ndarray] | None = None
+        self.sizes = sizes
+        self._tuple_class = tuple_class
+        self._parent = parent
+        self._parent_class = parent_class
+        self._hist: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+        self._dense: dict[str, np.ndarray] = {}
+
+    @property
+    def tuple_class(self) -> np.ndarray:
+        """Class of each frequency-table tuple."""
+        if self._tuple_class is None:
+            assert self._parent is not None and self._parent_class is not None
+            self._tuple_class = self._parent_class[self._parent.tuple_class]
+            self._parent = self._parent_class = None
+        return self._tuple_class
+
+    @property
+    def codes(self) -> np.ndarray:
+        """Generalized code of each class for each QI, shape (classes, qis)."""
+        if self._codes is None:
+            if self._codes_from is None:
+                self._codes = np.zeros((len(self.sizes), 0), dtype=np.int32)
+            else:
+                cols, first = self._codes_from
+                self._codes = np.column_stack([c[first] for c in cols])
+                self._codes_from = None
+        return self._codes
+
+    @property
+    def n_classes(self) -> int:
+        return len(self.sizes)
+
+    def _aggregate(
+        self, attribute: str, cls: np.ndarray, val: np.ndarray, cnt: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Sum (class, value, count) triplets into sorted, unique ones (large tables only)."""
+        m = self.freq.sensitive[attribute].cardinality
+        uniq, inv = np.unique(cls * m + val, return_inverse=True)
+        return uniq // m, uniq % m, np.bincount(inv, weights=cnt).astype(np.int64)
+
+    def _dense_counts(self, attribute: str) -> np.ndarray | None:
+        """Counts as a dense (classes x values) float array when that is small, else None.
+
+        Rolled up from the parent's dense counts when possible (O(parent cells)),
+        else summed from the frequency table's triplets; cached.
+        """
+        hit = self._dense.get(attribute)
+        m = self.freq.sensitive[attribute].cardinality
+        if hit is None and self.n_classes * m <= _MAX_DENSE:
+            parent = self._parent if self._tuple_class is None else None
+            parent_dense = parent._dense_counts(attribute) if parent is not None else None
+            if parent_dense is not None and self._parent_class is not None:
+                key = (self._parent_class[:, None] * m + np.arange(m)).ravel()
+                flat = np.bincount(key, weights=parent_dense.ravel(), minlength=self.n_classes * m)
+            else:
+                sc = self.freq.sensitive[attribute]
+                key = self.tuple_class[sc.tuple_idx] * m + sc.value
+                flat = np.bincount(key, weights=sc.count, minlength=self.n_classes * m)
+            hit = flat.reshape(self.n_classes, m)
+            self._dense[attribute] = hit
+        return hit
+
+    def sparse_hist(self, attribute: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Per-class counts of sensitive values as sorted (class, value, count) triplets."""
+        hit = self._hist.get(attribute)
+        if hit is None:
+            m = self.freq.sensitive[attribute].cardinality
+            dense = self._dense_counts(attribute)
+            if dense is not None:
+                nz = np.flatnonzero(dense)
+                hit = (nz // m, nz % m, dense.ravel()[nz].astype(np.int64))
+            elif (
+                self._tuple_class is None
+                and self._parent is not None
+                and self._parent_class is not None
+            ):
+                # Roll up the parent's histogram (cached there): O(parent entries), not O(tuples).
+                pcls, pval, pcnt = self._parent.sparse_hist(attribute)
+                hit = self._aggregate(attribute, self._parent_class[pcls], pval, pcnt)
+            else:
+                sc = self.freq.sensitive[attribute]
+                hit = self._aggregate(attribute, self.tuple_class[sc.tuple_idx], sc.value, sc.count)
+            self._hist[attribute] = hit
+        return hit
+
+    def dense_hist(self, attribute: str) -> Iterator[tuple[int, np.ndarray]]:
+        """Yield (first class, dense counts block of shape (classes, values)) in bounded memory."""
+        dense = self._dense_counts(attribute)
+        if dense is not None:
+            yield 0, dense
+            return
+        cls, val, cnt = self.sparse_hist(attribute)
+        m = self.freq.sensitive[attribute].cardinality
+        step = max(1, _MAX_DENSE // max(m, 1))
+        for start in range(0, self.n_classes, step):
+            stop = min(start + step, self.n_classes)
+            lo, hi = np.searchsorted(cls, [start, stop])
+            block = np.zeros((stop - start) * m, dtype=np.int64)
+            block[(cls[lo:hi] - start) * m + val[lo:hi]] = cnt[lo:hi]
+            yield start, block.reshape(stop - start, m)
+
+    def distinct_values(self, attribute: str) -> np.ndarray:
+        cls, _, _ = self.sparse_hist(attribute)
+        return np.bincount(cls, minlength=self.n_classes)
+
+    def record_class(self) -> np.ndarray:
+        """Class of every input row (for applying the transformation)."""
+        return self.tuple_class[self.freq.row_tuple]

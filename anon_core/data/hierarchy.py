@@ -1,0 +1,196 @@
+"""Generalization hierarchies: a validated table of labels and its integer form.
+
+A hierarchy is a table with one row per original value and one column per level
+(level 0 = the original value, the last level usually ``*``), as ARX stores it in
+its CSV format. It is valid when every original value appears once and each
+level is a function of the level below (levels coarsen monotonically).
+
+For evaluation the hierarchy is turned into integer lookup arrays
+``maps[h][code0] -> code_h`` over the dictionary of values present in the data
+(see DESIGN.md, data path step 3).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from anon_core.data.io import MISSING, detect_encoding
+from anon_core.errors import HierarchyError
+
+MAX_NAMED = 10
+
+
+def _name_values(values: list[str]) -> str:
+    shown = ", ".join(repr(v) for v in values[:MAX_NAMED])
+    more = len(values) - MAX_NAMED
+    return shown + (f" and {more} more" if more > 0 else "")
+
+
+@dataclass(frozen=True, eq=False)
+class Hierarchy:
+    """Validated generalization hierarchy (rows x levels of string labels)."""
+
+    table: np.ndarray  # object array, shape (n_values, height)
+    name: str = ""
+
+    def __post_init__(self) -> None:
+        table = np.asarray(self.table, dtype=object)
+        if table.ndim != 2 or table.shape[0] == 0 or table.shape[1] == 0:
+            raise HierarchyError(
+                f"Hierarchy {self.name!r} is empty: it needs one row per value and at least one column."
+            )
+        object.__setattr__(self, "table", table)
+        frame = pd.DataFrame(table)
+        empty = frame.isna() | (frame.astype(str).apply(lambda c: c.str.strip()) == "")
+        if empty.to_numpy().any():
+            r, c = np.argwhere(empty.to_numpy())[0]
+            raise HierarchyError(
+                f"Hierarchy {self.name!r} has an empty cell at row {r + 1}, level {c} "
+                f"(value {table[r, 0]!r}). Every row needs a label at every level."
+            )
+        base = frame[0].astype(str)
+        dup = base[base.duplicated()].unique().tolist()
+        if dup:
+            raise HierarchyError(
+                f"Hierarchy {self.name!r} lists value(s) {_name_values(dup)} more than once at "
+                "level 0. Each original value must appear in exactly one row."
+            )
+        for h in range(1, table.shape[1]):
+            parents = frame.groupby(h - 1, sort=False)[h].nunique()
+            bad = parents[parents > 1].index.astype(str).tolist()
+            if bad:
+                raise HierarchyError(
+                    f"Hierarchy {self.name!r} is not monotonic: label(s) {_name_values(bad)} at level "
+                    f"{h - 1} generalize to more than one label at level {h}. Each label must have "
+                    "exactly one parent."
+                )
+
+    # ------------------------------------------------------------------ shape
+    @property
+    def height(self) -> int:
+        """Number of levels, including level 0 (ARX's 'height')."""
+        return int(self.table.shape[1])
+
+    @property
+    def values(self) -> list[str]:
+        return [str(v) for v in self.table[:, 0]]
+
+    def level(self, h: int) -> np.ndarray:
+        return self.table[:, h]
+
+    def to_frame(self) -> pd.DataFrame:
+        return pd.DataFrame(self.table, columns=[f"level {h}" for h in range(self.height)])
+
+    # ------------------------------------------------------------------ ARX CSV
+    @classmethod
+    def from_csv(
+        cls,
+        source: str | os.PathLike[str] | bytes,
+        separator: str = ";",
+        name: str | None = None,
+    ) -> Hierarchy:
+        """Read ARX's hierarchy CSV: no header, one row per value, one column per level."""
+        if isinstance(source, bytes | bytearray):
+            raw = bytes(source)
+            label = name or "hierarchy"
+        else:
+            path = Path(source)
+            label = name or path.stem
+            if not path.is_file():
+                raise HierarchyError(
+                    f"Hierarchy file {str(path)!r} does not exist. Check the path."
+                )
+            raw = path.read_bytes()
+        if not raw.strip():
+            raise HierarchyError(f"Hierarchy file {label!r} is empty.")
+        text = raw.decode(detect_encoding(raw))
+        rows = [
+            r
+            for r in csv.reader(io.StringIO(text), delimiter=separator)
+            if any(x.strip() for x in r)
+        ]
+        widths = {len(r) for r in rows}
+        if len(widths) != 1:
+            first_bad = next(i for i, r in enumerate(rows) if len(r) != len(rows[0]))
+            raise HierarchyError(
+                f"Hierarchy file {label!r} has rows of different lengths (row 1 has {len(rows[0])} "
+                f"levels, row {first_bad + 1} has {len(rows[first_bad])}). Check the separator "
+                f"({separator!r}) and that every row has one label per level."
+            )
+        return cls(np.array(rows, dtype=object), name=label)
+
+    def to_csv(self, separator: str = ";") -> str:
+        buf = io.StringIO()
+        writer = csv.writer(buf, delimiter=separator, lineterminator="\n")
+        writer.writerows(self.table.tolist())
+        return buf.getvalue()
+
+    # ------------------------------------------------------------------ encoding
+    def encode(self, data_labels: np.ndarray) -> EncodedHierarchy:
+        """Integer lookup arrays for the data's dictionary ``data_labels`` (code -> label)."""
+        base = pd.Index(self.table[:, 0].astype(str))
+        pos = base.get_indexer(pd.Index(np.asarray(data_labels, dtype=object).astype(str)))
+        if (pos < 0).any():
+            missing = [str(v) for v in np.asarray(data_labels)[pos < 0]]
+            hint = (
+                f" Missing values are encoded as {MISSING!r}: add a row for it."
+                if MISSING in missing
+                else ""
+            )
+            raise HierarchyError(
+                f"Hierarchy {self.name!r} has no row for value(s) {_name_values(missing)} that occur "
+                f"in the data. Add them to the hierarchy or fix the data.{hint}"
+            )
+        maps, labels, leaf_counts = [], [], []
+        for h in range(self.height):
+            column = self.table[:, h].astype(str)
+            full_codes, full_uniques = pd.factorize(column, sort=False)
+            rows_under = np.bincount(full_codes, minlength=len(full_uniques))
+            data_full_codes = full_codes[pos]
+            codes, uniq = pd.factorize(data_full_codes, sort=False)
+            maps.append(codes.astype(np.int32))
+            labels.append(np.asarray(full_uniques, dtype=object)[uniq])
+            leaf_counts.append(rows_under[uniq].astype(np.int64))
+        return EncodedHierarchy(
+            maps=maps, labels=labels, leaf_counts=leaf_counts, n_rows=int(self.table.shape[0])
+        )
+
+
+@dataclass(frozen=True, eq=False)
+class EncodedHierarchy:
+    """Integer form of a hierarchy over the values present in the data.
+
+    ``maps[h][c]``: code at level h of data code c; ``labels[h][g]``: the label
+    of level-h code g; ``leaf_counts[h][g]``: rows of the hierarchy file under g
+    (ARX's Loss metric uses it); ``n_rows``: rows of the hierarchy file.
+    """
+
+    maps: list[np.ndarray]
+    labels: list[np.ndarray]
+    leaf_counts: list[np.ndarray]
+    n_rows: int
+    _up: dict[tuple[int, int], np.ndarray] = field(default_factory=dict, repr=False)
+
+    @property
+    def height(self) -> int:
+        return len(self.maps)
+
+    def cardinality(self, level: int) -> int:
+        return len(self.labels[level])
+
+    def up(self, src: int, dst: int) -> np.ndarray:
+        """Map level-``src`` codes to level-``dst`` codes (``dst >= src``), cached."""
+        key = (src, dst)
+        arr = self._up.get(key)
+        if arr is None:
+            arr = np.zeros(self.cardinality(src), dtype=np.int32)
+            arr[self.maps[src]] = self.maps[dst]
+            self._up[key] = arr
+        return arr

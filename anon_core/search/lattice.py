@@ -1,0 +1,537 @@
+"""Optimal full-domain generalization: search the lattice of transformations.
+
+Exact search in two phases.
+
+1. *Anonymity of the monotone models.* For models that are monotonic (under
+   generalization, and under suppression when records may be suppressed), a
+   transformation that satisfies them implies every coarser one does, and one
+   that fails implies every finer one fails. Greedy paths from the bottom are
+   binary-searched for their lowest satisfying node and the result is tagged on
+   the whole up-set / down-set (predictive tagging, as ARX's Flash: Kohlmayer
+   et al., "Flash: efficient, stable and optimal k-anonymity", 2012). Each
+   decision then seeds a walk along the boundary: the undecided predecessors of
+   a satisfying node and successors of a failing one are checked next. When
+   candidates are not only minimal nodes, nodes whose quality bound exceeds the
+   best quality found so far are not checked at all (they cannot be optimal).
+2. *Quality.* Candidates are the minimal satisfying nodes when every model and
+   the metric are monotonic; otherwise every node passing the monotone models.
+   They are scored finer first (so coarser ones roll up from cached classes),
+   skipping any whose lower bound of quality (the metric without suppression,
+   which suppression can only raise) exceeds the best quality already reached
+   (branch and bound); successors of a satisfying node are skipped when the
+   metric is monotonic, as they cannot be better. Ties: lowest quality, then
+   lowest sum of levels (as ARX), then Flash's order.
+
+Lattices above ``exact_limit`` nodes are searched by a bounded greedy heuristic
+that says so in its result.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from anon_core.errors import ConfigError
+from anon_core.search.evaluate import Evaluator, TransformationResult
+
+log = logging.getLogger(__name__)
+
+DEFAULT_EXACT_LIMIT = 1_000_000
+_TIE_RTOL = 1e-12
+
+
+def _tie_limit(best_q: float) -> float:
+    """Largest quality still counted as equal to ``best_q`` (inf when none yet)."""
+    return best_q + abs(best_q) * _TIE_RTOL + _TIE_RTOL if math.isfinite(best_q) else math.inf
+
+
+@dataclass(frozen=True)
+class NodeRecord:
+    """One evaluated transformation, for the trade-off explorer."""
+
+    levels: tuple[int, ...]
+    satisfied: bool
+    quality: float
+    suppressed_records: int
+    equivalence_classes: int
+    highest_risk: float  # prosecutor: 1 / smallest released class
+    average_risk: float  # prosecutor: released classes / released records
+
+
+@dataclass(frozen=True, eq=False)
+class SearchResult:
+    """The optimum (None when no transformation satisfies the configuration) and how it was found."""
+
+    optimum: TransformationResult | None
+    ties: tuple[dict[str, int], ...]
+    nodes_checked: int
+    lattice_size: int
+    search_ms: float
+    heuristic: bool
+    evaluated: tuple[NodeRecord, ...] = field(repr=False)
+    qis: tuple[str, ...] = ()
+
+    def summary(self) -> dict:
+        out = (
+            self.optimum.summary()
+            if self.optimum is not None
+            else {"satisfied": False, "transformation": None}
+        )
+        out.update(
+            {
+                "nodes_checked": self.nodes_checked,
+                "lattice_size": self.lattice_size,
+                "ties": [dict(t) for t in self.ties],
+                "search_ms": round(self.search_ms, 3),
+                "heuristic": self.heuristic,
+            }
+        )
+        return out
+
+    def tradeoff(self) -> list[dict]:
+        """Every evaluated node as a row (levels, status, quality, suppression, risks).
+
+        Nodes the search only needed a verdict for have quality NaN; see
+        :func:`score_tradeoff` to fill them in.
+        """
+        rows = []
+        for r in self.evaluated:
+            row = dict(zip(self.qis, r.levels, strict=True))
+            row.update(
+                satisfied=r.satisfied,
+                quality=r.quality,
+                suppressed_records=r.suppressed_records,
+                equivalence_classes=r.equivalence_classes,
+                highest_risk=r.highest_risk,
+                average_risk=r.average_risk,
+            )
+            rows.append(row)
+        return rows
+
+    def pareto_frontier(self, risk: str = "average_risk") -> list[dict]:
+        """Satisfying nodes not dominated in (risk, quality), both minimised, by increasing risk."""
+        rows = sorted(
+            (r for r in self.tradeoff() if r["satisfied"]), key=lambda r: (r[risk], r["quality"])
+        )
+        front, best_q = [], math.inf
+        for r in rows:
+            if r["quality"] < best_q:
+                front.append(r)
+                best_q = r["quality"]
+        return front
+
+
+class Lattice:
+    """All level vectors between per-attribute minimum and maximum levels, as an int matrix."""
+
+    def __init__(self, lower: Sequence[int], upper: Sequence[int]) -> None:
+        self.lower = np.asarray(lower, dtype=np.int64)
+        self.upper = np.asarray(upper, dtype=np.int64)
+        self.radix = self.upper - self.lower + 1
+        self.size = int(np.prod(self.radix))
+        # id = sum (level_j - lower_j) * stride_j, first QI varying fastest.
+        self.stride = np.concatenate(([1], np.cumprod(self.radix)[:-1])).astype(np.int64)
+
+    def nodes(self) -> np.ndarray:
+        grids = np.meshgrid(
+            *[np.arange(lo, hi + 1) for lo, hi in zip(self.lower, self.upper, strict=True)],
+            indexing="ij",
+        )
+        mat = np.stack([g.ravel(order="F") for g in grids], axis=1)
+        return mat.astype(np.int16)
+
+
+def _restrict(
+    evaluator: Evaluator, min_levels: Mapping[str, int] | None, max_levels: Mapping[str, int] | None
+):
+    qis = evaluator.freq.qis
+    heights = evaluator.freq.dataset.heights
+    lower, upper = [0] * len(qis), [h - 1 for h in heights]
+    for name, bound, target in (
+        ("min_levels", min_levels, lower),
+        ("max_levels", max_levels, upper),
+    ):
+        for attr, lv in (bound or {}).items():
+            if attr not in qis:
+                raise ConfigError(
+                    f"'search.{name}' names {attr!r}, which is not a quasi-identifier ({qis})."
+                )
+            h = heights[qis.index(attr)]
+            if isinstance(lv, bool) or not isinstance(lv, int) or not 0 <= lv < h:
+                raise ConfigError(
+                    f"'search.{name}.{attr}' must be a level between 0 and {h - 1}, got {lv!r}."
+                )
+            target[qis.index(attr)] = lv
+    for q, lo, hi in zip(qis, lower, upper, strict=True):
+        if lo > hi:
+            raise ConfigError(
+                f"'search.min_levels.{q}' ({lo}) is above 'search.max_levels.{q}' ({hi})."
+            )
+    return lower, upper
+
+
+class _Search:
+    def __init__(
+        self, evaluator: Evaluator, lattice: Lattice, progress: Callable[[float], None] | None
+    ) -> None:
+        self.ev = evaluator
+        self.lattice = lattice
+        self.progress = progress
+        self.nodes = lattice.nodes()
+        self.n = len(self.nodes)
+        self.records: dict[int, NodeRecord] = {}
+        self.checked: set[int] = set()  # distinct nodes checked, in either phase
+        freq = evaluator.freq
+        heights = np.asarray(freq.dataset.heights)
+        top = np.maximum(heights - 1, 1)
+        # Flash's strategy: level, then mean relative level, then loss of distinct values.
+        distinct = [
+            np.array(
+                [
+                    freq.dataset.hierarchy(q).cardinality(h)
+                    for h in range(freq.dataset.hierarchy(q).height)
+                ]
+            )
+            for q in freq.qis
+        ]
+        rel = self.nodes / top
+        dd = 1.0 - np.mean(
+            [distinct[j][self.nodes[:, j]] / distinct[j][0] for j in range(len(freq.qis))], axis=0
+        )
+        self.level_sum = self.nodes.sum(axis=1).astype(np.int64)
+        order = np.lexsort((dd, rel.mean(axis=1), self.level_sum))
+        self.rank = np.empty(self.n, dtype=np.int64)
+        self.rank[order] = np.arange(self.n)
+        self.order = order
+        self._masks = self.masks()
+
+    # ---------------------------------------------------------------- checks
+    def assess(self, idx: int, with_quality: bool | str = True) -> tuple[bool, float]:
+        """Satisfied and quality of a node, recorded for the trade-off data (memoised).
+
+        Phase 1 only needs the verdict (quality NaN); phase 2 scores only the
+        nodes that satisfy the configuration ("satisfied").
+        """
+        rec = self.records.get(idx)
+        wants = with_quality is True or (
+            with_quality == "satisfied" and (rec is None or rec.satisfied)
+        )
+        if rec is None or (wants and math.isnan(rec.quality)):
+            levels = tuple(int(v) for v in self.nodes[idx])
+            satisfied, quality, suppressed, classes, smallest = self.ev.assess(levels, with_quality)
+            self.checked.add(idx)
+            kept = self.ev.freq.n_records - suppressed
+            rec = NodeRecord(
+                levels=levels,
+                satisfied=satisfied,
+                quality=quality,
+                suppressed_records=suppressed,
+                equivalence_classes=classes,
+                highest_risk=1.0 / smallest if smallest else 0.0,
+                average_risk=classes / kept if kept else 0.0,
+            )
+            self.records[idx] = rec
+        return rec.satisfied, rec.quality
+
+    def result(self, idx: int) -> TransformationResult:
+        """The full result of a node (for the optimum)."""
+        return self.ev.evaluate(tuple(int(v) for v in self.nodes[idx]), validate=False)
+
+    def successors(self, idx: int) -> np.ndarray:
+        lv = self.nodes[idx]
+        can = lv < self.lattice.upper
+        return idx + self.lattice.stride[can]
+
+    def predecessors_all_fail(self, status: np.ndarray) -> np.ndarray:
+        """Nodes none of whose direct predecessors has status 1 (pass)."""
+        ok = np.ones(self.n, dtype=bool)
+        ids = np.arange(self.n)
+        for j in range(self.nodes.shape[1]):
+            has = self.nodes[:, j] > self.lattice.lower[j]
+            pred = ids[has] - self.lattice.stride[j]
+            ok[has] &= status[pred] != 1
+        return ok
+
+    def masks(self) -> tuple[list[list[np.ndarray]], list[list[np.ndarray]]]:
+        """Per QI and level: nodes at or above it, and nodes at or below it (boolean)."""
+        ge, le = [], []
+        for j in range(self.nodes.shape[1]):
+            col = self.nodes[:, j]
+            top = int(self.lattice.upper[j]) + 1
+            ge.append([col >= v for v in range(top)])
+            le.append([col <= v for v in range(top)])
+        return ge, le
+
+    def upset(self, idx: int) -> np.ndarray:
+        ge, _ = self._masks
+        lv = self.nodes[idx]
+        region = ge[0][lv[0]].copy()
+        for j in range(1, len(lv)):
+            region &= ge[j][lv[j]]
+        return region
+
+    # ---------------------------------------------------------------- phase 1
+    def predecessors(self, idx: int) -> np.ndarray:
+        lv = self.nodes[idx]
+        can = lv > self.lattice.lower
+        return idx - self.lattice.stride[can]
+
+    def tag_monotone(
+        self,
+        passes: Callable[[int], bool],
+        bound: np.ndarray | None = None,
+        best: Callable[[], float] | None = None,
+    ) -> np.ndarray:
+        """Status per node for a monotone predicate: 1 pass, -1 fail, 0 undecided.
+
+        Binary search on greedy paths finds where a path crosses the boundary
+        between failing and passing nodes; then the walk follows the boundary:
+        the undecided predecessors of a passing node and successors of a
+        failing node are checked next, as they are likely on the boundary too.
+        Every check tags its whole up-set (pass) or down-set (fail).
+
+        With a lower bound of quality (monotone in generalization) and ``best()``,
+        the best satisfying quality so far, start nodes and boundary nodes whose
+        bound exceeds it are not checked: they cannot be optimal, and may stay
+        undecided. Without them every node is decided.
+        """
+        status = np.zeros(self.n, dtype=np.int8)
+        nodes = self.nodes
+        ge, le = self._masks
+        frontier: list[int] = []
+
+        def check(idx: int) -> bool:
+            ok = passes(idx)
+            lv = nodes[idx]
+            masks = ge if ok else le
+            region = masks[0][lv[0]].copy()
+            for j in range(1, len(lv)):
+                region &= masks[j][lv[j]]
+            region &= status == 0
+            status[region] = 1 if ok else -1
+            neighbours = self.predecessors(idx) if ok else self.successors(idx)
+            frontier.extend(int(i) for i in neighbours[status[neighbours] == 0])
+            return ok
+
+        def hopeless(idx: int) -> bool:
+            return bound is not None and best is not None and bound[idx] > _tie_limit(best())
+
+        done = 0
+        for start in self.order:
+            if status[start] != 0 or hopeless(int(start)):
+                continue
+            path = [int(start)]
+            while True:
+                succ = self.successors(path[-1])
+                succ = succ[status[succ] == 0]
+                if len(succ) == 0:
+                    break
+                path.append(int(succ[np.argmin(self.rank[succ])]))
+            lo, hi = 0, len(path) - 1
+            while lo <= hi:
+                mid = (lo + hi) // 2
+                idx = path[mid]
+                ok = status[idx] == 1 if status[idx] != 0 else check(idx)
+                if ok:
+                    hi = mid - 1
+                else:
+                    lo = mid + 1
+            while frontier:  # follow the boundary from what was just decided
+                idx = frontier.pop()
+                if status[idx] == 0 and not hopeless(idx):
+                    check(idx)
+            done += 1
+            if self.progress is not None and done % 16 == 0:
+                self.progress(0.5 * float((status != 0).mean()))
+        return status
+
+
+def search(
+    evaluator: Evaluator,
+    min_levels: Mapping[str, int] | None = None,
+    max_levels: Mapping[str, int] | None = None,
+    exact_limit: int = DEFAULT_EXACT_LIMIT,
+    heuristic_budget: int = 2000,
+    progress: Callable[[float], None] | None = None,
+) -> SearchResult:
+    """Find the transformation with the lowest quality value that satisfies the configuration."""
+    t0 = time.perf_counter()
+    lower, upper = _restrict(evaluator, min_levels, max_levels)
+    lattice = Lattice(lower, upper)
+    if lattice.size > exact_limit:
+        return _heuristic(evaluator, lattice, heuristic_budget, t0, progress)
+    s = _Search(evaluator, lattice, progress)
+    limit_used = evaluator.max_outliers > 0
+    monotone_models = [
+        m
+        for m in evaluator.models
+        if m.monotonic_generalization and (m.monotonic_suppression or not limit_used)
+    ]
+    all_monotone = len(monotone_models) == len(evaluator.models)
+
+    bound = _lower_bounds(evaluator, s.nodes)
+    metric_monotone = evaluator.metric.monotonic or not limit_used
+    if monotone_models:
+        best_seen = [math.inf]
+        sub = (
+            None
+            if all_monotone
+            else Evaluator(
+                evaluator.freq, monotone_models, evaluator.suppression_limit, evaluator.metric
+            )
+        )
+
+        def passes(idx: int) -> bool:
+            if sub is not None:
+                s.checked.add(idx)
+                if not sub.satisfies(s.nodes[idx]):
+                    return False
+            # Score satisfying nodes now: the best so far lets the walk skip hopeless nodes.
+            satisfied, quality = s.assess(idx, with_quality="satisfied")
+            if satisfied:
+                best_seen[0] = min(best_seen[0], quality)
+            return satisfied if sub is None else True
+
+        # When only the minimal satisfying nodes matter (all monotone, monotone metric),
+        # deciding every node is cheap; otherwise every passing node is a candidate, so
+        # skip those whose bound already exceeds the best.
+        pruning = not (all_monotone and metric_monotone) and bool(np.isfinite(bound).all())
+        status = s.tag_monotone(
+            passes, bound if pruning else None, (lambda: best_seen[0]) if pruning else None
+        )
+    else:
+        status = np.ones(s.n, dtype=np.int8)
+
+    candidates = np.flatnonzero(status == 1)
+    if all_monotone and metric_monotone:
+        candidates = candidates[s.predecessors_all_fail(status)[candidates]]
+    # Finer nodes first, so coarser ones roll up from cached classes; a node is skipped
+    # when its bound exceeds a quality some satisfying node already reached.
+    order = candidates[np.lexsort((s.rank[candidates], s.level_sum[candidates]))]
+    reached = min(
+        (r.quality for r in s.records.values() if r.satisfied and not math.isnan(r.quality)),
+        default=math.inf,
+    )
+
+    best_q, best = math.inf, []
+    dominated = np.zeros(s.n, dtype=bool)
+    for i, idx in enumerate(order):
+        if bound[idx] > _tie_limit(min(best_q, reached)):
+            continue
+        if dominated[idx]:
+            continue
+        satisfied, q = s.assess(int(idx), with_quality="satisfied")
+        if progress is not None and i % 16 == 0:
+            progress(0.5 + 0.5 * i / max(len(order), 1))
+        if not satisfied:
+            continue
+        if not best or q < best_q - abs(best_q) * _TIE_RTOL - _TIE_RTOL:
+            best_q, best = q, [int(idx)]
+        elif abs(q - best_q) <= abs(best_q) * _TIE_RTOL + _TIE_RTOL:
+            best.append(int(idx))
+        if metric_monotone:
+            dominated |= s.upset(int(idx))
+            dominated[idx] = False
+
+    optimum, ties = None, ()
+    if best:
+        best.sort(key=lambda i: (s.level_sum[i], s.rank[i]))
+        optimum = s.result(best[0])
+        ties = tuple(
+            dict(zip(evaluator.freq.qis, map(int, s.nodes[i]), strict=True)) for i in best[1:]
+        )
+    if progress is not None:
+        progress(1.0)
+    return SearchResult(
+        optimum=optimum,
+        ties=ties,
+        nodes_checked=len(s.checked),
+        lattice_size=lattice.size,
+        search_ms=(time.perf_counter() - t0) * 1e3,
+        heuristic=False,
+        evaluated=tuple(s.records.values()),
+        qis=tuple(evaluator.freq.qis),
+    )
+
+
+def score_tradeoff(evaluator: Evaluator, result: SearchResult) -> list[dict]:
+    """Trade-off rows with the quality of every evaluated node computed (for the explorer)."""
+    rows = result.tradeoff()
+    for row in rows:
+        if math.isnan(row["quality"]):
+            levels = tuple(row[q] for q in result.qis)
+            row["quality"] = evaluator.assess(levels)[1]
+    return rows
+
+
+def _lower_bounds(evaluator: Evaluator, nodes: np.ndarray) -> np.ndarray:
+    """A lower bound of the quality of every node (or -inf where the metric offers none)."""
+    lb = evaluator.metric.lower_bounds(evaluator.freq, nodes, evaluator._metric_state)
+    return np.full(len(nodes), -np.inf) if lb is None else lb
+
+
+def _heuristic(
+    evaluator: Evaluator,
+    lattice: Lattice,
+    budget: int,
+    t0: float,
+    progress: Callable[[float], None] | None,
+) -> SearchResult:
+    """Greedy descent from the top: move to the best satisfying predecessor while one exists."""
+    qis = evaluator.freq.qis
+    records: list[NodeRecord] = []
+    checked = 0
+
+    def run(levels: tuple[int, ...]) -> TransformationResult:
+        nonlocal checked
+        checked += 1
+        r = evaluator.evaluate(levels)
+        kept = evaluator.freq.n_records - r.suppressed_records
+        records.append(
+            NodeRecord(
+                levels,
+                r.satisfied,
+                r.quality.value,
+                r.suppressed_records,
+                r.equivalence_classes,
+                1.0 / r.min_class_size if r.min_class_size else 0.0,
+                r.equivalence_classes / kept if kept else 0.0,
+            )
+        )
+        return r
+
+    current = tuple(int(v) for v in lattice.upper)
+    best = run(current)
+    if best.satisfied:
+        while checked < budget:
+            options = []
+            for j in range(len(current)):
+                if current[j] > lattice.lower[j]:
+                    cand = current[:j] + (current[j] - 1,) + current[j + 1 :]
+                    r = run(cand)
+                    if r.satisfied:
+                        options.append(r)
+            if not options:
+                break
+            nxt = min(options, key=lambda r: (r.quality.value, sum(r.levels)))
+            if nxt.quality.value > best.quality.value:
+                break
+            best, current = nxt, tuple(nxt.levels)
+            if progress is not None:
+                progress(min(1.0, checked / budget))
+    log.info("heuristic search over %d nodes checked %d", lattice.size, checked)
+    return SearchResult(
+        optimum=best if best.satisfied else None,
+        ties=(),
+        nodes_checked=checked,
+        lattice_size=lattice.size,
+        search_ms=(time.perf_counter() - t0) * 1e3,
+        heuristic=True,
+        evaluated=tuple(records),
+        qis=tuple(qis),
+    )

@@ -1,0 +1,1 @@
+"""Application services: one path from a configuration (+ frame) to the problem, the release and its figures."""

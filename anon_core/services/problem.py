@@ -1,0 +1,306 @@
+"""The problem of a release configuration: data, roles, hierarchies, frequency table and evaluator.
+
+This is the service object the CLI, ``verify``, the report and every page share.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from anon_core.config import ReleaseConfig
+from anon_core.data.builders import build_hierarchy
+from anon_core.data.dataset import Dataset, Role
+from anon_core.data.frequency import FrequencyTable
+from anon_core.data.hierarchy import Hierarchy
+from anon_core.data.io import LoadedTable, load_table, to_labels
+from anon_core.errors import ConfigError, PrivacyWarning
+from anon_core.privacy.models import PrivacyModel, make_model
+from anon_core.quality.metrics import QualityMetric, make_metric
+from anon_core.release.apply import apply_transformation
+from anon_core.release.engines import (
+    Engine,
+    GroupedTable,
+    ReleaseSummary,
+    TableSource,
+    choose_engine,
+    get_engine,
+)
+from anon_core.release.engines.base import Progress, build_release_plan, file_sha256, no_progress
+from anon_core.search.evaluate import Evaluator, TransformationResult
+from anon_core.search.lattice import SearchResult, search
+from anon_core.validation import check_keys
+
+
+def _hierarchy_for(
+    name: str, spec: Mapping[str, Any], frame: pd.DataFrame, base: Path
+) -> Hierarchy:
+    if "file" in spec:
+        check_keys(f"attributes.{name}.hierarchy", spec, {"file", "separator"})
+        p = Path(spec["file"])
+        p = p if p.is_absolute() else base / p
+        return Hierarchy.from_csv(p, separator=spec.get("separator", ";"), name=name)
+    if "table" in spec:
+        check_keys(f"attributes.{name}.hierarchy", spec, {"table"})
+        rows = spec["table"]
+        if not isinstance(rows, list) or not all(isinstance(r, list) for r in rows):
+            raise ConfigError(
+                f"'attributes.{name}.hierarchy.table' must be a list of rows (lists of labels)."
+            )
+        return Hierarchy(pd.DataFrame(rows).astype(str).to_numpy(dtype=object), name=name)
+    return build_hierarchy(spec, pd.unique(to_labels(frame[name])), name=name)
+
+
+class Problem:
+    """A dataset with its roles, hierarchies, frequency table and evaluator.
+
+    This is the object the CLI, the dashboard and the tests share: build it once
+    per dataset and role assignment, then evaluate transformations cheaply.
+    With a scale engine (``engine: duckdb|spark``) the dataset holds the
+    engine's grouped table (weighted distinct rows), not the records; the
+    release is then written by the engine (:meth:`write_release`).
+    """
+
+    def __init__(
+        self,
+        frame: pd.DataFrame,
+        roles: Mapping[str, Role | str],
+        hierarchies: Mapping[str, Hierarchy] | None = None,
+        models: list[PrivacyModel] | None = None,
+        suppression_limit: float = 0.0,
+        metric: QualityMetric | None = None,
+        weights: Any = None,
+    ) -> None:
+        self.dataset = Dataset(frame, roles, hierarchies, weights=weights)
+        self.freq = FrequencyTable(self.dataset)
+        self.evaluator = Evaluator(self.freq, models or [], suppression_limit, metric)
+        self.engine_name = "pandas"
+        self.engine: Engine | None = None
+        self.source: TableSource | None = None
+        self.grouped: GroupedTable | None = None
+        self.input_roles: dict[str, Role] = dict(self.dataset.roles)
+
+    @classmethod
+    def from_evaluator(cls, evaluator: Evaluator) -> Problem:
+        """Wrap an evaluator whose frequency table is already built (no recomputation)."""
+        problem = cls.__new__(cls)
+        problem.freq = evaluator.freq
+        problem.dataset = evaluator.freq.dataset
+        problem.evaluator = evaluator
+        problem.engine_name, problem.engine, problem.source, problem.grouped = (
+            "pandas",
+            None,
+            None,
+            None,
+        )
+        problem.input_roles = dict(problem.dataset.roles)
+        return problem
+
+    @classmethod
+    def from_config(
+        cls,
+        config: ReleaseConfig,
+        frame: pd.DataFrame | None = None,
+        engine: str | None = None,
+        progress: Progress = no_progress,
+    ) -> Problem:
+        """The problem of a configuration; its input is read by the configured engine
+        (``engine`` overrides it) unless ``frame`` is given."""
+        if frame is None:
+            name = choose_engine(engine or config.engine, config.input_path)
+            if name != "pandas":
+                return cls.from_source(config, name, progress=progress)
+            frame = load_input(config).frame
+        cls._check_columns(config, list(frame.columns))
+        hierarchies = {
+            name: _hierarchy_for(name, spec, frame, config.base_dir)
+            for name, spec in config.hierarchy_specs.items()
+        }
+        return cls(
+            frame,
+            config.roles,
+            hierarchies,
+            [make_model(m) for m in config.models],
+            config.suppression_limit,
+            make_metric(config.quality_metric),
+        )
+
+    @staticmethod
+    def _check_columns(config: ReleaseConfig, columns: list[str]) -> None:
+        missing = [a for a in config.roles if a not in columns]
+        if missing:
+            raise ConfigError(
+                f"'attributes' names {missing}, which are not columns of the input. Columns are: {columns}."
+            )
+        unassigned = [c for c in columns if c not in config.roles]
+        if unassigned:
+            warnings.warn(
+                f"Columns {unassigned} have no role and are released unchanged (insensitive).",
+                PrivacyWarning,
+                stacklevel=3,
+            )
+
+    @classmethod
+    def from_source(
+        cls,
+        config: ReleaseConfig,
+        engine: str | Engine = "duckdb",
+        source: TableSource | None = None,
+        progress: Progress = no_progress,
+    ) -> Problem:
+        """Build the problem with a scale engine: it groups the file, nothing is loaded whole."""
+        if source is None:
+            if config.input_path is None:
+                raise ConfigError("'input.path' is missing: name the data file to anonymize.")
+            source = TableSource.open(config.input_path, config.separator, config.encoding)
+        eng = get_engine(engine, config.engine_options) if isinstance(engine, str) else engine
+        cls._check_columns(config, list(source.columns))
+        encoded = [
+            c
+            for c in source.columns
+            if config.roles.get(c) in (Role.QUASI_IDENTIFIER, Role.SENSITIVE)
+        ]
+        grouped = eng.group(source, encoded, progress)
+        hierarchies = {
+            name: _hierarchy_for(name, spec, grouped.frame, config.base_dir)
+            for name, spec in config.hierarchy_specs.items()
+            if name in encoded
+        }
+        return cls.from_grouped(
+            grouped,
+            eng,
+            config.roles,
+            hierarchies,
+            [make_model(m) for m in config.models],
+            config.suppression_limit,
+            make_metric(config.quality_metric),
+        )
+
+    @classmethod
+    def from_grouped(
+        cls,
+        grouped: GroupedTable,
+        engine: Engine,
+        roles: Mapping[str, Role | str],
+        hierarchies: Mapping[str, Hierarchy] | None = None,
+        models: list[PrivacyModel] | None = None,
+        suppression_limit: float = 0.0,
+        metric: QualityMetric | None = None,
+    ) -> Problem:
+        """The problem of an engine's grouped table (roles name every column of the file)."""
+        columns = list(grouped.source.columns)
+        encoded = list(grouped.frame.columns)
+        problem = cls(
+            grouped.frame,
+            {c: roles[c] for c in encoded},
+            hierarchies,
+            models,
+            suppression_limit,
+            metric,
+            weights=grouped.counts,
+        )
+        problem.engine_name, problem.engine, problem.source, problem.grouped = (
+            engine.name,
+            engine,
+            grouped.source,
+            grouped,
+        )
+        problem.input_roles = {c: Role(roles.get(c, Role.INSENSITIVE)) for c in columns}
+        return problem
+
+    @classmethod
+    def for_release(
+        cls,
+        config: ReleaseConfig,
+        return_mapping: bool = False,
+        engine: str | None = None,
+        progress: Progress = no_progress,
+    ) -> tuple[Problem, ReleaseConfig, pd.DataFrame | None]:
+        """Load the input, apply the ``text`` and ``pseudonymize`` sections, build the problem.
+
+        Returns the problem, the configuration it was built from (pseudonymized
+        identifiers become insensitive there) and, when asked, the pseudonym
+        mapping. Secrets come from the environment variables the sections name.
+        """
+        name = choose_engine(engine or config.engine, config.input_path)
+        if name != "pandas":
+            if "text" in config.sections or "pseudonymize" in config.sections:
+                raise ConfigError(
+                    f"The 'text' and 'pseudonymize' sections run per record in memory and are not available with "
+                    f"the {name} engine. Use engine: pandas, or release those columns separately."
+                )
+            return cls.from_source(config, name, progress=progress), config, None
+        frame = load_input(config).frame
+        mapping = None
+        if "text" in config.sections or "pseudonymize" in config.sections:
+            from anon_core.pii.core import apply_release_sections  # Presidio loads only when needed
+
+            out = apply_release_sections(frame, config, return_mapping=return_mapping)
+            frame, config = out[0], out[1]
+            mapping = out[2] if return_mapping else None
+        return cls.from_config(config, frame), config, mapping
+
+    def evaluate(self, transformation: Mapping[str, int]) -> TransformationResult:
+        return self.evaluator.evaluate(transformation)
+
+    def search(self, **options: Any) -> SearchResult:
+        """The optimal transformation (see :func:`anon_core.search.lattice.search`)."""
+        return search(self.evaluator, **options)
+
+    def apply(
+        self, result: TransformationResult, suppressed_records: str = "remove"
+    ) -> pd.DataFrame:
+        """The released table in memory (pandas engine only; see :meth:`write_release`)."""
+        if self.dataset.grouped:
+            raise ConfigError(
+                f"The table was grouped by the {self.engine_name} engine and is not in memory: write the release "
+                "to a file instead (CLI: --output FILE.parquet)."
+            )
+        return apply_transformation(self.dataset, result, suppressed_records)
+
+    def write_release(
+        self,
+        result: TransformationResult,
+        out: str | Path,
+        suppressed_records: str = "remove",
+        progress: Progress = no_progress,
+    ) -> ReleaseSummary:
+        """Write the release to ``out`` with this problem's engine; returns what was written."""
+        import time
+
+        out = Path(out)
+        if self.engine is None or self.source is None:
+            from anon_core.data.io import write_table
+
+            t0 = time.perf_counter()
+            released = self.apply(result, suppressed_records)
+            write_table(released, out)
+            return ReleaseSummary(
+                out,
+                out.suffix.lstrip(".") or "csv",
+                len(released),
+                time.perf_counter() - t0,
+                file_sha256(out),
+                "pandas",
+            )
+        plan = build_release_plan(
+            self.dataset, result, suppressed_records, list(self.source.columns), self.input_roles
+        )
+        return self.engine.release(self.source, plan, out, progress)
+
+    def close(self) -> None:
+        """Release the engine's resources (a DuckDB connection, a Spark session)."""
+        if self.engine is not None:
+            self.engine.close()
+
+
+def load_input(config: ReleaseConfig) -> LoadedTable:
+    if config.input_path is None:
+        raise ConfigError("'input.path' is missing: name the data file to anonymize.")
+    return load_table(
+        config.input_path, separator=config.separator, encoding=config.encoding, sheet=config.sheet
+    )

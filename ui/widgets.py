@@ -1,0 +1,273 @@
+"""Reusable widget groups and charts of the dashboard (Streamlit side only).
+
+Every figure shown is computed by ``anon_core``; this module only asks, caches
+and draws. Pages import from here and stay thin.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+from collections.abc import Iterator
+from pathlib import Path
+
+import pandas as pd
+import plotly.express as px
+import plotly.graph_objects as go
+import streamlit as st
+
+from anon_core.data.frequency import FrequencyTable
+from anon_core.data.io import LoadedTable, load_table
+from anon_core.errors import AnonError
+from anon_core.search.evaluate import Evaluator, TransformationResult
+from anon_core.services.problem import Problem
+from anon_core.workspace import Workspace
+
+log = logging.getLogger("workbench")
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLE_DIR = ROOT / "sample_data"
+SAMPLES = {
+    "🏥 Hospital discharges (2,000 patients)": "hospital_discharge.csv",
+    "📊 Census income (5,000 people)": "census_income.csv",
+}
+STEPS = [
+    ("📂", "Data", "pages/data.py"),
+    ("🏷️", "Attributes", "pages/attributes.py"),
+    ("🛡️", "Privacy", "pages/privacy.py"),
+    ("🔭", "Explore", "pages/explore.py"),
+    ("📦", "Release", "pages/release.py"),
+]
+WS_KEY = "workspace"
+
+
+# --------------------------------------------------------------------------- errors
+@contextlib.contextmanager
+def friendly_errors() -> Iterator[None]:
+    """Show problems as plain-word errors, never as a traceback."""
+    try:
+        yield
+    except AnonError as exc:
+        st.error(str(exc), icon="🚫")
+    except Exception as exc:  # noqa: BLE001 - the browser must never see a traceback
+        log.exception("unexpected error")
+        st.error(f"Something went wrong: {exc}. Your data and settings are unchanged.", icon="🚫")
+
+
+# --------------------------------------------------------------------------- data
+@st.cache_data(show_spinner="Loading sample…", max_entries=4)
+def load_sample(path: str) -> LoadedTable:
+    return load_table(path)
+
+
+def set_workspace(frame: pd.DataFrame, source: str) -> Workspace:
+    ws = Workspace.from_frame(frame, source)
+    st.session_state[WS_KEY] = ws
+    st.session_state.pop("search", None)
+    return ws
+
+
+def set_large_workspace(large) -> Workspace:
+    """A workspace over a file opened by path (see anon_core.release.engines.large)."""
+    ws = Workspace.from_large(large)
+    st.session_state[WS_KEY] = ws
+    st.session_state.pop("search", None)
+    return ws
+
+
+def workspace() -> Workspace | None:
+    """The session's workspace; on first visit the hospital sample, so demos start at once."""
+    ws = st.session_state.get(WS_KEY)
+    if ws is None:
+        name = next(iter(SAMPLES.values()))
+        try:
+            ws = set_workspace(load_sample(str(SAMPLE_DIR / name)).frame, name)
+        except AnonError as exc:
+            st.error(str(exc), icon="🚫")
+            return None
+    return ws
+
+
+def require_qis(ws: Workspace) -> None:
+    """Stop the page with a pointer to the Attributes page when no column is a quasi-identifier."""
+    if not ws.qis:
+        st.warning("Mark at least one quasi-identifier on the Attributes page.", icon="⚠️")
+        st.page_link("pages/attributes.py", label="Go to Attributes", icon="🏷️")
+        st.stop()
+
+
+def start_page(step: str, title: str, needs_qis: bool = True) -> Workspace:
+    """The common top of a page: step line, sidebar, title, and the workspace (stops if unusable)."""
+    sidebar(step)
+    ws = require_workspace()
+    st.title(title)
+    if needs_qis:
+        require_qis(ws)
+    return ws
+
+
+def require_workspace() -> Workspace:
+    ws = workspace()
+    if ws is None:
+        st.info("Load a table on the Data page first.", icon="📂")
+        st.page_link("pages/data.py", label="Go to Data", icon="📂")
+        st.stop()
+    return ws
+
+
+@st.cache_resource(max_entries=4, show_spinner="Building the frequency table…")
+def _frequency_table(key: str, _ws: Workspace) -> FrequencyTable:
+    return FrequencyTable(_ws.dataset())
+
+
+def frequency_table(ws: Workspace) -> FrequencyTable:
+    """Built once per dataset, roles and hierarchies (the only step that reads every row)."""
+    if ws.large is not None and ws.qis and not ws.large.has_group(ws.encoded_columns()):
+        bar = st.progress(0.0, text=f"Grouping {ws.n_rows:,} rows with {ws.large.engine.name}…")
+        ws.large.group(
+            ws.encoded_columns(),
+            lambda f, m: bar.progress(min(max(f, 0.0), 1.0), text=f"{m}: {f:.0%}"),
+        )
+        bar.empty()
+    return _frequency_table(ws.data_key(), ws)
+
+
+def evaluator(ws: Workspace) -> Evaluator:
+    return ws.evaluator(frequency_table(ws))
+
+
+def problem(ws: Workspace) -> Problem:
+    """The workspace's Problem over the cached frequency table."""
+    return Problem.from_evaluator(evaluator(ws))
+
+
+@st.cache_data(show_spinner="Scanning a sample of every column for personal data…", max_entries=8)
+def _pii_scan(frame_hash: str, _frame: pd.DataFrame, sample_size: int, random_state: int):
+    from anon_core.pii import scan_table  # Presidio loads only when a scan is asked for
+
+    return scan_table(_frame, sample_size=sample_size, random_state=random_state)
+
+
+def pii_scan(ws: Workspace, sample_size: int = 100, random_state: int = 0):
+    """Presidio scan of a sample of every column (cached per table and settings)."""
+    return _pii_scan(ws.frame_hash, ws.frame, sample_size, random_state)
+
+
+def current_levels(ws: Workspace) -> dict[str, int]:
+    levels = ws.default_transformation()
+    levels.update({q: v for q, v in (ws.transformation or {}).items() if q in levels})
+    return levels
+
+
+def current_result(ws: Workspace) -> TransformationResult:
+    return evaluator(ws).evaluate(current_levels(ws))
+
+
+# --------------------------------------------------------------------------- layout
+def sidebar(current: str) -> None:
+    """Workshop step indicator (one line on top of the page), undo, and what is loaded."""
+    ws = st.session_state.get(WS_KEY)
+    done = {
+        "Data": ws is not None,
+        "Attributes": ws is not None and bool(ws.qis),
+        "Privacy": ws is not None and ws.transformation is not None,
+        "Explore": "search" in st.session_state,
+        "Release": False,
+    }
+    names = [name for _, name, _ in STEPS]
+    parts = []
+    for icon, name, _ in STEPS:
+        if name == current:
+            parts.append(f"**{icon} {name}**")
+        else:
+            parts.append(f"{icon} {name}{' ✅' if done.get(name) else ''}")
+    step = f"Step {names.index(current) + 1} of {len(names)} · " if current in names else ""
+    st.caption(step + " → ".join(parts))
+    with st.sidebar:
+        if ws is not None:
+            st.caption(
+                f"Table: {ws.source} · {ws.n_rows:,} rows · {len(ws.qis)} quasi-identifiers"
+                f"{' · by path (' + ws.large.engine.name + ')' if ws.large is not None else ''}"
+            )
+            if st.button("↩️ Undo last change", disabled=not ws.history, width="stretch"):
+                ws.undo()
+                st.rerun()
+
+
+def explain(line: str, definition: str | None = None) -> None:
+    """One line under a chart, with the formal definition in an expander."""
+    st.caption(line)
+    if definition:
+        with st.expander("Definition"):
+            st.markdown(definition)
+
+
+def download_name(ws: Workspace, suffix: str) -> str:
+    return f"{Path(ws.source).stem}_released{suffix}"
+
+
+# --------------------------------------------------------------------------- charts
+def class_size_chart(result: TransformationResult) -> go.Figure:
+    sizes = result.table.sizes[~result.suppressed]
+    frame = pd.DataFrame({"class size (records)": sizes, "records": sizes})
+    fig = px.histogram(
+        frame,
+        x="class size (records)",
+        y="records",
+        nbins=min(50, max(len(sizes), 1)),
+        labels={"records": "records"},
+    )
+    fig.update_layout(
+        yaxis_title="records in classes of that size",
+        bargap=0.05,
+        height=320,
+        margin=dict(l=10, r=10, t=30, b=10),
+    )
+    return fig
+
+
+def per_attribute_chart(per_attribute: dict[str, float], metric: str) -> go.Figure:
+    frame = pd.DataFrame({"attribute": list(per_attribute), "loss": list(per_attribute.values())})
+    fig = px.bar(frame, x="attribute", y="loss", labels={"loss": f"{metric} (per attribute)"})
+    fig.update_layout(height=320, margin=dict(l=10, r=10, t=30, b=10))
+    return fig
+
+
+def risk_distribution_chart(distribution: list[dict]) -> go.Figure | None:
+    """Share of records per prosecutor-risk interval (ARX's intervals), or None when empty."""
+    dist = pd.DataFrame(distribution)
+    if dist.empty:
+        return None
+    dist["interval"] = [
+        f"({lo:.3g}, {hi:.3g}]" for lo, hi in zip(dist["low"], dist["high"], strict=True)
+    ]
+    fig = px.bar(
+        dist,
+        x="interval",
+        y="records",
+        labels={"records": "share of records", "interval": "prosecutor risk interval"},
+    )
+    fig.update_layout(height=320, yaxis_tickformat=".0%", margin=dict(l=10, r=10, t=30, b=10))
+    return fig
+
+
+def model_status_lines(result: TransformationResult, ev: Evaluator) -> None:
+    """Each model's status in words."""
+    for status in result.models:
+        if status.violating_records == 0 and status.satisfied:
+            st.markdown(f"✅ **{status.model}**: holds for every released class.")
+        elif status.satisfied:
+            st.markdown(
+                f"✅ **{status.model}**: holds after suppressing {status.violating_records:,} records in "
+                f"{status.violating_classes:,} classes (limit {ev.max_outliers:,})."
+            )
+        else:
+            st.markdown(
+                f"❌ **{status.model}**: {status.violating_records:,} records in {status.violating_classes:,} "
+                f"classes violate it; the suppression limit allows {ev.max_outliers:,}."
+            )
+
+
+def config_json(ws: Workspace) -> str:
+    return json.dumps(ws.to_config(), indent=2, ensure_ascii=False)
