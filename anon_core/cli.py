@@ -23,6 +23,7 @@ from anon_core.config import load_config
 from anon_core.data.io import write_table  # noqa: F401 - re-exported for callers of the CLI module
 from anon_core.errors import AnonError
 from anon_core.services.problem import Problem
+from anon_core.services.resolve import resolve, without_suppression
 
 log = logging.getLogger("anon_core")
 
@@ -31,28 +32,21 @@ EXTRA_COMMANDS: tuple = ()
 
 
 def _anonymize(args: argparse.Namespace) -> int:
-    config = load_config(args.config)
-    problem, config, mapping = Problem.for_release(
-        config,
-        return_mapping=bool(args.pseudonym_map),
+    resolution = resolve(
+        load_config(args.config),
         engine=args.engine,
         progress=_progress(args),
+        return_mapping=bool(args.pseudonym_map),
     )
-    if args.pseudonym_map and mapping is not None:
-        write_table(mapping, Path(args.pseudonym_map))  # only on explicit request; never in reports
-    found = None
-    if config.transformation is None:
-        found = problem.search(**config.search)
-        summary = found.summary()
-        result = found.optimum
-    else:
-        result = problem.evaluate(config.transformation)
-        summary = result.summary()
-    if result is not None:
-        summary["models"] = [
-            {"model": s.model, "satisfied": s.satisfied, "violating_records": s.violating_records}
-            for s in result.models
-        ]
+    problem, config, result, found = (
+        resolution.problem,
+        resolution.config,
+        resolution.result,
+        resolution.search,
+    )
+    if args.pseudonym_map and resolution.mapping is not None:
+        write_table(resolution.mapping, Path(args.pseudonym_map))  # only on explicit request
+    summary = resolution.summary()
     if args.output:
         refusal = None
         if result is None:
@@ -132,23 +126,37 @@ def _risk(args: argparse.Namespace) -> int:
         frame = load_table(args.released).frame
         report = risk_of_frame(frame, qis, **options)
     else:
-        problem, config, _ = Problem.for_release(
-            config, engine=args.engine, progress=_progress(args)
-        )
         if args.original:
+            problem, _, _ = Problem.for_release(
+                config, engine=args.engine, progress=_progress(args)
+            )
             report = risk_of_original(problem, **options)
         else:
-            if config.transformation is not None:
-                result = problem.evaluate(config.transformation)
-            else:
-                result = problem.search(**config.search).optimum
+            resolution = resolve(config, engine=args.engine, progress=_progress(args))
+            result = resolution.result
             if result is None:
                 sys.stderr.write(
                     "error: no transformation satisfies the privacy models within the suppression limit, so "
                     "there is no release to assess. Use --original, or relax the models.\n"
                 )
                 return EXIT_NOT_SATISFIED
-            report = risk_of_result(result, **options)
+            if not result.satisfied and not args.force:
+                sys.stderr.write(
+                    "error: the configured transformation does not satisfy the privacy models within the "
+                    "suppression limit, so 'anonymize' would refuse to release it and its risk would describe "
+                    "a table that is never released. Use --force to assess it anyway (the figures are then "
+                    'those of the table without any suppression and say "satisfied": false).\n'
+                )
+                return EXIT_NOT_SATISFIED
+            report = risk_of_result(
+                result if result.satisfied else without_suppression(result), **options
+            )
+            out = report_dict(report)
+            out["satisfied"] = result.satisfied
+            out["chosen_by"] = resolution.chosen_by
+            json.dump(out, sys.stdout, indent=2, allow_nan=False)
+            sys.stdout.write("\n")
+            return 0
     json.dump(report_dict(report), sys.stdout, indent=2, allow_nan=False)
     sys.stdout.write("\n")
     return 0
@@ -251,6 +259,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--released", metavar="FILE", help="assess this released table (QIs from the configuration)"
     )
     source.add_argument("--original", action="store_true", help="assess the original input table")
+    risk.add_argument(
+        "--force",
+        action="store_true",
+        help="assess a configured transformation that does not satisfy the models (its figures are then "
+        'those of the table without suppression, marked "satisfied": false)',
+    )
     risk.add_argument(
         "--population-size",
         type=int,

@@ -650,6 +650,7 @@ def test_cli_risk_of_release_original_and_file(tmp_path, capsys):
         "distribution",
     }
     assert released["prosecutor"]["highest_risk"] <= 1 / 5
+    assert released.pop("satisfied") is True and released.pop("chosen_by") == "configured"
 
     assert main(["risk", cfg, "--original", "--max-combination-size", "1"]) == 0
     original = json.loads(capsys.readouterr().out)
@@ -702,6 +703,24 @@ def test_cli_risk_without_a_satisfying_release_exits_3(tmp_path, capsys):
     assert main(["risk", cfg]) == EXIT_NOT_SATISFIED
     assert "no release to assess" in capsys.readouterr().err
     assert main(["risk", cfg, "--original"]) == 0
+
+
+def test_cli_risk_of_an_unsatisfying_transformation_is_refused_or_honest(tmp_path, capsys):
+    """A configured transformation that fails its models at the suppression limit is never
+    reported as if its impossible suppression had happened (regression: 78% of records removed
+    at a 0% limit, exit 0)."""
+    from anon_core.cli import EXIT_NOT_SATISFIED
+
+    cfg = _write_config(
+        tmp_path, suppression_limit=0.0, privacy_models=[{"model": "k-anonymity", "k": 500}]
+    )
+    assert main(["risk", cfg]) == EXIT_NOT_SATISFIED
+    assert "--force" in capsys.readouterr().err
+    assert main(["risk", cfg, "--force"]) == 0
+    forced = json.loads(capsys.readouterr().out)
+    assert forced["satisfied"] is False
+    # every record is counted: nothing was suppressed (120 records in the test table)
+    assert forced["records"] == 120
 
 
 def _pandas_scores(frame: pd.DataFrame, cols: list[str]) -> tuple[float, float]:

@@ -219,14 +219,20 @@ class Problem:
         return_mapping: bool = False,
         engine: str | None = None,
         progress: Progress = no_progress,
+        frame: pd.DataFrame | None = None,
     ) -> tuple[Problem, ReleaseConfig, pd.DataFrame | None]:
-        """Load the input, apply the ``text`` and ``pseudonymize`` sections, build the problem.
+        """Load the input (or take ``frame``), apply the ``text`` and ``pseudonymize`` sections,
+        build the problem.
 
         Returns the problem, the configuration it was built from (pseudonymized
         identifiers become insensitive there) and, when asked, the pseudonym
         mapping. Secrets come from the environment variables the sections name.
         """
-        name = choose_engine(engine or config.engine, config.input_path)
+        name = (
+            "pandas"
+            if frame is not None
+            else choose_engine(engine or config.engine, config.input_path)
+        )
         if name != "pandas":
             if "text" in config.sections or "pseudonymize" in config.sections:
                 raise ConfigError(
@@ -234,7 +240,8 @@ class Problem:
                     f"the {name} engine. Use engine: pandas, or release those columns separately."
                 )
             return cls.from_source(config, name, progress=progress), config, None
-        frame = load_input(config).frame
+        if frame is None:
+            frame = load_input(config).frame
         mapping = None
         if "text" in config.sections or "pseudonymize" in config.sections:
             from anon_core.pii.core import apply_release_sections  # Presidio loads only when needed

@@ -1,0 +1,116 @@
+"""The one resolve path: a configuration (+ optional in-memory frame) -> problem -> transformation.
+
+The CLI (``anonymize``, ``risk``, ``verify``), the report and every dashboard page ask this module
+which transformation a configuration releases: the configured one, else the search's optimum, so
+"use the configured transformation, else search" is written once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from anon_core.config import ReleaseConfig
+from anon_core.release.engines.base import Progress, no_progress
+from anon_core.search.evaluate import TransformationResult
+from anon_core.search.lattice import SearchResult
+from anon_core.services.problem import Problem
+
+#: How the released transformation was chosen (the report records it).
+CHOSEN_BY = ("configured", "search", "explore", "manual")
+
+
+@dataclass(frozen=True)
+class Resolution:
+    """What a configuration releases: the problem, the transformation and how it was chosen.
+
+    ``result`` is None when the search finds no transformation that satisfies the models within
+    the suppression limit. ``config`` is the configuration the problem was built from (after the
+    ``text`` and ``pseudonymize`` sections: pseudonymized identifiers become insensitive there).
+    """
+
+    problem: Problem
+    config: ReleaseConfig
+    result: TransformationResult | None
+    search: SearchResult | None
+    chosen_by: str
+    mapping: pd.DataFrame | None = None
+
+    @property
+    def satisfied(self) -> bool:
+        return self.result is not None and self.result.satisfied
+
+    def summary(self) -> dict[str, Any]:
+        """The CLI's JSON summary: the search's when one ran, else the transformation's, with each
+        model's status and ``satisfied`` always present."""
+        if self.search is not None:
+            out = self.search.summary()
+        elif self.result is not None:
+            out = self.result.summary()
+        else:  # pragma: no cover - a configured transformation always evaluates
+            out = {}
+        out["satisfied"] = self.satisfied
+        out["chosen_by"] = self.chosen_by
+        if self.result is not None:
+            out["models"] = [
+                {
+                    "model": s.model,
+                    "satisfied": s.satisfied,
+                    "violating_records": s.violating_records,
+                }
+                for s in self.result.models
+            ]
+        return out
+
+
+def choose(
+    problem: Problem,
+    transformation: Mapping[str, int] | None,
+    search_options: Mapping[str, Any] | None = None,
+) -> tuple[TransformationResult | None, SearchResult | None, str]:
+    """The configured transformation evaluated, else the optimum of the search (with its options)."""
+    if transformation is not None:
+        return problem.evaluate(dict(transformation)), None, "configured"
+    found = problem.search(**dict(search_options or {}))
+    return found.optimum, found, "search"
+
+
+def without_suppression(result: TransformationResult) -> TransformationResult:
+    """The same transformation with every class released: what a transformation that fails its
+    models really exposes when the suppression it would need exceeds the limit. Its class figures
+    are recomputed; ``satisfied`` stays False."""
+    sizes = result.table.sizes
+    return replace(
+        result,
+        satisfied=False,
+        suppressed=np.zeros(len(sizes), dtype=bool),
+        suppressed_records=0,
+        equivalence_classes=len(sizes),
+        min_class_size=int(sizes.min()) if len(sizes) else 0,
+        max_class_size=int(sizes.max()) if len(sizes) else 0,
+        average_class_size=float(sizes.mean()) if len(sizes) else 0.0,
+    )
+
+
+def resolve(
+    config: ReleaseConfig,
+    frame: pd.DataFrame | None = None,
+    *,
+    engine: str | None = None,
+    progress: Progress = no_progress,
+    return_mapping: bool = False,
+) -> Resolution:
+    """Load (or take ``frame``), apply the text/pseudonymize sections, build the problem, choose.
+
+    With ``frame`` the table is not read from ``input.path`` (the dashboard's upload, a test's
+    table); the module sections still apply to it.
+    """
+    problem, config, mapping = Problem.for_release(
+        config, return_mapping=return_mapping, engine=engine, progress=progress, frame=frame
+    )
+    result, found, chosen_by = choose(problem, config.transformation, config.search)
+    return Resolution(problem, config, result, found, chosen_by, mapping)
