@@ -1,0 +1,26 @@
+"""Release methods (generalization, Mondrian, masking, synthetic data) behind one registry.
+
+Importing this package registers every method; see :mod:`anon_core.release.methods.registry`.
+"""
+
+from anon_core.release.methods.registry import (
+    METHODS,
+    MethodContext,
+    MethodOutput,
+    MethodParam,
+    ReleaseMethod,
+    make_method,
+    method_available,
+    register_method,
+)
+
+__all__ = [
+    "METHODS",
+    "MethodContext",
+    "MethodOutput",
+    "MethodParam",
+    "ReleaseMethod",
+    "make_method",
+    "method_available",
+    "register_method",
+]

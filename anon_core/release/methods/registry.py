@@ -1,0 +1,322 @@
+"""The release-method registry: every way of protecting a table behind one interface.
+
+A release method (generalization, Mondrian, microaggregation, noise, rank swapping, PRAM,
+synthetic data...) is a small plug-in class that declares its parameters, the column kinds it
+transforms, whether it is randomized and what guarantee it gives, and turns a frame into a
+released frame of the same schema. The CLI, the configuration's ``method`` section, the Compare
+service and the dashboard list methods from :data:`METHODS` (presidio-analyzer style).
+
+Identifier columns are never released: callers drop them before calling a method
+(:func:`drop_identifiers`), so "the input's schema" is the schema without identifiers.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+import pandas as pd
+
+from anon_core.config import ReleaseConfig
+from anon_core.data.dataset import Role
+from anon_core.data.io import infer_kinds
+from anon_core.errors import ConfigError
+from anon_core.validation import (
+    check_bool,
+    check_choice,
+    check_float,
+    check_int,
+    check_keys,
+    check_mapping,
+)
+
+#: Kinds a :class:`MethodParam` may have.
+PARAM_KINDS = ("int", "float", "bool", "choice", "columns", "mapping")
+#: Column kinds (as :func:`anon_core.data.io.infer_kind` names them).
+COLUMN_KINDS = ("numeric", "categorical", "date", "text")
+
+Progress = Callable[[float, str], None]
+
+
+@dataclass(frozen=True)
+class MethodParam:
+    """One declared parameter, for validation, the CLI, the configuration and the UI."""
+
+    name: str
+    kind: str  # "int" | "float" | "bool" | "choice" | "columns" | "mapping"
+    default: Any = None
+    help: str = ""
+    minimum: float | None = None
+    maximum: float | None = None
+    choices: tuple[str, ...] = ()
+    required: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "kind": self.kind,
+            "default": list(self.default) if isinstance(self.default, tuple) else self.default,
+            "help": self.help,
+            "minimum": self.minimum,
+            "maximum": self.maximum,
+            "choices": list(self.choices),
+            "required": self.required,
+        }
+
+    def validate(self, value: Any, where: str) -> Any:
+        """The value checked and normalised, or ConfigError naming ``where``, the value and the fix."""
+        if value is None and not self.required and self.kind in ("columns", "mapping"):
+            return None
+        if self.kind == "int":
+            lo = None if self.minimum is None else int(self.minimum)
+            hi = None if self.maximum is None else int(self.maximum)
+            return check_int(where, value, lo, hi)
+        if self.kind == "float":
+            return check_float(where, value, self.minimum, self.maximum)
+        if self.kind == "bool":
+            return check_bool(where, value)
+        if self.kind == "choice":
+            return check_choice(where, value, self.choices)
+        if self.kind == "columns":
+            if isinstance(value, str):
+                value = [value]
+            if (
+                not isinstance(value, list | tuple)
+                or not value
+                or not all(isinstance(v, str) and v for v in value)
+            ):
+                raise ConfigError(
+                    f"'{where}' must be a non-empty list of column names, got {value!r}."
+                )
+            if len(set(value)) != len(value):
+                raise ConfigError(f"'{where}' names a column twice: {list(value)!r}.")
+            return tuple(value)
+        if self.kind == "mapping":
+            return dict(check_mapping(where, value))
+        raise ConfigError(f"Parameter kind {self.kind!r} is not one of {PARAM_KINDS}.")
+
+
+@dataclass(frozen=True)
+class MethodContext:
+    """What a method may know besides the rows."""
+
+    roles: Mapping[str, Role]  # anon_core.data.dataset.Role per column
+    kinds: Mapping[str, str]  # column kind: "numeric" | "categorical" | "date" | "text"
+    config: ReleaseConfig | None = None  # hierarchies, models, suppression, domains
+    domains: Mapping[str, Any] = field(default_factory=dict)  # declared categories / bounds (DP)
+
+    def role(self, column: str) -> Role:
+        return Role(self.roles.get(column, Role.INSENSITIVE))
+
+    def kind(self, column: str) -> str:
+        return str(self.kinds.get(column, "categorical"))
+
+
+@dataclass(frozen=True)
+class MethodOutput:
+    """A release: the table (the input's columns, in order), its guarantee and details."""
+
+    table: pd.DataFrame  # released table with the input's schema (same columns, same order)
+    guarantee: str  # "none" | "k-anonymity (k=5)" | "(1.0, 1e-05)-DP" ...
+    details: Mapping[str, Any] = field(default_factory=dict)  # e.g. {"epsilon_spent": ..}
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "rows": int(len(self.table)),
+            "columns": [str(c) for c in self.table.columns],
+            "guarantee": self.guarantee,
+            "details": dict(self.details),
+        }
+
+
+class ReleaseMethod(ABC):
+    """A way of releasing a table. Subclasses declare the class variables and implement release()."""
+
+    name: ClassVar[str]
+    label: ClassVar[str]
+    params: ClassVar[tuple[MethodParam, ...]]
+    accepts: ClassVar[frozenset[str]]  # column kinds it transforms
+    randomized: ClassVar[bool]
+    guarantee: ClassVar[str]
+    protects: ClassVar[str]  # one line, shown on the Compare page
+    does_not_protect: ClassVar[str]  # one line, shown on the Compare page
+    extra: ClassVar[str | None] = None  # optional-dependency extra it needs ("synthetic")
+    reproducible: ClassVar[bool] = True  # False where a library is not bit-reproducible
+    #: Modules the method imports lazily (checked by :func:`method_available`).
+    requires: ClassVar[tuple[str, ...]] = ()
+
+    def __init__(self, **params: Any) -> None:
+        declared = {p.name: p for p in self.params}
+        check_keys(f"method {self.name}", params, declared)
+        values: dict[str, Any] = {}
+        for p in self.params:
+            if p.name in params:
+                values[p.name] = p.validate(params[p.name], p.name)
+            elif p.required:
+                raise ConfigError(
+                    f"Method {self.name!r} needs the parameter '{p.name}' ({p.help or p.kind}); "
+                    "give it in the method section."
+                )
+            else:
+                values[p.name] = p.default
+        self.parameters: dict[str, Any] = values
+
+    def spec(self) -> dict[str, Any]:
+        """The method as a configuration entry: {"name": ..., parameters...} (JSON-ready)."""
+        out: dict[str, Any] = {"name": self.name}
+        for key, value in self.parameters.items():
+            out[key] = list(value) if isinstance(value, tuple) else value
+        return out
+
+    @abstractmethod
+    def release(
+        self,
+        frame: pd.DataFrame,
+        context: MethodContext,
+        *,
+        random_state: int | None = None,
+        progress: Progress | None = None,
+    ) -> MethodOutput:
+        """The released table (same columns, same order as ``frame``)."""
+
+    def __repr__(self) -> str:
+        args = ", ".join(f"{k}={v!r}" for k, v in self.parameters.items() if v is not None)
+        return f"{type(self).__name__}({args})"
+
+
+METHODS: dict[str, type[ReleaseMethod]] = {}
+
+
+def register_method(cls: type[ReleaseMethod]) -> type[ReleaseMethod]:
+    """Class decorator: add a release method to :data:`METHODS` under its ``name``."""
+    for attr in ("name", "label", "params", "accepts", "randomized", "guarantee"):
+        if not hasattr(cls, attr):
+            raise TypeError(f"Release method {cls.__name__} does not declare {attr!r}.")
+    for p in cls.params:
+        if p.kind not in PARAM_KINDS:
+            raise TypeError(
+                f"{cls.__name__}.{p.name}: kind {p.kind!r} is not one of {PARAM_KINDS}."
+            )
+    if cls.name in METHODS and METHODS[cls.name] is not cls:
+        raise TypeError(f"Release method name {cls.name!r} is registered twice.")
+    METHODS[cls.name] = cls
+    return cls
+
+
+def _unknown(name: Any) -> ConfigError:
+    return ConfigError(
+        f"'method.name' must be one of {', '.join(map(repr, sorted(METHODS)))}, got {name!r}."
+    )
+
+
+def make_method(spec: Mapping[str, Any]) -> ReleaseMethod:
+    """A method from its configuration entry, e.g. {"name": "microaggregation", "k": 3}."""
+    spec = check_mapping("method", spec)
+    name = spec.get("name")
+    if name not in METHODS:
+        raise _unknown(name)
+    params = {k: v for k, v in spec.items() if k != "name"}
+    return METHODS[name](**params)
+
+
+def method_available(name: str) -> tuple[bool, str]:
+    """Whether a method can run here, and else what to install (never raises for a known name)."""
+    if name not in METHODS:
+        return False, str(_unknown(name))
+    cls = METHODS[name]
+    missing = [m for m in cls.requires if importlib.util.find_spec(m.split(".")[0]) is None]
+    if missing:
+        extra = cls.extra or "synthetic"
+        return False, (
+            f"install the extra: pip install -e '.[{extra}]' (missing: {', '.join(missing)})"
+        )
+    return True, ""
+
+
+# ------------------------------------------------------------------ helpers for methods and callers
+def drop_identifiers(frame: pd.DataFrame, roles: Mapping[str, Role | str]) -> pd.DataFrame:
+    """The frame without identifier columns: no method ever releases them."""
+    keep = [
+        c for c in frame.columns if Role(roles.get(str(c), Role.INSENSITIVE)) != Role.IDENTIFIER
+    ]
+    return frame.loc[:, keep]
+
+
+def make_context(
+    frame: pd.DataFrame,
+    config: ReleaseConfig | None = None,
+    roles: Mapping[str, Role | str] | None = None,
+    domains: Mapping[str, Any] | None = None,
+) -> MethodContext:
+    """The context of a frame: roles from ``roles`` or the configuration, kinds inferred."""
+    given = roles if roles is not None else (config.roles if config is not None else {})
+    resolved = {str(c): Role(given.get(str(c), Role.INSENSITIVE)) for c in frame.columns}
+    kinds = {c: str(k) for c, k in infer_kinds(frame).items()}
+    return MethodContext(resolved, kinds, config, dict(domains or {}))
+
+
+def select_columns(
+    method: ReleaseMethod,
+    frame: pd.DataFrame,
+    context: MethodContext,
+    requested: Iterable[str] | None,
+    param: str = "columns",
+) -> list[str]:
+    """The columns a method transforms: ``requested`` checked, else the quasi-identifiers of kinds
+    the method accepts. ConfigError for unknown columns or a column of a kind it cannot handle."""
+    columns = [str(c) for c in frame.columns]
+    if requested is None:
+        chosen = [
+            c
+            for c in columns
+            if context.role(c) == Role.QUASI_IDENTIFIER and context.kind(c) in method.accepts
+        ]
+        if not chosen:
+            raise ConfigError(
+                f"Method {method.name!r} found no quasi-identifier of kind "
+                f"{' or '.join(sorted(method.accepts))} to transform; name the columns in '{param}' "
+                f"(columns: {columns})."
+            )
+        return chosen
+    chosen = list(requested)
+    unknown = [c for c in chosen if c not in columns]
+    if unknown:
+        raise ConfigError(
+            f"'{param}' names {unknown}, which are not columns of the table. Columns are: {columns}."
+        )
+    wrong = [c for c in chosen if context.kind(c) not in method.accepts]
+    if wrong:
+        kinds = ", ".join(f"{c!r} is {context.kind(c)}" for c in wrong)
+        raise ConfigError(
+            f"'{param}' names {wrong} for method {method.name!r}, which transforms only "
+            f"{' or '.join(sorted(method.accepts))} columns ({kinds}); remove them from '{param}'."
+        )
+    return chosen
+
+
+def report(progress: Progress | None, fraction: float, message: str) -> None:
+    """Call a progress callback if one was given."""
+    if progress is not None:
+        progress(min(max(float(fraction), 0.0), 1.0), message)
+
+
+__all__ = [
+    "COLUMN_KINDS",
+    "METHODS",
+    "PARAM_KINDS",
+    "MethodContext",
+    "MethodOutput",
+    "MethodParam",
+    "Progress",
+    "ReleaseMethod",
+    "drop_identifiers",
+    "make_context",
+    "make_method",
+    "method_available",
+    "register_method",
+    "report",
+    "select_columns",
+]
