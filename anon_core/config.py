@@ -79,22 +79,74 @@ class ReleaseConfig:
     engine_options: dict[str, Any] = field(default_factory=dict)
 
 
+class _UniqueKeyLoader(yaml.SafeLoader):
+    """YAML loader that refuses a key given twice in one mapping (``k: 3`` then ``k: 1``)."""
+
+
+def _construct_unique_mapping(loader: yaml.SafeLoader, node: yaml.MappingNode, deep: bool = False):
+    seen: set[Any] = set()
+    for key_node, _ in node.value:
+        key = loader.construct_object(key_node, deep=deep)
+        if key in seen:
+            raise ConfigError(
+                f"The key {key!r} is given twice in one mapping (line {key_node.start_mark.line + 1}); "
+                "keep exactly one, so the configuration says one thing."
+            )
+        seen.add(key)
+    return loader.construct_mapping(node, deep=deep)
+
+
+_UniqueKeyLoader.add_constructor(
+    yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_unique_mapping
+)
+
+
+def _unique_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise ConfigError(
+                f"The key {key!r} is given twice in one object; keep exactly one, so the "
+                "configuration says one thing."
+            )
+        out[key] = value
+    return out
+
+
+def parse_config_text(text: str, name: str = "configuration", yaml_format: bool = False) -> dict:
+    """Parse JSON or YAML text into a mapping; duplicate keys and non-objects are errors."""
+    kind = "YAML" if yaml_format else "JSON"
+    try:
+        if yaml_format:
+            data = yaml.load(text, Loader=_UniqueKeyLoader)  # noqa: S506 - a SafeLoader subclass
+        else:
+            data = json.loads(text, object_pairs_hook=_unique_pairs)
+    except (json.JSONDecodeError, yaml.YAMLError) as exc:
+        raise ConfigError(f"{name} is not valid {kind}: {exc}") from None
+    if not isinstance(data, dict):
+        raise ConfigError(f"{name} must hold an object at the top level.")
+    return data
+
+
 def read_config_file(path: str | Path) -> dict[str, Any]:
     path = Path(path)
     if not path.is_file():
         raise ConfigError(f"Configuration file {str(path)!r} does not exist. Check the path.")
-    text = path.read_text(encoding="utf-8")
-    try:
-        data = (
-            yaml.safe_load(text) if path.suffix.lower() in {".yaml", ".yml"} else json.loads(text)
-        )
-    except (json.JSONDecodeError, yaml.YAMLError) as exc:
+    raw = path.read_bytes()
+    if b"\x00" in raw[:4096]:
         raise ConfigError(
-            f"Configuration file {path.name} is not valid {path.suffix[1:].upper()}: {exc}"
+            f"Configuration file {path.name} is binary, not JSON or YAML text. Name the release "
+            "configuration (a .json or .yaml file)."
+        )
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise ConfigError(
+            f"Configuration file {path.name} is not UTF-8 text (byte {exc.start}); save it as UTF-8."
         ) from None
-    if not isinstance(data, dict):
-        raise ConfigError(f"Configuration file {path.name} must hold an object at the top level.")
-    return data
+    return parse_config_text(
+        text, f"Configuration file {path.name}", path.suffix.lower() in {".yaml", ".yml"}
+    )
 
 
 def parse_config(data: Mapping[str, Any], base_dir: str | Path = ".") -> ReleaseConfig:

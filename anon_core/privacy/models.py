@@ -45,6 +45,9 @@ class Param:
     choices: tuple[str, ...] = ()
     help: str = ""
     min_inclusive: bool = True
+    #: A strength parameter (k, l, t, ...) has no silent default: the configuration must say it.
+    #: ``default`` is then only the value the UI suggests.
+    required: bool = False
 
 
 class PrivacyModel(ABC):
@@ -63,8 +66,14 @@ class PrivacyModel(ABC):
     def __init__(self, **values: Any) -> None:
         check_keys(self.key, values, [p.name for p in self.params])
         for p in self.params:
-            raw = values.get(p.name, p.default)
             where = f"{self.key}.{p.name}"
+            if p.required and values.get(p.name) is None:
+                hint = f" (e.g. {p.default})" if p.default is not None else ""
+                raise ConfigError(
+                    f"'{where}' is required for {self.label}: say how strong the model must be{hint}; "
+                    "privacy parameters have no silent default."
+                )
+            raw = values.get(p.name, p.default)
             if raw is None:
                 raise ConfigError(f"'{where}' is required for {self.label}.")
             if p.kind == "int":
@@ -98,6 +107,13 @@ class PrivacyModel(ABC):
     def prepare(self, freq: FrequencyTable) -> Any:
         """Per-dataset state (global distribution, orderings); computed once."""
         return None
+
+    def min_class_size(self) -> int:
+        """Records every released class needs under this model (1 when it sets no such bound).
+
+        Mondrian prunes partitions with it and the disclosure analysis reports it, without
+        knowing the model's type."""
+        return 1
 
     @abstractmethod
     def measure(self, table: ClassTable, state: Any) -> np.ndarray:
@@ -152,7 +168,9 @@ class KAnonymity(PrivacyModel):
 
     key = "k-anonymity"
     label = "k-anonymity"
-    params = (Param("k", "int", 2, 1, None, help="Minimum records per equivalence class"),)
+    params = (
+        Param("k", "int", 5, 1, None, help="Minimum records per equivalence class", required=True),
+    )
     description = (
         "Each record is indistinguishable from at least k-1 others on the quasi-identifiers."
     )
@@ -162,6 +180,9 @@ class KAnonymity(PrivacyModel):
 
     def class_ok(self, table: ClassTable, state: Any) -> np.ndarray:
         return table.sizes >= self.k
+
+    def min_class_size(self) -> int:
+        return int(self.k)
 
 
 class _SensitiveModel(PrivacyModel):
@@ -176,8 +197,14 @@ class DistinctLDiversity(_SensitiveModel):
 
     key = "distinct-l-diversity"
     label = "distinct l-diversity"
-    params = (_ATTR, Param("l", "int", 2, 1, None, help="Distinct sensitive values per class"))
+    params = (
+        _ATTR,
+        Param("l", "int", 2, 1, None, help="Distinct sensitive values per class", required=True),
+    )
     description = "Each class contains at least l different sensitive values."
+
+    def min_class_size(self) -> int:
+        return int(self.l)  # l distinct values need l records
 
     def measure(self, table: ClassTable, state: Any) -> np.ndarray:
         return table.distinct_values(self.attribute)
@@ -226,7 +253,15 @@ class EntropyLDiversity(_SensitiveModel):
     label = "entropy l-diversity"
     params = (
         _ATTR,
-        Param("l", "float", 2.0, 1.0, None, help="Effective number of sensitive values per class"),
+        Param(
+            "l",
+            "float",
+            2.0,
+            1.0,
+            None,
+            help="Effective number of sensitive values per class",
+            required=True,
+        ),
         Param(
             "estimator",
             "choice",
@@ -239,6 +274,9 @@ class EntropyLDiversity(_SensitiveModel):
         "The sensitive values of each class are spread as evenly as l equally frequent values."
     )
     monotonic_suppression = False
+
+    def min_class_size(self) -> int:
+        return math.ceil(self.l)  # entropy log2(l) needs at least l records
 
     def _psi(self, n: np.ndarray) -> np.ndarray:
         return np.log(n.astype(float)) if self.estimator == "shannon" else grassberger_g(n)
@@ -270,11 +308,22 @@ class RecursiveCLDiversity(_SensitiveModel):
     label = "recursive (c,l)-diversity"
     params = (
         _ATTR,
-        Param("c", "float", 4.0, 0.0, None, help="Bound on the most frequent value"),
-        Param("l", "int", 2, 1, None, help="Number of values after which the tail is summed"),
+        Param("c", "float", 4.0, 0.0, None, help="Bound on the most frequent value", required=True),
+        Param(
+            "l",
+            "int",
+            2,
+            1,
+            None,
+            help="Number of values after which the tail is summed",
+            required=True,
+        ),
     )
     description = "The most frequent sensitive value is less than c times the rarest ones together."
     monotonic_suppression = False
+
+    def min_class_size(self) -> int:
+        return int(self.l)
 
     def _ranked(self, table: ClassTable) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         cls, _, cnt = table.sparse_hist(self.attribute)
@@ -309,7 +358,15 @@ class RecursiveCLDiversity(_SensitiveModel):
 class _TCloseness(_SensitiveModel):
     params = (
         _ATTR,
-        Param("t", "float", 0.2, 0.0, 1.0, help="Largest distance to the overall distribution"),
+        Param(
+            "t",
+            "float",
+            0.2,
+            0.0,
+            1.0,
+            help="Largest distance to the overall distribution",
+            required=True,
+        ),
     )
     description = (
         "The sensitive distribution in each class is within distance t of the whole table's."
@@ -468,6 +525,7 @@ class DeltaDisclosure(_SensitiveModel):
             None,
             help="Bound on the log ratio of class to overall frequency",
             min_inclusive=False,
+            required=True,
         ),
     )
     description = "No class changes the odds of a sensitive value by more than a factor e^delta."
@@ -496,6 +554,7 @@ class _BetaLikeness(_SensitiveModel):
             None,
             help="Bound on the relative gain in confidence",
             min_inclusive=False,
+            required=True,
         ),
     )
     monotonic_suppression = False

@@ -68,7 +68,14 @@ class AverageReidentificationRisk(_RiskModel):
     label = "average re-identification risk"
     params = (
         Param(
-            "threshold", "float", 0.05, 0.0, 1.0, help="Largest average risk", min_inclusive=False
+            "threshold",
+            "float",
+            0.05,
+            0.0,
+            1.0,
+            help="Largest average risk",
+            min_inclusive=False,
+            required=True,
         ),
     )
     description = "An attacker who knows a person is in the table re-identifies on average at most this share of records."
@@ -88,7 +95,17 @@ class SampleUniqueness(_RiskModel):
 
     key = "sample-uniqueness"
     label = "sample uniqueness"
-    params = (Param("threshold", "float", 0.01, 0.0, 1.0, help="Largest share of unique records"),)
+    params = (
+        Param(
+            "threshold",
+            "float",
+            0.01,
+            0.0,
+            1.0,
+            help="Largest share of unique records",
+            required=True,
+        ),
+    )
     description = "At most this share of records is unique on the quasi-identifiers."
 
     def measure(self, table: ClassTable, state: Any) -> np.ndarray:

@@ -64,11 +64,8 @@ from anon_core.data.frequency import ClassTable, FrequencyTable
 from anon_core.data.io import ColumnKind, infer_kind
 from anon_core.errors import ConfigError
 from anon_core.privacy.models import (
-    DistinctLDiversity,
-    EntropyLDiversity,
     KAnonymity,
     PrivacyModel,
-    RecursiveCLDiversity,
 )
 from anon_core.quality.metrics import Loss, MetricValue, QualityMetric, _floor10, make_metric
 from anon_core.release.apply import SUPPRESSED
@@ -277,15 +274,7 @@ class _Batch(ClassTable):
 
 def _min_size(models: Sequence[PrivacyModel]) -> int:
     """Records every acceptable partition needs (a lower bound used to prune)."""
-    need = 1
-    for m in models:
-        if isinstance(m, KAnonymity):
-            need = max(need, int(m.k))
-        elif isinstance(m, DistinctLDiversity | RecursiveCLDiversity):
-            need = max(need, int(m.l))
-        elif isinstance(m, EntropyLDiversity):
-            need = max(need, math.ceil(m.l))
-    return need
+    return max([1, *(m.min_class_size() for m in models)])
 
 
 class _Engine:
@@ -706,10 +695,10 @@ def mondrian(
     chosen = _resolve_models(problem, k, models)
     numeric_qis = _resolve_numeric(problem, numeric)
     for m in chosen:
-        if isinstance(m, KAnonymity) and m.k > freq.n_records:
+        if m.min_class_size() > freq.n_records:
             raise ConfigError(
-                f"k={m.k} is larger than the table ({freq.n_records} records): no release can be "
-                f"{m.k}-anonymous. Choose k <= {freq.n_records}."
+                f"{m!r} needs classes of at least {m.min_class_size()} records, which is larger than the table "
+                f"({freq.n_records} records): no release can satisfy it. Choose a weaker parameter."
             )
     engine = _Engine(freq, chosen, numeric_qis)
     whole = engine.classes_ok(
