@@ -37,8 +37,9 @@ TOP_KEYS = {
     "text",
     "pseudonymize",
     "dp",
+    "attack",  # the attack lab: control split, n_attacks, secrets, external table (anon_core.attacks.split)
 }
-MODULE_SECTIONS = ("text", "pseudonymize", "dp")
+MODULE_SECTIONS = ("text", "pseudonymize", "dp", "attack")
 SEARCH_KEYS = {"min_levels", "max_levels", "exact_limit"}
 INPUT_KEYS = {"path", "separator", "encoding", "sheet"}
 ATTRIBUTE_KEYS = {"role", "hierarchy"}
