@@ -3,6 +3,14 @@
 Importing this package registers every method; see :mod:`anon_core.release.methods.registry`.
 """
 
+from anon_core.release.methods import (  # noqa: F401 - importing registers the methods
+    generalization,
+    microaggregation,
+    mondrian,
+    noise,
+    pram,
+    swapping,
+)
 from anon_core.release.methods.registry import (
     METHODS,
     MethodContext,
