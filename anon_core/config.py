@@ -38,8 +38,9 @@ TOP_KEYS = {
     "pseudonymize",
     "dp",
     "attack",  # the attack lab: control split, n_attacks, secrets, external table (anon_core.attacks.split)
+    "method",  # release method + parameters (anon_core.release.methods.config)
 }
-MODULE_SECTIONS = ("text", "pseudonymize", "dp", "attack")
+MODULE_SECTIONS = ("text", "pseudonymize", "dp", "attack", "method")
 SEARCH_KEYS = {"min_levels", "max_levels", "exact_limit"}
 INPUT_KEYS = {"path", "separator", "encoding", "sheet"}
 ATTRIBUTE_KEYS = {"role", "hierarchy"}
