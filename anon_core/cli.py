@@ -19,6 +19,8 @@ import warnings
 from pathlib import Path
 
 from anon_core.commands import EXIT_BAD_INPUT, EXIT_NOT_SATISFIED, EXIT_VERIFY_FAILED
+from anon_core.commands import compare as compare_command
+from anon_core.commands import release as release_command
 from anon_core.config import load_config
 from anon_core.data.io import write_table  # noqa: F401 - re-exported for callers of the CLI module
 from anon_core.errors import AnonError
@@ -28,7 +30,7 @@ from anon_core.services.resolve import resolve, without_suppression
 log = logging.getLogger("anon_core")
 
 #: Sub-command modules registered after the core commands (each has ``add_parser(sub)``).
-EXTRA_COMMANDS: tuple = ()
+EXTRA_COMMANDS: tuple = (release_command, compare_command)
 
 
 def _anonymize(args: argparse.Namespace) -> int:

@@ -1,0 +1,433 @@
+"""Release with any registered method, and compare methods on one yardstick.
+
+One release (``anon-core release``): configuration (+ frame) -> text/pseudonymize sections ->
+identifiers dropped -> the configured (or named) method -> released table.
+
+The comparison (``anon-core compare``, the Compare page): the input is split once with the attack
+lab's seeded control split (:func:`anon_core.attacks.split.split_frame`); every method releases the
+same released part; each release then meets the same attack battery (original released part,
+release, never-released control records) and the same utility yardstick (ML utility trained on the
+release and tested on the control records as an original holdout; marginal and association
+distances). The attack and utility runners are injectable (tests, the dashboard's cache); the
+defaults call :func:`anon_core.attacks.battery.run_battery` and
+:func:`anon_core.analysis.yardstick.utility_yardstick`.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import tempfile
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from anon_core.attacks.split import parse_attack_section, split_frame
+from anon_core.config import ReleaseConfig
+from anon_core.data.dataset import Role
+from anon_core.data.io import write_table
+from anon_core.errors import AnonError, ConfigError
+from anon_core.release.methods import METHODS, method_available
+from anon_core.release.methods.config import MethodSection, method_section, parse_method_section
+from anon_core.release.methods.registry import (
+    MethodContext,
+    MethodOutput,
+    Progress,
+    ReleaseMethod,
+    drop_identifiers,
+    make_context,
+)
+from anon_core.services.problem import load_input
+
+log = logging.getLogger(__name__)
+
+#: Name of the unprotected baseline (the released part copied unchanged) in a comparison.
+BASELINE = "unprotected-copy"
+
+#: (original released part, release, control part, context, random_state) -> attack figures.
+AttackRunner = Callable[[pd.DataFrame, pd.DataFrame, pd.DataFrame, MethodContext, int], Mapping]
+#: (original released part, holdout, release, target, random_state) -> utility figures.
+UtilityRunner = Callable[[pd.DataFrame, pd.DataFrame, pd.DataFrame, str, int], Mapping]
+#: Progress of one method in a comparison: (method name, fraction, message).
+MethodProgress = Callable[[str, float, str], None]
+
+
+# ------------------------------------------------------------------ one release
+@dataclass(frozen=True)
+class Release:
+    """One method's release: the method, its seed, what it produced and how long it took."""
+
+    method: ReleaseMethod
+    random_state: int
+    output: MethodOutput
+    seconds: float
+    cpu_seconds: float
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "method": self.method.name,
+            "parameters": {k: v for k, v in self.method.spec().items() if k != "name"},
+            "random_state": self.random_state,
+            "privacy_guarantee": self.output.guarantee,
+            "rows": int(len(self.output.table)),
+            "seconds": round(self.seconds, 4),
+            "cpu_seconds": round(self.cpu_seconds, 4),
+            "details": _jsonable(dict(self.output.details)),
+        }
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_jsonable(v) for v in value]
+    if hasattr(value, "item") and not isinstance(value, str):
+        return value.item()
+    return value
+
+
+def prepare_input(
+    config: ReleaseConfig, frame: pd.DataFrame | None = None
+) -> tuple[pd.DataFrame, ReleaseConfig]:
+    """The input (read, or ``frame``) after the ``text``/``pseudonymize`` sections, and the
+    configuration it belongs to (pseudonymized identifiers become insensitive there)."""
+    if frame is None:
+        frame = load_input(config).frame
+    if "text" in config.sections or "pseudonymize" in config.sections:
+        from anon_core.pii.core import apply_release_sections  # Presidio loads only when needed
+
+        frame, config = apply_release_sections(frame, config)[:2]
+    missing = [c for c in config.roles if c not in frame.columns]
+    if missing:
+        raise ConfigError(
+            f"'attributes' names {missing}, which are not columns of the input. "
+            f"Columns are: {list(frame.columns)}."
+        )
+    return frame, config
+
+
+def run_method(
+    method: ReleaseMethod,
+    frame: pd.DataFrame,
+    config: ReleaseConfig | None,
+    *,
+    random_state: int = 0,
+    progress: Progress | None = None,
+    roles: Mapping[str, Role | str] | None = None,
+) -> Release:
+    """Release ``frame`` (identifiers dropped first) with ``method``, timed (wall and CPU)."""
+    if method.name in METHODS:
+        ok, why = method_available(method.name)
+        if not ok:
+            raise ConfigError(f"Method {method.name!r} is not available here: {why}.")
+    given = roles if roles is not None else (config.roles if config is not None else {})
+    table = drop_identifiers(frame, given)
+    context = make_context(table, config, given)
+    t0, c0 = time.perf_counter(), time.process_time()
+    output = method.release(table, context, random_state=random_state, progress=progress)
+    seconds, cpu = time.perf_counter() - t0, time.process_time() - c0
+    if list(output.table.columns) != list(table.columns):
+        raise ConfigError(  # pragma: no cover - a method contract violation
+            f"Method {method.name!r} returned columns {list(output.table.columns)}, expected "
+            f"{list(table.columns)}."
+        )
+    return Release(method, random_state, output, seconds, cpu)
+
+
+def release_with_config(
+    config: ReleaseConfig,
+    frame: pd.DataFrame | None = None,
+    *,
+    method: str | None = None,
+    progress: Progress | None = None,
+) -> Release:
+    """The configuration's release with its ``method`` section (``method`` names another)."""
+    section = method_section(config, method)
+    frame, config = prepare_input(config, frame)
+    return run_method(
+        section.method, frame, config, random_state=section.random_state, progress=progress
+    )
+
+
+def write_atomic(table: pd.DataFrame, out: str | Path, protect: Sequence[str | Path] = ()) -> Path:
+    """Write ``table`` to ``out`` through a temporary file in the same folder and ``os.replace``,
+    so a reader never sees half a file; refuses a path that resolves to one of ``protect``."""
+    out = Path(out)
+    target = out.resolve()
+    for p in protect:
+        if p is not None and Path(p).resolve() == target:
+            raise ConfigError(
+                f"The output {str(out)!r} is the input or the configuration ({p}); "
+                "write the release to another file."
+            )
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.stem}.", suffix=target.suffix)
+    os.close(fd)
+    try:
+        write_table(table, Path(tmp))
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return target
+
+
+# ------------------------------------------------------------------ the comparison
+@dataclass(frozen=True)
+class MethodComparison:
+    """One method's row of a comparison (``error`` set when it could not run)."""
+
+    name: str
+    parameters: Mapping[str, Any]
+    seconds: float
+    cpu_seconds: float
+    attacks: Mapping[str, Any]
+    utility: Mapping[str, Any]
+    privacy_guarantee: str
+    protects: str = ""
+    does_not_protect: str = ""
+    details: Mapping[str, Any] = field(default_factory=dict)
+    error: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        out = {
+            "parameters": _jsonable(dict(self.parameters)),
+            "seconds": round(self.seconds, 4),
+            "cpu_seconds": round(self.cpu_seconds, 4),
+            "attacks": _jsonable(dict(self.attacks)),
+            "utility": _jsonable(dict(self.utility)),
+            "privacy_guarantee": self.privacy_guarantee,
+            "protects": self.protects,
+            "does_not_protect": self.does_not_protect,
+            "details": _jsonable(dict(self.details)),
+        }
+        if self.error is not None:
+            out["error"] = self.error
+        return out
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """Every method's figures on the same split; ``releases`` holds the released tables."""
+
+    methods: tuple[MethodComparison, ...]
+    target: str
+    n_released_part: int
+    n_control: int
+    random_state: int
+    releases: Mapping[str, pd.DataFrame] = field(default_factory=dict, repr=False)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "methods": {m.name: m.to_dict() for m in self.methods},
+            "split": {
+                "released_part": self.n_released_part,
+                "control": self.n_control,
+                "random_state": self.random_state,
+                "utility_target": self.target,
+            },
+        }
+
+    def method(self, name: str) -> MethodComparison:
+        for m in self.methods:
+            if m.name == name:
+                return m
+        raise KeyError(name)
+
+
+def default_methods() -> list[str]:
+    """The methods a comparison runs by default: every registered method without an extra."""
+    return [name for name, cls in METHODS.items() if cls.extra is None]
+
+
+def utility_target(config: ReleaseConfig, frame: pd.DataFrame, target: str | None) -> str:
+    """The ML utility's target: ``target``, else the first sensitive attribute."""
+    if target is not None:
+        if target not in frame.columns:
+            raise ConfigError(
+                f"'target' is {target!r}, which is not a column. Columns are: {list(frame.columns)}."
+            )
+        return target
+    sensitive = [c for c, r in config.roles.items() if r == Role.SENSITIVE and c in frame.columns]
+    if not sensitive:
+        raise ConfigError(
+            "ML utility needs a target column: mark a 'sensitive' attribute or give --target COLUMN."
+        )
+    return sensitive[0]
+
+
+def default_attack_runner(
+    config: ReleaseConfig, n_attacks: int | None = None
+) -> AttackRunner:  # pragma: no cover - wired to the attack lab's battery
+    """The attack battery of :mod:`anon_core.attacks.battery` with the configuration's section."""
+    from anon_core.attacks.battery import run_battery
+
+    section = parse_attack_section(config.sections.get("attack"), config.base_dir)
+    if n_attacks is not None:
+        section = section.with_options(n_attacks=n_attacks)
+
+    def run(original, released, control, context, random_state):
+        report = run_battery(
+            released=released,
+            original=original,
+            control=control,
+            config_section=section.with_options(random_state=random_state),
+            roles=context.roles,
+        )
+        return report.to_dict()
+
+    return run
+
+
+def default_utility_runner() -> UtilityRunner:  # pragma: no cover - wired to the yardstick
+    """The utility yardstick of :mod:`anon_core.analysis.yardstick`."""
+    from anon_core.analysis.yardstick import utility_yardstick
+
+    def run(original, holdout, released, target, random_state):
+        return utility_yardstick(
+            original, holdout, released, target, random_state=random_state
+        ).to_dict()
+
+    return run
+
+
+class UnprotectedCopy(ReleaseMethod):
+    """The baseline of a comparison: the released part unchanged (not registered)."""
+
+    name = BASELINE
+    label = "Unprotected copy (baseline)"
+    params = ()
+    accepts = frozenset({"numeric", "categorical", "date", "text"})
+    randomized = False
+    guarantee = "none"
+    protects = "Nothing: the original records (identifiers dropped), for reference."
+    does_not_protect = "Anything: every attack sees the true records."
+
+    def release(self, frame, context, *, random_state=None, progress=None) -> MethodOutput:
+        return MethodOutput(frame.copy(), self.guarantee, {})
+
+
+def _method_for(spec: str | Mapping[str, Any], configured: MethodSection | None) -> MethodSection:
+    if isinstance(spec, str):
+        if spec == BASELINE:
+            return MethodSection(UnprotectedCopy(), 0)
+        if configured is not None and configured.name == spec:
+            return configured
+        return parse_method_section({"name": spec})
+    return parse_method_section(spec)
+
+
+def compare(
+    config: ReleaseConfig,
+    frame: pd.DataFrame | None = None,
+    methods: Sequence[str | Mapping[str, Any]] | None = None,
+    *,
+    target: str | None = None,
+    baseline: bool = False,
+    random_state: int | None = None,
+    n_attacks: int | None = None,
+    attack_runner: AttackRunner | None = None,
+    utility_runner: UtilityRunner | None = None,
+    progress: MethodProgress | None = None,
+    keep_releases: bool = False,
+) -> Comparison:
+    """Run every method on the same split, then the same attacks and utility measures.
+
+    ``methods`` are names (parameters from the configuration's ``method`` section when it names
+    the same method, else the defaults) or full specs ({"name": ..., params..., "random_state"}).
+    ``baseline`` adds the unprotected copy. A method that cannot run (missing extra, parameters
+    that do not fit the data) gets an ``error`` and no figures; the others still run.
+    """
+    names = list(methods) if methods is not None else default_methods()
+    if not names and not baseline:
+        raise ConfigError("'methods' is empty: name at least one release method.")
+    raw = config.sections.get("method") if config.sections else None
+    configured = parse_method_section(raw) if raw is not None else None
+    sections = []
+    for spec in names:
+        name = spec if isinstance(spec, str) else str(spec.get("name"))
+        if isinstance(spec, str) and spec != BASELINE and spec not in METHODS:
+            raise ConfigError(
+                f"'methods' names {spec!r}, which is not a release method; choose from "
+                f"{', '.join(sorted(METHODS))}."
+            )
+        sections.append((name, spec))
+    if baseline and BASELINE not in [n for n, _ in sections]:
+        sections.insert(0, (BASELINE, BASELINE))
+    frame, config = prepare_input(config, frame)
+    attack = parse_attack_section(config.sections.get("attack"), config.base_dir)
+    seed = attack.random_state if random_state is None else int(random_state)
+    table = drop_identifiers(frame, config.roles)
+    target = utility_target(config, table, target)
+    part, control = split_frame(table, attack.control_fraction, seed)
+    attacks_fn = attack_runner or default_attack_runner(config, n_attacks)
+    utility_fn = utility_runner or default_utility_runner()
+    rows: list[MethodComparison] = []
+    releases: dict[str, pd.DataFrame] = {}
+    for name, spec in sections:
+
+        def step(fraction: float, message: str, _name: str = name) -> None:
+            if progress is not None:
+                progress(_name, 0.6 * fraction, message)
+
+        cls = METHODS.get(name, UnprotectedCopy)
+        try:
+            section = _method_for(spec, configured)
+            if section.method.name != BASELINE:
+                ok, why = method_available(name)
+                if not ok:
+                    raise ConfigError(why)
+            seed_m = section.random_state if not isinstance(spec, str) else seed
+            release = run_method(section.method, part, config, random_state=seed_m, progress=step)
+        except AnonError as exc:
+            log.warning("compare: %s could not run: %s", name, exc)
+            rows.append(
+                MethodComparison(
+                    name, {}, 0.0, 0.0, {}, {}, "n/a", cls.protects, cls.does_not_protect,
+                    error=str(exc),
+                )
+            )  # fmt: skip
+            if progress is not None:
+                progress(name, 1.0, f"error: {exc}")
+            continue
+        released = release.output.table
+        if progress is not None:
+            progress(name, 0.6, "attacks")
+        context = make_context(part, config)
+        attacks = dict(attacks_fn(part, released, control, context, seed))
+        if progress is not None:
+            progress(name, 0.85, "utility")
+        utility = dict(utility_fn(part, control, released, target, seed))
+        if progress is not None:
+            progress(name, 1.0, "done")
+        if keep_releases:
+            releases[name] = released
+        info = release.to_dict()
+        rows.append(
+            MethodComparison(
+                name,
+                info["parameters"],
+                release.seconds,
+                release.cpu_seconds,
+                attacks,
+                utility,
+                release.output.guarantee,
+                cls.protects,
+                cls.does_not_protect,
+                info["details"],
+            )
+        )
+    return Comparison(tuple(rows), target, len(part), len(control), seed, releases)
+
+
+def write_releases(comparison: Comparison, folder: str | Path, suffix: str = ".csv") -> list[Path]:
+    """Write each kept release to ``folder/NAME.csv`` (atomically)."""
+    folder = Path(folder)
+    return [
+        write_atomic(table, folder / f"{name}{suffix}")
+        for name, table in comparison.releases.items()
+    ]
