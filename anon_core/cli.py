@@ -33,9 +33,27 @@ log = logging.getLogger("anon_core")
 EXTRA_COMMANDS: tuple = (release_command, compare_command)
 
 
+def _check_run_paths(config, config_path, **outputs) -> None:
+    """Refuse (exit 2) an output that is an input file of the run or another output, before anything runs."""
+    from anon_core.data.safe_write import check_outputs, run_input_files
+
+    check_outputs(
+        {f"--{k.replace('_', '-')}": v for k, v in outputs.items()},
+        run_input_files(config, config_path),
+    )
+
+
 def _anonymize(args: argparse.Namespace) -> int:
+    loaded = load_config(args.config)
+    _check_run_paths(
+        loaded,
+        args.config,
+        output=args.output,
+        report=args.report,
+        pseudonym_map=args.pseudonym_map,
+    )
     resolution = resolve(
-        load_config(args.config),
+        loaded,
         engine=args.engine,
         progress=_progress(args),
         return_mapping=bool(args.pseudonym_map),
@@ -47,7 +65,9 @@ def _anonymize(args: argparse.Namespace) -> int:
         resolution.search,
     )
     if args.pseudonym_map and resolution.mapping is not None:
-        write_table(resolution.mapping, Path(args.pseudonym_map))  # only on explicit request
+        write_table(  # only on explicit request; atomic
+            resolution.mapping, Path(args.pseudonym_map), formula_escape=config.formula_escape
+        )
     summary = resolution.summary()
     if args.output:
         refusal = None
@@ -67,7 +87,11 @@ def _anonymize(args: argparse.Namespace) -> int:
             sys.stderr.write(f"error: {refusal}\n")
             return EXIT_NOT_SATISFIED
         written = problem.write_release(
-            result, Path(args.output), config.suppressed_records, _progress(args)
+            result,
+            Path(args.output),
+            config.suppressed_records,
+            _progress(args),
+            formula_escape=config.formula_escape,
         )
         summary["output"] = {
             "path": str(args.output),
@@ -182,6 +206,7 @@ def _dp(args: argparse.Namespace) -> int:
     from anon_core.services.problem import load_input
 
     config = load_config(args.config)
+    _check_run_paths(config, args.config, output=args.output)
     frame = load_input(config).frame
     dp_config = validate_dp_section(config.sections.get("dp"), columns=list(frame.columns))
     text = (
@@ -191,8 +216,9 @@ def _dp(args: argparse.Namespace) -> int:
         + "\n"
     )
     if args.output:
-        Path(args.output).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.output).write_text(text, encoding="utf-8")
+        from anon_core.data.safe_write import atomic_write
+
+        atomic_write(args.output, text.encode("utf-8"))
     sys.stdout.write(text)
     return 0
 

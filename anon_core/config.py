@@ -18,8 +18,15 @@ from anon_core.data.dataset import Role
 from anon_core.errors import ConfigError
 from anon_core.privacy.models import make_model
 from anon_core.quality.metrics import make_metric
-from anon_core.release.engines import ENGINES
-from anon_core.validation import check_choice, check_float, check_int, check_keys, check_mapping
+from anon_core.release.engines import ENGINES, validate_engine_options
+from anon_core.validation import (
+    check_bool,
+    check_choice,
+    check_float,
+    check_int,
+    check_keys,
+    check_mapping,
+)
 
 TOP_KEYS = {
     "input",
@@ -44,7 +51,9 @@ MODULE_SECTIONS = ("text", "pseudonymize", "dp", "attack", "method")
 SEARCH_KEYS = {"min_levels", "max_levels", "exact_limit"}
 INPUT_KEYS = {"path", "separator", "encoding", "sheet"}
 ATTRIBUTE_KEYS = {"role", "hierarchy"}
-OUTPUT_KEYS = {"suppressed_records"}
+#: formula_escape: neutralize spreadsheet formulas in CSV/TSV (default true); signing_key_file /
+#: signing_key_env: where the report's Ed25519 sign-off key is read from (never embedded).
+OUTPUT_KEYS = {"suppressed_records", "formula_escape", "signing_key_file", "signing_key_env"}
 #: Options of the scale engines (DuckDB: memory_limit, threads, batch_rows, temp_directory;
 #: Spark: master, conf, app_name).
 ENGINE_OPTION_KEYS = {
@@ -79,6 +88,7 @@ class ReleaseConfig:
     sections: dict[str, Any] = field(default_factory=dict)
     engine: str = "auto"
     engine_options: dict[str, Any] = field(default_factory=dict)
+    formula_escape: bool = True
 
 
 class _UniqueKeyLoader(yaml.SafeLoader):
@@ -211,9 +221,14 @@ def parse_config(data: Mapping[str, Any], base_dir: str | Path = ".") -> Release
     supp = check_choice(
         "output.suppressed_records", out.get("suppressed_records", "remove"), ("remove", "mask")
     )
+    formula_escape = check_bool("output.formula_escape", out.get("formula_escape", True))
+    for key in ("signing_key_file", "signing_key_env"):
+        if key in out and (not isinstance(out[key], str) or not out[key].strip()):
+            raise ConfigError(f"'output.{key}' must be a non-empty string, got {out[key]!r}.")
     engine = check_choice("engine", data.get("engine", "auto"), ("auto", *ENGINES))
     engine_options = dict(check_mapping("engine_options", data.get("engine_options", {})))
     check_keys("engine_options", engine_options, ENGINE_OPTION_KEYS)
+    validate_engine_options(engine, engine_options)  # types and ranges, before anything runs
     return ReleaseConfig(
         raw=dict(data),
         base_dir=base,
@@ -232,6 +247,7 @@ def parse_config(data: Mapping[str, Any], base_dir: str | Path = ".") -> Release
         sections={k: data[k] for k in MODULE_SECTIONS if k in data},
         engine=engine,
         engine_options=engine_options,
+        formula_escape=formula_escape,
     )
 
 

@@ -8,10 +8,12 @@ encoded later as the distinct category :data:`MISSING` (``"NULL"``, as ARX does)
 
 from __future__ import annotations
 
+import codecs
 import csv
 import io
 import logging
 import os
+import warnings
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
@@ -19,7 +21,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from anon_core.errors import DataError
+from anon_core.data.safe_write import atomic_write
+from anon_core.data.xlsx import xlsx_bytes
+from anon_core.errors import ConfigError, DataError
 
 log = logging.getLogger(__name__)
 
@@ -52,34 +56,123 @@ class LoadedTable:
     format: str
     separator: str | None = None
     encoding: str | None = None
+    #: Set when the encoding was not certain (the single-byte default was used): show it to the user.
+    encoding_note: str | None = None
+
+
+#: The documented single-byte fallback for text that is not UTF-8 (Windows Western European,
+#: a superset of Latin-1's printable characters). Never a code page guessed from statistics.
+FALLBACK_ENCODING = "cp1252"
+#: Longest column name and hierarchy label accepted (longer ones are refused up front).
+MAX_NAME_CHARS = 1024
+_NUL_SAMPLE = 4096
+
+
+class DataWarning(UserWarning):
+    """How the input was read needs the user's attention (not a privacy matter)."""
+
+
+def _nul_pattern_encoding(raw: bytes) -> str | None:
+    """UTF-16/32 without a byte-order mark, recognized by where the NUL bytes of mostly-ASCII text fall."""
+    head = raw[:_NUL_SAMPLE]
+    if len(head) < 4 or b"\x00" not in head:
+        return None
+    quads = [head[i : i + 4] for i in range(0, len(head) - len(head) % 4, 4)]
+    if quads:
+        if sum(q[1:] == b"\x00\x00\x00" for q in quads) >= 0.9 * len(quads):
+            return "utf-32-le"
+        if sum(q[:3] == b"\x00\x00\x00" for q in quads) >= 0.9 * len(quads):
+            return "utf-32-be"
+    pairs = head[: len(head) - len(head) % 2]
+    half = len(pairs) // 2
+    even_nul, odd_nul = pairs[0::2].count(0), pairs[1::2].count(0)
+    if odd_nul >= 0.6 * half and even_nul <= 0.05 * half:
+        return "utf-16-le"
+    if even_nul >= 0.6 * half and odd_nul <= 0.05 * half:
+        return "utf-16-be"
+    return None
+
+
+def _is_utf8(raw: bytes) -> bool:
+    try:
+        raw.decode("utf-8")
+        return True
+    except UnicodeDecodeError as exc:
+        # A sample cut inside a multi-byte character is still UTF-8.
+        return exc.reason == "unexpected end of data" and exc.start >= len(raw) - 3
 
 
 def detect_encoding(raw: bytes) -> str:
+    """The encoding of text bytes: by byte-order mark, by NUL pattern (UTF-16/32), UTF-8, else cp1252.
+
+    Only these outcomes are possible: a statistical guess on short inputs picks
+    rare code pages (``Hélène`` read as cp1250 gives ``Hélčne``), so there is none.
+    """
     if raw.startswith(b"\xef\xbb\xbf"):
         return "utf-8-sig"
+    if raw.startswith((b"\xff\xfe\x00\x00", b"\x00\x00\xfe\xff")):
+        return "utf-32"
     if raw.startswith((b"\xff\xfe", b"\xfe\xff")):
         return "utf-16"
-    try:
-        raw.decode("utf-8")
+    by_nul = _nul_pattern_encoding(raw)
+    if by_nul is not None:
+        return by_nul
+    if _is_utf8(raw):
         return "utf-8"
-    except UnicodeDecodeError:
-        pass
-    # Statistical detection is unreliable on short inputs (it guesses exotic
-    # code pages); only trust it on a decent sample, and prefer Western code pages.
-    if len(raw) >= 4096:
-        try:
-            from charset_normalizer import from_bytes
+    return FALLBACK_ENCODING
 
-            best = from_bytes(raw[: 1 << 20]).best()
-            if best is not None and best.encoding:
-                return best.encoding
-        except Exception:  # pragma: no cover - detector failure falls back below
-            log.debug("charset detection failed", exc_info=True)
+
+def fallback_note(name: str) -> str:
+    """What the user is told when a file was read with the single-byte default."""
+    return (
+        f"{name} is not UTF-8; it was read as {FALLBACK_ENCODING} (Western European, the documented default). "
+        "If names look wrong (e.g. Central European text such as 'Łódź'), set input.encoding to the file's "
+        "encoding (e.g. 'cp1250' or 'iso-8859-2') or save the file as UTF-8."
+    )
+
+
+def decode_text(raw: bytes, name: str, encoding: str | None = None) -> tuple[str, str, str | None]:
+    """``(text, encoding, note)``: the bytes decoded faithfully; ``note`` says when the fallback was used."""
+    if encoding is not None:
+        enc = check_encoding(encoding)
+    else:
+        enc = detect_encoding(raw)
+    note = fallback_note(name) if encoding is None and enc == FALLBACK_ENCODING else None
     try:
-        raw.decode("cp1252")
-        return "cp1252"
-    except UnicodeDecodeError:
-        return "latin-1"
+        text = raw.decode(enc)
+    except UnicodeDecodeError as exc:
+        if encoding is None and enc == FALLBACK_ENCODING:
+            text = raw.decode("latin-1")  # the five bytes cp1252 leaves undefined
+        else:
+            raise DataError(
+                f"{name} cannot be decoded as {enc!r} (byte {exc.start}). Set input.encoding to the file's "
+                "encoding, for example 'cp1252', 'iso-8859-2' or 'utf-8'."
+            ) from None
+    return text, enc, note
+
+
+def check_encoding(encoding: object, field: str = "input.encoding") -> str:
+    """A known codec name, or one ConfigError line naming the field."""
+    if not isinstance(encoding, str) or not encoding.strip():
+        raise ConfigError(
+            f"'{field}' must be an encoding name such as 'utf-8' or 'cp1252', got {encoding!r}."
+        )
+    try:
+        codecs.lookup(encoding)
+    except LookupError:
+        raise ConfigError(
+            f"'{field}' names an unknown encoding {encoding!r}; use e.g. 'utf-8', 'cp1252' or 'iso-8859-2'."
+        ) from None
+    return encoding
+
+
+def check_separator(separator: object, field: str = "input.separator") -> str:
+    """A one-character separator, or one ConfigError line naming the field."""
+    if not isinstance(separator, str) or len(separator) != 1 or separator in '\r\n"':
+        raise ConfigError(
+            f"'{field}' must be one character such as ',', ';', a tab or '|', got {separator!r}."
+        )
+    return separator
 
 
 def _detect_separator(text: str) -> str:
@@ -107,7 +200,9 @@ def _detect_separator(text: str) -> str:
 
 def _check_not_binary(raw: bytes, name: str) -> None:
     head = raw[:8192]
-    if b"\x00" in head and not head.startswith((b"\xff\xfe", b"\xfe\xff")):
+    if b"\x00" not in head or head.startswith((b"\xff\xfe", b"\xfe\xff", b"\x00\x00\xfe\xff")):
+        return
+    if _nul_pattern_encoding(raw) is None:
         raise DataError(
             f"{name} looks like a binary file, not a text table. "
             "Upload a CSV/TSV, Excel (.xlsx), Parquet or JSON file."
@@ -117,31 +212,37 @@ def _check_not_binary(raw: bytes, name: str) -> None:
 def read_text_table(
     raw: bytes, name: str = "file", separator: str | None = None, encoding: str | None = None
 ) -> LoadedTable:
-    """Parse CSV/TSV bytes; separator and encoding are detected unless given."""
+    """Parse CSV/TSV bytes; separator and encoding are detected unless given.
+
+    When the bytes are not UTF-8 (nor UTF-16/32) and no encoding is given, they
+    are read as cp1252 and a :class:`DataWarning` (and ``encoding_note``) says so.
+    """
+    if separator is not None:
+        separator = check_separator(separator)
     if not raw.strip():
         raise DataError(
             f"{name} is empty. Choose a file with a header row and at least one data row."
         )
-    _check_not_binary(raw, name)
-    enc = encoding or detect_encoding(raw)
-    try:
-        text = raw.decode(enc)
-    except (UnicodeDecodeError, LookupError) as exc:
+    if encoding is None:
+        _check_not_binary(raw, name)
+    text, enc, note = decode_text(raw, name, encoding)
+    text = text.lstrip("\ufeff")
+    if not text.strip():
         raise DataError(
-            f"{name} cannot be decoded as {enc!r} ({exc}). Give the right encoding, "
-            "for example 'latin-1' or 'utf-8'."
-        ) from None
+            f"{name} is empty. Choose a file with a header row and at least one data row."
+        )
+    if "\x00" in text[:8192]:
+        raise DataError(
+            f"{name} holds NUL characters after decoding as {enc!r}: it is binary or in another encoding. "
+            "Set input.encoding, or upload a CSV/TSV, Excel (.xlsx), Parquet or JSON file."
+        )
     sep = separator or _detect_separator(text)
-    header = next(
-        csv.reader([text.lstrip("\ufeff").splitlines()[0] if text.strip() else ""], delimiter=sep),
-        [],
-    )
-    dup = sorted({c for c in header if header.count(c) > 1})
-    if dup:
-        raise DataError(f"{name} has duplicate column names {dup}. Rename them so each is unique.")
+    first_line = io.StringIO(text, newline=None).readline().rstrip("\n")
+    header = _csv_row(first_line, sep, name)
+    _check_names(header, name)
     try:
         frame = pd.read_csv(
-            io.StringIO(text),
+            io.StringIO(text, newline=None),
             sep=sep,
             dtype=str,
             keep_default_na=False,
@@ -153,13 +254,42 @@ def read_text_table(
         raise DataError(
             f"{name} has no columns. Check that it is a delimited text table."
         ) from None
-    except pd.errors.ParserError as exc:
+    except (pd.errors.ParserError, ValueError, OverflowError) as exc:
         raise DataError(
-            f"{name} could not be parsed with separator {sep!r}: {exc}. "
+            f"{name} could not be parsed with separator {sep!r}: {str(exc).splitlines()[0][:200]}. "
             "Check the separator (',' ';' tab or '|') and quoting."
         ) from None
     _check_frame(frame, name, sep)
-    return LoadedTable(frame=frame, format="csv", separator=sep, encoding=enc)
+    if note is not None:
+        warnings.warn(note, DataWarning, stacklevel=2)
+    return LoadedTable(frame=frame, format="csv", separator=sep, encoding=enc, encoding_note=note)
+
+
+def _csv_row(line: str, sep: str, name: str) -> list[str]:
+    """The header row, with a clear message for a field beyond the csv module's size limit."""
+    try:
+        return next(csv.reader([line], delimiter=sep), [])
+    except csv.Error as exc:
+        if "field limit" in str(exc):
+            raise DataError(
+                f"{name} has a column name longer than {csv.field_size_limit():,} characters; column names "
+                f"are limited to {MAX_NAME_CHARS:,} characters. Shorten it (or check the quoting)."
+            ) from None
+        raise DataError(
+            f"{name}: the header row cannot be read ({exc}). Check its quoting."
+        ) from None
+
+
+def _check_names(header: list[str], name: str) -> None:
+    long = [c for c in header if len(str(c)) > MAX_NAME_CHARS]
+    if long:
+        raise DataError(
+            f"{name} has a column name of {len(str(long[0])):,} characters (starting {str(long[0])[:30]!r}); "
+            f"column names are limited to {MAX_NAME_CHARS:,} characters. Shorten it."
+        )
+    dup = sorted({c for c in header if header.count(c) > 1})
+    if dup:
+        raise DataError(f"{name} has duplicate column names {dup}. Rename them so each is unique.")
 
 
 def _check_frame(frame: pd.DataFrame, name: str, sep: str | None = None) -> None:
@@ -168,9 +298,16 @@ def _check_frame(frame: pd.DataFrame, name: str, sep: str | None = None) -> None
     if len(frame) == 0:
         raise DataError(f"{name} has a header but no data rows. Add rows and load it again.")
     cols = [str(c) for c in frame.columns]
-    if len(set(cols)) != len(cols):
-        dup = sorted({c for c in cols if cols.count(c) > 1})
-        raise DataError(f"{name} has duplicate column names {dup}. Rename them so each is unique.")
+    _check_names(cols, name)
+    for col in frame.columns:
+        if frame[col].dtype == object:
+            nested = frame[col].map(lambda v: isinstance(v, dict | list | tuple | set | np.ndarray))
+            if nested.any():
+                raise DataError(
+                    f"{name}: column {str(col)[:60]!r} holds nested values (lists or objects, e.g. row "
+                    f"{int(np.argmax(nested.to_numpy())) + 1}); the engine needs one plain value per cell. "
+                    "Flatten the column (one column per field) or drop it."
+                )
     if sep is not None and frame.shape[1] == 1:
         header = cols[0]
         other = [s for s in SEPARATORS if s != sep and s in header]
@@ -239,7 +376,7 @@ def _read_binary(raw: bytes, name: str, fmt: str, sheet: str | int | None) -> Lo
         elif fmt == "parquet":
             frame = pd.read_parquet(io.BytesIO(raw))
         else:
-            text = raw.decode(detect_encoding(raw))
+            text = decode_text(raw, name)[0].lstrip("\ufeff")
             stripped = text.lstrip()
             if not stripped:
                 raise DataError(f"{name} is empty.")
@@ -248,8 +385,9 @@ def _read_binary(raw: bytes, name: str, fmt: str, sheet: str | int | None) -> Lo
     except DataError:
         raise
     except Exception as exc:
+        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:200]
         raise DataError(
-            f"{name} could not be read as {fmt}: {exc}. Check the file format."
+            f"{name} could not be read as {fmt}: {first}. Check the file format."
         ) from None
     frame.columns = [str(c) for c in frame.columns]
     _check_frame(frame, name)
@@ -337,21 +475,84 @@ def to_labels(series: pd.Series) -> np.ndarray:
     return out
 
 
-def write_table(frame: pd.DataFrame, path: Path) -> None:
-    """Write a released table; the format follows the suffix (csv, tsv, parquet, xlsx, json)."""
-    suffix = path.suffix.lower()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if suffix in {".csv", ""}:
-        frame.to_csv(path, index=False, lineterminator="\n")
-    elif suffix == ".tsv":
-        frame.to_csv(path, index=False, sep="\t", lineterminator="\n")
-    elif suffix == ".parquet":
-        frame.to_parquet(path, index=False)
-    elif suffix in {".xlsx", ".xlsm"}:
-        frame.to_excel(path, index=False)
-    elif suffix == ".json":
-        frame.to_json(path, orient="records", force_ascii=False, indent=1)
-    else:
+#: First characters that make a spreadsheet read a cell as a formula (OWASP CSV injection).
+FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
+#: Output formats by suffix.
+OUTPUT_FORMATS = {
+    "": "csv",
+    ".csv": "csv",
+    ".tsv": "tsv",
+    ".parquet": "parquet",
+    ".xlsx": "xlsx",
+    ".xlsm": "xlsx",
+    ".json": "json",
+}
+
+
+def escape_formulas(frame: pd.DataFrame) -> pd.DataFrame:
+    """A copy whose string cells starting with = + - @ tab or CR get a leading apostrophe.
+
+    Only string cells change: the number -5 stays a number. This is the usual
+    neutralization of spreadsheet formula injection: a recipient who opens the
+    file sees the text, and no formula runs.
+    """
+    out = frame.copy()
+    for col in out.columns:
+        s = out[col]
+        if s.dtype != object and not pd.api.types.is_string_dtype(s):
+            continue
+        is_text = s.map(lambda v: isinstance(v, str))
+        text = s[is_text].astype(str)
+        hit = text.str.startswith(FORMULA_PREFIXES)
+        if hit.any():
+            out[col] = s.astype(object)
+            out.loc[hit[hit].index, col] = "'" + text[hit]
+    return out
+
+
+def output_format(path: str | os.PathLike[str]) -> str:
+    """The format written for a path's suffix, or one DataError line."""
+    suffix = Path(path).suffix.lower()
+    if suffix not in OUTPUT_FORMATS:
         raise DataError(
             f"Output format {suffix!r} is not supported; use .csv, .tsv, .parquet, .xlsx or .json."
         )
+    return OUTPUT_FORMATS[suffix]
+
+
+def table_bytes(frame: pd.DataFrame, fmt: str, formula_escape: bool = True) -> bytes:
+    """The table as a file's bytes, in memory (no temporary file): csv, tsv, parquet, xlsx or json.
+
+    CSV/TSV string cells that a spreadsheet would run as formulas are
+    neutralized unless ``formula_escape`` is False; XLSX cells are always
+    written as text (never formulas), and its bytes are reproducible with
+    ``SOURCE_DATE_EPOCH``.
+    """
+    if fmt not in set(OUTPUT_FORMATS.values()):
+        raise DataError(f"'fmt' must be one of csv, tsv, parquet, xlsx or json, got {fmt!r}.")
+    if fmt in {"csv", "tsv"}:
+        table = escape_formulas(frame) if formula_escape else frame
+        sep = "\t" if fmt == "tsv" else ","
+        return table.to_csv(index=False, sep=sep, lineterminator="\n").encode("utf-8")
+    if fmt == "xlsx":
+        return xlsx_bytes(frame)
+    if fmt == "json":
+        text = frame.to_json(orient="records", force_ascii=False, indent=1)
+        return (text or "").encode("utf-8")
+    buf = io.BytesIO()
+    frame.to_parquet(buf, index=False)
+    return buf.getvalue()
+
+
+def write_table(
+    frame: pd.DataFrame, path: str | os.PathLike[str], formula_escape: bool = True
+) -> Path:
+    """Write a released table atomically; the format follows the suffix (csv, tsv, parquet, xlsx, json).
+
+    The file is built in memory and replaces ``path`` in one rename (the
+    previous file survives any failure); the folder is created when missing.
+    See :func:`table_bytes` for ``formula_escape``.
+    """
+    path = Path(path)
+    data = table_bytes(frame, output_format(path), formula_escape=formula_escape)
+    return atomic_write(path, data)
