@@ -33,6 +33,7 @@ from anon_core.data.io import write_table
 from anon_core.errors import AnonError, ConfigError
 from anon_core.release.methods import METHODS, method_available
 from anon_core.release.methods.config import MethodSection, method_section, parse_method_section
+from anon_core.release.methods.generalization import problem_for
 from anon_core.release.methods.registry import (
     MethodContext,
     MethodOutput,
@@ -261,14 +262,19 @@ def utility_target(config: ReleaseConfig, frame: pd.DataFrame, target: str | Non
 
 
 def default_attack_runner(
-    config: ReleaseConfig, n_attacks: int | None = None
-) -> AttackRunner:  # pragma: no cover - wired to the attack lab's battery
-    """The attack battery of :mod:`anon_core.attacks.battery` with the configuration's section."""
-    from anon_core.attacks.battery import run_battery
+    config: ReleaseConfig, part: pd.DataFrame, n_attacks: int | None = None
+) -> AttackRunner:
+    """The attack battery of :mod:`anon_core.attacks.battery` with the configuration's section.
+
+    The configuration's hierarchies (built on the released part) go with it, so a generalized
+    release's original and control records are generalized to the release's levels first."""
+    from anon_core.attacks.battery import dataset_hierarchies, run_battery
 
     section = parse_attack_section(config.sections.get("attack"), config.base_dir)
     if n_attacks is not None:
         section = section.with_options(n_attacks=n_attacks)
+    problem, _ = problem_for(part, make_context(part, config))
+    hierarchies = dataset_hierarchies(problem.dataset)
 
     def run(original, released, control, context, random_state):
         report = run_battery(
@@ -277,6 +283,7 @@ def default_attack_runner(
             control=control,
             config_section=section.with_options(random_state=random_state),
             roles=context.roles,
+            hierarchies=hierarchies,
         )
         return report.to_dict()
 
@@ -364,7 +371,7 @@ def compare(
     table = drop_identifiers(frame, config.roles)
     target = utility_target(config, table, target)
     part, control = split_frame(table, attack.control_fraction, seed)
-    attacks_fn = attack_runner or default_attack_runner(config, n_attacks)
+    attacks_fn = attack_runner or default_attack_runner(config, part, n_attacks)
     utility_fn = utility_runner or default_utility_runner()
     rows: list[MethodComparison] = []
     releases: dict[str, pd.DataFrame] = {}

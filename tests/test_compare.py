@@ -1,0 +1,215 @@
+"""The Compare service and ``anon-core compare``: every method on the same split, then the same
+attacks and utility measures. The orchestration is tested with small, transparent runners; the end
+to end run on Adult uses the attack lab's battery and the utility yardstick."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from anon_core.cli import EXIT_BAD_INPUT, main
+from anon_core.config import parse_config
+from anon_core.errors import ConfigError
+from anon_core.services.compare import BASELINE, compare, write_releases
+from tests.conftest import ADULT
+
+
+def _data(n=300, seed=0):
+    rng = np.random.default_rng(seed)
+    return pd.DataFrame(
+        {
+            "name": [f"p{i}" for i in range(n)],
+            "age": rng.integers(18, 80, n),
+            "sex": rng.choice(["F", "M"], n),
+            "zip": rng.choice(["02139", "02138", "02141", "02142"], n),
+            "income": rng.choice(["<=50K", ">50K"], n, p=[0.7, 0.3]),
+        }
+    )
+
+
+def _config(**extra):
+    return parse_config(
+        {
+            "attributes": {
+                "name": {"role": "identifier"},
+                "age": {"role": "quasi-identifier"},
+                "sex": {"role": "quasi-identifier"},
+                "zip": {"role": "quasi-identifier"},
+                "income": {"role": "sensitive"},
+            },
+            "privacy_models": [{"model": "k-anonymity", "k": 3}],
+            "suppression_limit": 0.05,
+            **extra,
+        }
+    )
+
+
+class Recorder:
+    """Transparent runners: exact-copy share as the 'attack', target agreement as 'utility'."""
+
+    def __init__(self):
+        self.calls = []
+
+    def attacks(self, original, released, control, context, seed):
+        self.calls.append((original, control, seed))
+        cols = [c for c in released.columns if c != "income"]
+        key = lambda f: f[cols].astype(str).agg("|".join, axis=1)  # noqa: E731
+        return {"copies": float(key(original).isin(set(key(released))).mean())}
+
+    def utility(self, original, holdout, released, target, seed):
+        return {"ml": {"target": target}, "marginal_distance": 0.0, "association_distance": 0.0}
+
+
+def test_every_method_runs_on_the_same_split_and_reports_figures():
+    rec = Recorder()
+    seen = []
+    result = compare(
+        _config(attack={"control_fraction": 0.25, "random_state": 3}),
+        _data(),
+        ["generalization", "microaggregation", "pram", "noise"],
+        baseline=True,
+        attack_runner=rec.attacks,
+        utility_runner=rec.utility,
+        progress=lambda name, f, msg: seen.append((name, f)),
+        keep_releases=True,
+    )
+    out = result.to_dict()
+    assert list(out["methods"]) == [BASELINE, "generalization", "microaggregation", "pram", "noise"]
+    # one split for all: 25 % of 300 records never released, identical for every method
+    assert result.n_control == 75 and result.n_released_part == 225
+    assert len(rec.calls) == 5
+    for original, control, seed in rec.calls:
+        pd.testing.assert_frame_equal(original, rec.calls[0][0])
+        pd.testing.assert_frame_equal(control, rec.calls[0][1])
+        assert seed == 3 and "name" not in original.columns
+    for name, entry in out["methods"].items():
+        assert {"parameters", "seconds", "attacks", "utility", "privacy_guarantee"} <= set(entry)
+        assert entry["utility"]["ml"]["target"] == "income"
+        assert max(f for n, f in seen if n == name) == 1.0
+    assert out["methods"]["generalization"]["privacy_guarantee"] == "k-anonymity (k=3)"
+    assert out["methods"]["microaggregation"]["parameters"]["k"] == 3
+    # the unprotected copy's records are all found in its release; generalization's are not
+    assert out["methods"][BASELINE]["attacks"]["copies"] == 1.0
+    assert out["methods"]["generalization"]["attacks"]["copies"] < 0.5
+    json.dumps(out)  # JSON-ready
+
+
+def test_method_section_parameters_apply_and_failures_are_reported():
+    rec = Recorder()
+    config = _config(method={"name": "microaggregation", "k": 7, "random_state": 2})
+    data = _data()
+    data["age"] = "a" + data["age"].astype(str)  # no numeric quasi-identifier left
+    result = compare(
+        config,
+        data,
+        ["microaggregation", "pram"],
+        attack_runner=rec.attacks,
+        utility_runner=rec.utility,
+    )
+    micro = result.method("microaggregation")
+    assert micro.error is not None and "no quasi-identifier of kind numeric" in micro.error
+    assert micro.attacks == {} and result.method("pram").error is None
+    with_age = compare(
+        config, _data(), ["microaggregation"], attack_runner=rec.attacks, utility_runner=rec.utility
+    )
+    assert with_age.method("microaggregation").parameters["k"] == 7
+
+
+def test_write_releases_and_bad_method_names(tmp_path):
+    rec = Recorder()
+    result = compare(
+        _config(),
+        _data(),
+        ["rank-swapping", "mondrian"],
+        attack_runner=rec.attacks,
+        utility_runner=rec.utility,
+        keep_releases=True,
+    )
+    paths = write_releases(result, tmp_path / "out")
+    assert sorted(p.name for p in paths) == ["mondrian.csv", "rank-swapping.csv"]
+    assert len(pd.read_csv(paths[0])) == result.n_released_part
+    with pytest.raises(ConfigError, match="'methods' names 'teleport'"):
+        compare(_config(), _data(), ["teleport"], attack_runner=rec.attacks)
+    with pytest.raises(ConfigError, match="'target' is 'nope'"):
+        compare(_config(), _data(), ["pram"], target="nope", attack_runner=rec.attacks)
+
+
+@pytest.mark.parametrize(
+    "args, needle",
+    [
+        (["--methods", "teleport"], "'methods' names 'teleport'"),
+        (["--methods", " , "], "'--methods' must name methods"),
+    ],
+)
+def test_cli_compare_bad_input_exits_2_with_one_line(tmp_path, capsys, args, needle):
+    _data().to_csv(tmp_path / "people.csv", index=False)
+    cfg = _config().raw | {"input": {"path": "people.csv"}}
+    (tmp_path / "c.json").write_text(json.dumps(cfg))
+    assert main(["compare", str(tmp_path / "c.json"), *args]) == EXIT_BAD_INPUT
+    err = [line for line in capsys.readouterr().err.splitlines() if line.startswith("error:")]
+    assert len(err) == 1 and needle in err[0]
+
+
+# ------------------------------------------------------------------ end to end on Adult
+_READY = all(
+    importlib.util.find_spec(m) is not None
+    for m in ("anon_core.attacks.singling_out", "anon_core.analysis.yardstick")
+)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not (ADULT / "adult.csv").is_file(), reason="../shared/data/adult is absent")
+@pytest.mark.skipif(
+    not _READY, reason="the attack battery or the utility yardstick is not in this build"
+)
+def test_compare_on_adult_unprotected_copy_scores_worst(tmp_path, capsys):
+    qis = ["age", "sex", "race", "marital-status", "education"]
+    cfg = {
+        "input": {"path": str(ADULT / "adult.csv"), "separator": ";"},
+        "attributes": {
+            **{
+                q: {
+                    "role": "quasi-identifier",
+                    "hierarchy": {"file": str(ADULT / f"adult_hierarchy_{q}.csv")},
+                }
+                for q in qis
+            },
+            "salary-class": {"role": "sensitive"},
+        },
+        "privacy_models": [{"model": "k-anonymity", "k": 5}],
+        "suppression_limit": 0.05,
+        "attack": {"n_attacks": 200, "random_state": 1, "control_fraction": 0.2},
+    }
+    (tmp_path / "adult.json").write_text(json.dumps(cfg))
+    methods = "generalization,microaggregation,pram"
+    code = main(
+        [
+            "compare",
+            str(tmp_path / "adult.json"),
+            "--methods",
+            methods,
+            "--baseline",
+            "-o",
+            str(tmp_path),
+        ]
+    )
+    assert code == 0, capsys.readouterr().err
+    out = json.loads(capsys.readouterr().out)["methods"]
+    assert set(out) == {BASELINE, *methods.split(",")}
+    for name, entry in out.items():
+        assert "error" not in entry, (name, entry.get("error"))
+        assert entry["attacks"]["singling_out"] and "membership" in entry["attacks"]
+        assert {"ml", "marginal_distance", "association_distance"} <= set(entry["utility"])
+        assert (tmp_path / f"{name}.csv").is_file()
+    copy = out[BASELINE]["attacks"]
+    for name in methods.split(","):
+        attacks = out[name]["attacks"]
+        assert (
+            attacks["singling_out"]["multivariate"]["risk"]
+            < copy["singling_out"]["multivariate"]["risk"]
+        ), name
+        assert attacks["membership"]["advantage"] < copy["membership"]["advantage"], name
