@@ -3,4 +3,4 @@
 Importing the package registers every family.
 """
 
-from anon_core.privacy import models, risk_based  # noqa: F401  (registers the models)
+from anon_core.privacy import attack_risk, models, risk_based  # noqa: F401  (registers the models)

@@ -255,7 +255,12 @@ class Problem:
         return self.evaluator.evaluate(transformation)
 
     def search(self, **options: Any) -> SearchResult:
-        """The optimal transformation (see :func:`anon_core.search.lattice.search`)."""
+        """The optimal transformation (see :func:`anon_core.search.lattice.search`); with an
+        ``attack-risk`` model, the risk-bounded search (:mod:`anon_core.search.attack_bounded`)."""
+        if any(getattr(m, "needs_records", False) for m in self.evaluator.models):
+            from anon_core.search.attack_bounded import attack_bounded_search  # attacks load on demand
+
+            return attack_bounded_search(self.evaluator, **options)
         return search(self.evaluator, **options)
 
     def apply(

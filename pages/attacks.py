@@ -1,0 +1,71 @@
+"""Attacks: singling out, linkability, inference, linkage and membership inference on the current release."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from ui.attacks import (
+    RATE_LINES,
+    attack_settings,
+    external_upload,
+    linkage_chart,
+    risk_chart,
+    run_attacks,
+)
+from ui.widgets import current_levels, explain, friendly_errors, start_page
+
+ws = start_page("Attacks", "🗡️ Attacks")
+
+with friendly_errors():
+    st.caption(
+        "The input is split once: the released part is generalized with the current transformation, the "
+        "control part is never released. Each attack guesses about both; what it gets right only about "
+        "released records is the release's risk."
+    )
+    section = attack_settings(ws)
+    external, external_key = external_upload()
+    report = run_attacks(ws, current_levels(ws), section, external, external_key)
+    if report is not None:
+        st.subheader("Risk per attack")
+        st.plotly_chart(risk_chart(report), key="attack_risk_chart")
+        for name, line in RATE_LINES.items():
+            st.markdown(f"- **{name}**: {line}")
+        explain(
+            "Risk = (main - control) / (1 - control), with its 95% interval: the share of the attacker's "
+            "guesses that succeed because the records were released.",
+            "Following anonymeter (Giomi et al., PETS 2023). Singling out: predicates from the released "
+            "table that match exactly one original record. Linkability: records linked across two groups "
+            "of columns. Inference: the secret column guessed from the others.",
+        )
+        if report.membership is not None:
+            m = report.membership
+            st.metric(
+                "Membership inference advantage (DCR)",
+                f"{m.advantage:.1%}",
+                help=f"95% interval {m.ci[0]:.1%} to {m.ci[1]:.1%}; AUC {m.auc:.2f}",
+            )
+            st.caption(
+                "True-positive minus false-positive rate of guessing 'released' when a record's closest "
+                "released record is near (threshold chosen on half the records, measured on the other half)."
+            )
+        if report.linkage is not None:
+            st.subheader("Linkage with the external table")
+            link = report.linkage
+            c = st.columns(4)
+            c[0].metric("external records", f"{link.external_records:,}")
+            c[1].metric("matched", f"{link.matched_records:,}")
+            c[2].metric("unique matches", f"{link.unique_matches:,}")
+            c[3].metric("expected re-identified", f"{link.expected_reidentified:,.1f}")
+            st.plotly_chart(linkage_chart(link), key="attack_linkage_chart")
+            explain(
+                "Each external record matches a group of released records; the attacker picks one, so "
+                "a group of size s re-identifies with probability 1/s.",
+                "Expected re-identified = sum of 1/size over matched records "
+                + (
+                    "whose true record was released (the identifier column tells)."
+                    if link.truth_known
+                    else "(no shared identifier: the attacker's expected successes)."
+                ),
+            )
+        with st.expander("Figures as JSON (what `anon-core attack` prints)"):
+            st.json(report.to_dict())

@@ -1,0 +1,176 @@
+"""Widgets and charts of the Attacks page (Streamlit side only; the attacks are anon_core's)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any
+
+import pandas as pd
+import plotly.graph_objects as go
+import streamlit as st
+
+from anon_core.attacks.battery import AttackReport, attack_split
+from anon_core.attacks.linkage import LinkageResult
+from anon_core.attacks.split import AttackSection, parse_attack_section
+from anon_core.data.io import load_table
+from anon_core.privacy.models import make_model
+from anon_core.quality.metrics import make_metric
+from anon_core.workspace import Workspace
+
+RESULTS_KEY = "attack_reports"
+RATE_LINES = {
+    "main attack": "share of guesses about **released** records that were right",
+    "control": "the same guesses about records that were **never released**: what anyone learns from the release",
+    "baseline": "random guessing: an attack no better than this learns nothing",
+}
+
+
+def attack_settings(ws: Workspace) -> AttackSection:
+    """Control fraction, guesses per attack and seed, from the workspace's ``attack`` section."""
+    current = parse_attack_section(ws.sections.get("attack"))
+    c = st.columns(3)
+    fraction = c[0].slider(
+        "Control share",
+        0.1,
+        0.5,
+        float(round(current.control_fraction, 2)),
+        0.05,
+        key="attack_fraction",
+        help="Records held back as the control set: never released, so the attacks can tell what the "
+        "release teaches about anyone from what it reveals about its own records.",
+    )
+    n_attacks = c[1].number_input(
+        "Guesses per attack",
+        min_value=10,
+        max_value=20_000,
+        value=min(current.n_attacks, 500),
+        step=100,
+        key="attack_n",
+        help="More guesses, narrower intervals, longer runs (the CLI default is 2,000).",
+    )
+    seed = c[2].number_input(
+        "Seed", min_value=0, value=current.random_state, step=1, key="attack_seed"
+    )
+    section = dict(ws.sections.get("attack") or {})
+    section.update(
+        control_fraction=float(fraction), n_attacks=int(n_attacks), random_state=int(seed)
+    )
+    for key in ("control", "released", "external", "id_column"):
+        section.pop(key, None)
+    return parse_attack_section(section)
+
+
+def external_upload() -> tuple[pd.DataFrame | None, str]:
+    """The external table for linkage (an identifier plus raw quasi-identifiers), if uploaded."""
+    uploaded = st.file_uploader(
+        "External table for the linkage attack (CSV, TSV, Excel, Parquet, JSON)",
+        type=["csv", "tsv", "txt", "xlsx", "parquet", "json"],
+        key="attack_external",
+        help="What an attacker could hold: a name or other identifier plus raw values of some "
+        "quasi-identifiers under the same column names.",
+    )
+    if uploaded is None:
+        return None, ""
+    raw = uploaded.getvalue()
+    return load_table(raw, name=uploaded.name).frame, hashlib.sha256(raw).hexdigest()
+
+
+def run_attacks(
+    ws: Workspace,
+    levels: dict[str, int],
+    section: AttackSection,
+    external: pd.DataFrame | None,
+    external_key: str,
+) -> AttackReport | None:
+    """Run the battery on the current transformation with a progress bar; cached per fingerprint."""
+    fingerprint = hashlib.sha256(
+        json.dumps(
+            [
+                ws.data_key(),
+                levels,
+                section.to_dict(),
+                external_key,
+                ws.models,
+                ws.suppression_limit,
+                ws.metric,
+            ],
+            sort_keys=True,
+            default=str,
+        ).encode()
+    ).hexdigest()
+    cache: dict[str, Any] = st.session_state.setdefault(RESULTS_KEY, {})
+    if fingerprint in cache:
+        return cache[fingerprint]
+    if not st.button("Run the attacks", type="primary", key="attack_run"):
+        return None
+    bar = st.progress(0.0, text="Splitting and releasing…")
+
+    def progress(fraction: float, message: str) -> None:
+        bar.progress(min(max(float(fraction), 0.0), 1.0), text=f"{message}: {fraction:.0%}")
+
+    report, _ = attack_split(
+        ws.frame,
+        ws.roles,
+        ws.hierarchies(),
+        levels,
+        section,
+        models=[make_model(m) for m in ws.models],
+        suppression_limit=ws.suppression_limit,
+        metric=make_metric(ws.metric),
+        external=external,
+        progress=progress,
+    )
+    bar.empty()
+    cache.clear()  # one report per session is enough; the next fingerprint replaces it
+    cache[fingerprint] = report
+    return report
+
+
+def risk_chart(report: AttackReport) -> go.Figure:
+    """Risk with its interval per attack, beside the main, control and baseline success rates."""
+    rows = report.rows()
+    names = [r["attack"] for r in rows]
+    fig = go.Figure()
+    fig.add_trace(
+        go.Bar(
+            name="risk",
+            x=names,
+            y=[r["risk"] for r in rows],
+            error_y={
+                "type": "data",
+                "symmetric": False,
+                "array": [r["ci_high"] - r["risk"] for r in rows],
+                "arrayminus": [r["risk"] - r["ci_low"] for r in rows],
+            },
+        )
+    )
+    for key, label in (("attack", "main attack"), ("control", "control"), ("baseline", "baseline")):
+        fig.add_trace(
+            go.Scatter(
+                name=label,
+                x=names,
+                y=[r[f"{key}_rate"] for r in rows],
+                mode="markers",
+                error_y={"type": "data", "array": [r[f"{key}_error"] for r in rows]},
+            )
+        )
+    fig.update_layout(
+        yaxis_title="risk (share of guesses)",
+        yaxis_range=[0, 1.05],
+        margin={"t": 30},
+        legend={"orientation": "h"},
+    )
+    return fig
+
+
+def linkage_chart(result: LinkageResult) -> go.Figure:
+    """External records per size of their matching released group (0: no match)."""
+    sizes = pd.Series(result.group_sizes, name="matching group size")
+    fig = go.Figure(go.Histogram(x=sizes, nbinsx=min(50, max(5, int(sizes.nunique())))))
+    fig.update_layout(
+        xaxis_title="matching released group size (0: no match)",
+        yaxis_title="external records",
+        margin={"t": 30},
+    )
+    return fig
