@@ -1,9 +1,11 @@
-"""The analyst's working state, independent of any UI: data, roles, hierarchies,
-privacy configuration, current transformation and an undo history.
+"""The analyst's working state, independent of any UI: the table and its release configuration.
 
-The dashboard keeps one Workspace per session; it round-trips through the same
-release configuration the CLI reads (hierarchies inline), so a session can be
-saved, resumed and rerun headless.
+The state **is** a release configuration (the file the CLI reads) plus undo/redo history and an
+audit trail. Roles, hierarchies, models, suppression, metric and transformation are views of that
+configuration; every section of a loaded configuration (``search``, ``output``, ``engine``, module
+sections, hierarchy files) is kept, so loading, editing and saving round-trips exactly. Everything
+derived (frequency table, search, attacks) is cached by the fingerprints below, never invalidated
+by hand: Undo restores the configuration and the derived figures follow.
 """
 
 from __future__ import annotations
@@ -13,141 +15,138 @@ import hashlib
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
-from anon_core.config import parse_config
-from anon_core.data.builders import build_hierarchy, default_hierarchy
+from anon_core.config import MODULE_SECTIONS, parse_config
+from anon_core.data.builders import default_hierarchy
 from anon_core.data.dataset import Dataset, Role
 from anon_core.data.frequency import FrequencyTable
 from anon_core.data.hierarchy import Hierarchy
-from anon_core.data.io import ColumnKind, column_profile, infer_kind, to_labels
+from anon_core.data.io import infer_kind, to_labels
+from anon_core.data.roles import suggest_roles
 from anon_core.errors import ConfigError
 from anon_core.privacy.models import make_model
 from anon_core.quality.metrics import make_metric
 from anon_core.release.apply import apply_transformation
 from anon_core.search.evaluate import Evaluator
-from anon_core.services.problem import Problem
+from anon_core.services.problem import Problem, hierarchy_from_spec
+from anon_core.services.resolve import CHOSEN_BY
 
-#: Column names that almost always hold direct identifiers.
-_IDENTIFIER_HINTS = (
-    "name",
-    "email",
-    "e-mail",
-    "phone",
-    "ssn",
-    "passport",
-    "iban",
-    "account",
-    "patient_id",
-    "record_id",
-    "mrn",
-)
-#: Column names that usually hold the attribute an attacker wants to learn.
-_SENSITIVE_HINTS = (
-    "diagnos",
-    "disease",
-    "illness",
-    "condition",
-    "salary",
-    "income",
-    "religion",
-    "treatment",
-)
 MAX_HISTORY = 50
+DEFAULT_MODELS = ({"model": "k-anonymity", "k": 5},)
+#: The views of the configuration that :meth:`Workspace.update` changes.
+SETTINGS = (
+    "roles",
+    "hierarchy_specs",
+    "models",
+    "suppression_limit",
+    "metric",
+    "transformation",
+    "sections",
+    "chosen_by",
+)
+
+__all__ = ["MAX_HISTORY", "SETTINGS", "Workspace", "fingerprint", "suggest_roles"]
 
 
-def suggest_roles(frame: pd.DataFrame) -> dict[str, dict[str, str]]:
-    """A role per column with the reason, from names, kinds and uniqueness.
+def fingerprint(*parts: Any) -> str:
+    """SHA-256 of JSON-serialisable parts (sorted keys): the key of every derived cache."""
+    text = json.dumps(parts, sort_keys=True, default=str, ensure_ascii=False)
+    return hashlib.sha256(text.encode()).hexdigest()
 
-    Identifier-like names and nearly unique categorical columns (>= 90% unique
-    values) are identifiers; long free text is insensitive (scan it for PII);
-    names such as diagnosis or income suggest a sensitive attribute; everything
-    else, dates and numbers included however unique, is a quasi-identifier
-    (they can be generalized).
-    """
-    profile = column_profile(frame).set_index("column")
-    out = {}
-    for col in frame.columns:
-        row = profile.loc[str(col)]
-        lowered = str(col).lower()
-        if any(h in lowered for h in _IDENTIFIER_HINTS):
-            out[str(col)] = {
-                "role": Role.IDENTIFIER.value,
-                "reason": "name suggests a direct identifier",
-            }
-        elif row["kind"] == ColumnKind.TEXT:
-            out[str(col)] = {
-                "role": Role.INSENSITIVE.value,
-                "reason": "free text (scan it for personal data)",
-            }
-        elif any(h in lowered for h in _SENSITIVE_HINTS):
-            out[str(col)] = {
-                "role": Role.SENSITIVE.value,
-                "reason": "name suggests a sensitive attribute",
-            }
-        elif (
-            row["kind"] == ColumnKind.CATEGORICAL
-            and row["unique_share"] >= 0.9
-            and len(frame) >= 10
-        ):
-            out[str(col)] = {
-                "role": Role.IDENTIFIER.value,
-                "reason": f"{row['unique_share']:.0%} of values are unique",
-            }
-        else:
-            out[str(col)] = {
-                "role": Role.QUASI_IDENTIFIER.value,
-                "reason": f"{row['distinct']} distinct values; could be known to an attacker",
-            }
-    return out
+
+def _frame_hash(frame: pd.DataFrame) -> str:
+    digest = hashlib.sha256(pd.util.hash_pandas_object(frame, index=True).to_numpy().tobytes())
+    digest.update(json.dumps(list(map(str, frame.columns))).encode())
+    return digest.hexdigest()
 
 
 @dataclass
 class Workspace:
-    """Mutable working state; every change through :meth:`update` is undoable."""
+    """A table and its release configuration; every change through :meth:`update` is undoable."""
 
     frame: pd.DataFrame
     source: str = "data"
-    roles: dict[str, str] = field(default_factory=dict)
-    hierarchy_specs: dict[str, dict[str, Any]] = field(default_factory=dict)
-    models: list[dict[str, Any]] = field(default_factory=lambda: [{"model": "k-anonymity", "k": 5}])
-    suppression_limit: float = 0.02
-    metric: dict[str, Any] = field(default_factory=lambda: {"name": "loss"})
-    transformation: dict[str, int] | None = None
-    #: Module sections of the release configuration: "text", "pseudonymize", "dp".
-    sections: dict[str, Any] = field(default_factory=dict)
+    config: dict[str, Any] = field(default_factory=dict)
+    #: Folder that relative paths of the configuration (hierarchy files) resolve against.
+    base_dir: Path = field(default_factory=Path.cwd)
+    #: How the current transformation was chosen: configured, search, explore or manual.
+    chosen_by: str | None = None
     history: list[dict[str, Any]] = field(default_factory=list, repr=False)
+    redo_stack: list[dict[str, Any]] = field(default_factory=list, repr=False)
     audit: list[dict[str, Any]] = field(default_factory=list, repr=False)
     frame_hash: str = field(default="", repr=False)
-    #: A file opened by path (:class:`~anon_core.release.engines.large.LargeTable`): ``frame`` is then its
-    #: seeded sample for row-level views; frequency tables, search, risk and the release read the
+    #: A file opened by path (:class:`~anon_core.release.engines.large.LargeTable`): ``frame`` is then
+    #: its seeded sample for row-level views; frequency tables, search, risk and the release read the
     #: whole file through the engine.
     large: Any = field(default=None, repr=False)
+    #: The uploaded file's bytes, kept in memory only, so the report fingerprints the real input.
+    input_bytes: bytes | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         if self.large is not None and not self.frame_hash:
             self.frame_hash = hashlib.sha256(self.large.key.encode()).hexdigest()
         if not self.frame_hash:  # the frame is never modified: hash it once
-            digest = hashlib.sha256(
-                pd.util.hash_pandas_object(self.frame, index=True).to_numpy().tobytes()
-            )
-            digest.update(json.dumps(list(map(str, self.frame.columns))).encode())
-            self.frame_hash = digest.hexdigest()
+            self.frame_hash = _frame_hash(self.frame)
+        self.config = copy.deepcopy(self.config)
+        self.config.setdefault("input", {"path": self.source})
+        self.config.setdefault("attributes", {})
+        self.config.setdefault("privacy_models", [dict(m) for m in DEFAULT_MODELS])
+        self.config.setdefault("suppression_limit", 0.02)
+        self.config.setdefault("quality_metric", {"name": "loss"})
+        if self.large is not None:
+            self.config.setdefault("engine", self.large.engine.name)
 
     # ------------------------------------------------------------ creation
     @classmethod
     def from_frame(cls, frame: pd.DataFrame, source: str = "data") -> Workspace:
         roles = {c: s["role"] for c, s in suggest_roles(frame).items()}
-        return cls(frame=frame, source=source, roles=roles)
+        ws = cls(frame=frame, source=source)
+        ws._set_roles(roles)
+        return ws
 
     @classmethod
     def from_large(cls, large: Any) -> Workspace:
         """A workspace over a file opened by path; roles are suggested from its sample."""
         roles = {c: s["role"] for c, s in suggest_roles(large.sample).items()}
-        return cls(frame=large.sample, source=str(large.source.path), roles=roles, large=large)
+        ws = cls(frame=large.sample, source=str(large.source.path), large=large)
+        ws._set_roles(roles)
+        return ws
+
+    @classmethod
+    def from_config(
+        cls,
+        config: Mapping[str, Any],
+        frame: pd.DataFrame,
+        source: str = "data",
+        large: Any = None,
+        base_dir: str | Path | None = None,
+    ) -> Workspace:
+        """Resume from a release configuration (the file the CLI reads), kept exactly as given.
+
+        Hierarchy files resolve against ``base_dir`` (default: the working folder); a file that
+        cannot be read is an error, never silently replaced by a default hierarchy.
+        """
+        base = Path(base_dir) if base_dir is not None else Path.cwd()
+        parsed = parse_config(config, base_dir=base)  # validates every section now
+        missing = [a for a in parsed.roles if a not in frame.columns]
+        if missing:
+            raise ConfigError(
+                f"The configuration names columns {missing} that this table does not have."
+            )
+        ws = cls(
+            frame=frame,
+            source=source,
+            config=dict(config),
+            base_dir=base,
+            chosen_by="configured" if parsed.transformation else None,
+            large=large,
+        )
+        ws.problem()  # validates hierarchies and models against the data now
+        return ws
 
     @property
     def n_rows(self) -> int:
@@ -161,119 +160,182 @@ class Workspace:
             return self.large.distinct(column)
         return self.frame[column]
 
-    @classmethod
-    def from_config(
-        cls, config: Mapping[str, Any], frame: pd.DataFrame, source: str = "data", large: Any = None
-    ) -> Workspace:
-        """Resume from a release configuration (the file the CLI reads)."""
-        parsed = parse_config(config)
-        missing = [a for a in parsed.roles if a not in frame.columns]
-        if missing:
-            raise ConfigError(
-                f"The configuration names columns {missing} that this table does not have."
-            )
-        roles = {c: Role.INSENSITIVE.value for c in frame.columns}
-        roles.update({c: r.value for c, r in parsed.roles.items()})
-        specs = {
-            name: dict(spec) for name, spec in parsed.hierarchy_specs.items() if "file" not in spec
+    # ------------------------------------------------------------ views of the configuration
+    @property
+    def roles(self) -> dict[str, str]:
+        """A role per column (columns the configuration does not name are insensitive)."""
+        attrs = self.config.get("attributes", {})
+        return {
+            str(c): str(attrs.get(str(c), {}).get("role", Role.INSENSITIVE.value))
+            for c in self.frame.columns
         }
-        ws = cls(
-            frame=frame,
-            source=source,
-            roles=roles,
-            hierarchy_specs=specs,
-            models=[dict(m) for m in parsed.models],
-            suppression_limit=parsed.suppression_limit,
-            metric=dict(parsed.quality_metric or {"name": "loss"}),
-            transformation=dict(parsed.transformation) if parsed.transformation else None,
-            sections=copy.deepcopy(parsed.sections),
-            large=large,
-        )
-        ws.problem()  # validates hierarchies and models against the data now
-        return ws
 
-    # ------------------------------------------------------------ state
+    def _set_roles(self, roles: Mapping[str, str]) -> None:
+        attrs = self.config.setdefault("attributes", {})
+        for col, role in roles.items():
+            entry = attrs.setdefault(str(col), {})
+            entry["role"] = Role(role).value
+
+    @property
+    def hierarchy_specs(self) -> dict[str, dict[str, Any]]:
+        attrs = self.config.get("attributes", {})
+        return {c: dict(a["hierarchy"]) for c, a in attrs.items() if "hierarchy" in a}
+
+    def _set_hierarchy_specs(self, specs: Mapping[str, Mapping[str, Any]]) -> None:
+        attrs = self.config.setdefault("attributes", {})
+        for col, entry in attrs.items():
+            if col not in specs:
+                entry.pop("hierarchy", None)
+        for col, spec in specs.items():
+            attrs.setdefault(col, {"role": Role.INSENSITIVE.value})["hierarchy"] = dict(spec)
+
+    @property
+    def models(self) -> list[dict[str, Any]]:
+        return [dict(m) for m in self.config.get("privacy_models", [])]
+
+    @property
+    def suppression_limit(self) -> float:
+        return float(self.config.get("suppression_limit", 0.0))
+
+    @property
+    def metric(self) -> dict[str, Any]:
+        return dict(self.config.get("quality_metric") or {"name": "loss"})
+
+    @property
+    def transformation(self) -> dict[str, int] | None:
+        t = self.config.get("transformation")
+        return dict(t) if t else None
+
+    @property
+    def sections(self) -> dict[str, Any]:
+        """Module sections of the configuration (text, pseudonymize, dp, attack, method, ...)."""
+        return {k: self.config[k] for k in MODULE_SECTIONS if k in self.config}
+
+    @property
+    def search_options(self) -> dict[str, Any]:
+        return dict(self.config.get("search", {}))
+
+    def _assign(self, key: str, value: Any) -> None:
+        value = copy.deepcopy(value)
+        if key == "roles":
+            self._set_roles(value)
+        elif key == "hierarchy_specs":
+            self._set_hierarchy_specs(value)
+        elif key == "models":
+            self.config["privacy_models"] = list(value)
+        elif key == "suppression_limit":
+            self.config["suppression_limit"] = float(value)
+        elif key == "metric":
+            self.config["quality_metric"] = dict(value)
+        elif key == "transformation":
+            if value:
+                self.config["transformation"] = {str(q): int(v) for q, v in value.items()}
+            else:
+                self.config.pop("transformation", None)
+        elif key == "sections":
+            for name in MODULE_SECTIONS:
+                self.config.pop(name, None)
+            self.config.update(value)
+        elif key == "chosen_by":
+            if value is not None and value not in CHOSEN_BY:
+                raise ConfigError(f"'chosen_by' must be one of {CHOSEN_BY}, got {value!r}.")
+            self.chosen_by = value
+
+    # ------------------------------------------------------------ history
     def snapshot(self) -> dict[str, Any]:
-        return copy.deepcopy(
-            {
-                "roles": self.roles,
-                "hierarchy_specs": self.hierarchy_specs,
-                "models": self.models,
-                "suppression_limit": self.suppression_limit,
-                "metric": self.metric,
-                "transformation": self.transformation,
-                "sections": self.sections,
-            }
+        return copy.deepcopy({"config": self.config, "chosen_by": self.chosen_by})
+
+    def _restore(self, state: Mapping[str, Any]) -> None:
+        self.config = copy.deepcopy(dict(state["config"]))
+        self.chosen_by = state.get("chosen_by")
+
+    def _log(self, change: str) -> None:
+        self.audit.append(
+            {"change": change, "at": pd.Timestamp.now(tz="UTC").isoformat(timespec="seconds")}
         )
 
     def update(self, what: str, **changes: Any) -> None:
-        """Apply a change, remembering the previous state for undo and the audit trail."""
+        """Apply a change, remembering the previous state for undo and the audit trail.
+
+        A change of the transformation without ``chosen_by`` records it as chosen by hand
+        ("manual"); clearing it clears how it was chosen.
+        """
+        unknown = [k for k in changes if k not in SETTINGS]
+        if unknown:
+            raise AttributeError(f"Workspace has no setting {unknown[0]!r}.")
+        if "transformation" in changes and "chosen_by" not in changes:
+            changes["chosen_by"] = "manual" if changes["transformation"] else None
         before = self.snapshot()
         for key, value in changes.items():
-            if key not in before:
-                raise AttributeError(f"Workspace has no setting {key!r}.")
-            setattr(self, key, copy.deepcopy(value))
+            self._assign(key, value)
         if self.snapshot() == before:
             return
         self.history.append(before)
         del self.history[:-MAX_HISTORY]
-        self.audit.append(
-            {"change": what, "at": pd.Timestamp.now(tz="UTC").isoformat(timespec="seconds")}
-        )
+        self.redo_stack.clear()
+        self._log(what)
+
+    def load_config(self, config: Mapping[str, Any], base_dir: str | Path | None = None) -> None:
+        """Replace the whole configuration with ``config`` (validated against this table, kept
+        exactly as given); an undoable change like any other."""
+        probe = Workspace.from_config(config, self.frame, self.source, self.large, base_dir)
+        before = self.snapshot()
+        self.config, self.base_dir, self.chosen_by = probe.config, probe.base_dir, probe.chosen_by
+        if self.snapshot() == before:
+            return
+        self.history.append(before)
+        del self.history[:-MAX_HISTORY]
+        self.redo_stack.clear()
+        self._log("configuration loaded")
 
     def undo(self) -> bool:
         if not self.history:
             return False
-        state = self.history.pop()
-        for key, value in state.items():
-            setattr(self, key, value)
-        self.audit.append(
-            {"change": "undo", "at": pd.Timestamp.now(tz="UTC").isoformat(timespec="seconds")}
-        )
+        self.redo_stack.append(self.snapshot())
+        self._restore(self.history.pop())
+        self._log("undo")
+        return True
+
+    def redo(self) -> bool:
+        if not self.redo_stack:
+            return False
+        self.history.append(self.snapshot())
+        self._restore(self.redo_stack.pop())
+        self._log("redo")
         return True
 
     # ------------------------------------------------------------ derived
     @property
     def qis(self) -> list[str]:
-        return [c for c in self.frame.columns if self.roles.get(c) == Role.QUASI_IDENTIFIER.value]
+        return [c for c, r in self.roles.items() if r == Role.QUASI_IDENTIFIER.value]
 
     @property
     def sensitive(self) -> list[str]:
-        return [c for c in self.frame.columns if self.roles.get(c) == Role.SENSITIVE.value]
+        return [c for c, r in self.roles.items() if r == Role.SENSITIVE.value]
 
     def hierarchy(self, column: str) -> Hierarchy:
-        """The column's hierarchy: from its spec, else the default for its kind."""
+        """The column's hierarchy: from its spec (file, builder or table), else the default."""
         spec = self.hierarchy_specs.get(column)
         column_values = self.values(column)
         values = pd.unique(to_labels(column_values))
         if spec is None:
             return default_hierarchy(values, infer_kind(column_values), name=column)
-        if "table" in spec:
-            return Hierarchy(np.asarray(spec["table"], dtype=object), name=column)
-        return build_hierarchy(spec, values, name=column)
+        return hierarchy_from_spec(column, spec, values, self.base_dir)
 
     def set_hierarchy(self, column: str, spec: dict[str, Any] | None) -> None:
         """Use ``spec`` (None = default for the kind) for ``column`` after checking it covers the data."""
         if column not in self.frame.columns:
             raise ConfigError(f"{column!r} is not a column of the table.")
-        trial = dict(self.hierarchy_specs)
+        trial = self.hierarchy_specs
         if spec is None:
             trial.pop(column, None)
         else:
             trial[column] = copy.deepcopy(spec)
         if trial == self.hierarchy_specs:
             return
-        probe = Workspace(
-            self.frame,
-            self.source,
-            dict(self.roles),
-            trial,
-            frame_hash=self.frame_hash,
-            large=self.large,
-        )
-        probe.hierarchy(column).encode(
-            pd.unique(to_labels(self.values(column)))
-        )  # raises if values are missing
+        values = pd.unique(to_labels(self.values(column)))
+        if spec is not None:  # raises if values are missing
+            hierarchy_from_spec(column, spec, values, self.base_dir).encode(values)
         self.update(f"hierarchy of {column}", hierarchy_specs=trial, transformation=None)
 
     def hierarchies(self) -> dict[str, Hierarchy]:
@@ -282,27 +344,42 @@ class Workspace:
 
     def data_key(self) -> str:
         """Fingerprint of the data, roles and hierarchies: the frequency table's cache key."""
-        h = hashlib.sha256(self.frame_hash.encode())
-        h.update(
-            json.dumps([self.roles, self.hierarchy_specs], sort_keys=True, default=str).encode()
+        return fingerprint(self.frame_hash, self.roles, self.hierarchy_specs)
+
+    def search_key(self) -> str:
+        """Fingerprint of everything the optimal search depends on."""
+        return fingerprint(
+            self.data_key(),
+            self.models,
+            self.suppression_limit,
+            self.metric,
+            self.search_options,
         )
-        return h.hexdigest()
+
+    def config_key(self) -> str:
+        """Fingerprint of the data and the whole configuration (every derived figure's key)."""
+        return fingerprint(self.frame_hash, self.config)
 
     def encoded_columns(self) -> list[str]:
         """Columns the frequency table encodes: quasi-identifiers and sensitive attributes, in table order."""
-        return [c for c in self.frame.columns if c in set(self.qis) | set(self.sensitive)]
+        keep = set(self.qis) | set(self.sensitive)
+        return [c for c in self.frame.columns if c in keep]
 
-    def dataset(self, progress: Any = None) -> Dataset:
+    def _require_qis(self) -> None:
         if not self.qis:
             raise ConfigError(
                 "No column is a quasi-identifier yet: mark at least one on the Attributes page."
             )
+
+    def dataset(self, progress: Any = None) -> Dataset:
+        self._require_qis()
         if self.large is not None:
             cols = self.encoded_columns()
             grouped = self.large.group(cols, progress) if progress else self.large.group(cols)
+            roles = self.roles
             return Dataset(
                 grouped.frame,
-                {c: self.roles[c] for c in cols},
+                {c: roles[c] for c in cols},
                 self.hierarchies(),
                 weights=grouped.counts,
             )
@@ -318,54 +395,40 @@ class Workspace:
         )
 
     def problem(self) -> Problem:
-        if not self.qis:
-            raise ConfigError(
-                "No column is a quasi-identifier yet: mark at least one on the Attributes page."
-            )
+        self._require_qis()
+        models = [make_model(m) for m in self.models]
+        metric = make_metric(self.metric)
         if self.large is not None:
             return Problem.from_grouped(
                 self.large.group(self.encoded_columns()),
                 self.large.engine,
                 self.roles,
                 self.hierarchies(),
-                [make_model(m) for m in self.models],
+                models,
                 self.suppression_limit,
-                make_metric(self.metric),
+                metric,
             )
         return Problem(
-            self.frame,
-            self.roles,
-            self.hierarchies(),
-            [make_model(m) for m in self.models],
-            self.suppression_limit,
-            make_metric(self.metric),
+            self.frame, self.roles, self.hierarchies(), models, self.suppression_limit, metric
         )
 
     def default_transformation(self) -> dict[str, int]:
         return {q: 0 for q in self.qis}
 
     def to_config(self, input_path: str | None = None) -> dict[str, Any]:
-        """The release configuration; hierarchies inline so it is self-contained."""
-        attributes: dict[str, Any] = {}
-        for col in self.frame.columns:
-            role = self.roles.get(col, Role.INSENSITIVE.value)
-            entry: dict[str, Any] = {"role": role}
-            if role == Role.QUASI_IDENTIFIER.value or col in self.hierarchy_specs:
+        """The release configuration, exactly as held (every section and hierarchy file kept).
+
+        Quasi-identifiers without a hierarchy spec get their (default) hierarchy inline, so the
+        file reproduces the release on its own. ``input_path`` replaces ``input.path``.
+        """
+        config = copy.deepcopy(self.config)
+        attrs = config.setdefault("attributes", {})
+        for col in self.qis:
+            entry = attrs.setdefault(col, {"role": Role.QUASI_IDENTIFIER.value})
+            if "hierarchy" not in entry:
                 entry["hierarchy"] = {"table": self.hierarchy(col).table.tolist()}
-            attributes[str(col)] = entry
-        config: dict[str, Any] = {
-            "input": {"path": input_path or self.source},
-            **({"engine": self.large.engine.name} if self.large is not None else {}),
-            "attributes": attributes,
-            "privacy_models": copy.deepcopy(self.models),
-            "suppression_limit": self.suppression_limit,
-            "quality_metric": dict(self.metric),
-        }
-        if self.transformation:
-            config["transformation"] = {
-                q: int(v) for q, v in self.transformation.items() if q in self.qis
-            }
-        config.update(copy.deepcopy(self.sections))
+        if input_path is not None:
+            config.setdefault("input", {})["path"] = input_path
         return config
 
     def write_release(
@@ -381,34 +444,27 @@ class Workspace:
                 "Text de-identification and pseudonymization run in memory; they are not available "
                 "for a file opened by path."
             )
+        plan = self._plan(result, suppressed_records)
+        kwargs = {"progress": progress} if progress else {}
+        return self.large.engine.release(self.large.source, plan, out, **kwargs)
+
+    def _plan(self, result: Any, suppressed_records: str) -> Any:
         from anon_core.release.engines import build_release_plan
 
         problem = self.problem()
-        plan = build_release_plan(
+        return build_release_plan(
             problem.dataset,
             result,
             suppressed_records,
             list(self.large.source.columns),
             problem.input_roles,
         )
-        kwargs = {"progress": progress} if progress else {}
-        return self.large.engine.release(self.large.source, plan, out, **kwargs)
 
     def sample_release(self, result: Any, suppressed_records: str = "remove") -> pd.DataFrame:
         """For a file opened by path: the release restricted to the sample's rows (row-level views, ML)."""
         if self.large is None:
             return self.release(self.dataset(), result, suppressed_records)
-        from anon_core.release.engines import build_release_plan
-
-        problem = self.problem()
-        plan = build_release_plan(
-            problem.dataset,
-            result,
-            suppressed_records,
-            list(self.large.source.columns),
-            problem.input_roles,
-        )
-        return plan.apply_frame(self.frame)
+        return self._plan(result, suppressed_records).apply_frame(self.frame)
 
     def release(
         self, dataset: Dataset, result: Any, suppressed_records: str = "remove"
@@ -421,8 +477,10 @@ class Workspace:
             )
         frame, roles = self.frame, None
         if "text" in self.sections or "pseudonymize" in self.sections:
-            from anon_core.pii.core import apply_release_sections  # Presidio loads only when needed
+            from anon_core.services.problem import (
+                release_sections,  # Presidio loads only when needed
+            )
 
-            frame, config = apply_release_sections(self.frame, parse_config(self.to_config()))
+            frame, config = release_sections(self.frame, parse_config(self.to_config()))
             roles = {c: Role(config.roles.get(c, Role.INSENSITIVE)) for c in self.frame.columns}
         return apply_transformation(dataset, result, suppressed_records, frame=frame, roles=roles)

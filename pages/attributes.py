@@ -99,14 +99,12 @@ if set(chosen) != set(ws.qis):
             new_roles[col] = Role.INSENSITIVE.value
 if new_roles != ws.roles:
     ws.update("roles", roles=new_roles, transformation=None)
-    st.session_state.pop("search", None)
     st.rerun()
 pending = {n: r for n, r in pii_proposals.items() if ws.roles.get(n) != r}
 if pending and st.button(
     f"✅ Accept the {len(pending)} role(s) the scan proposes", key="attr_accept_pii"
 ):
     ws.update("roles from PII scan", roles={**ws.roles, **pending}, transformation=None)
-    st.session_state.pop("search", None)
     st.rerun()
 if not ws.qis:
     st.warning("Mark at least one column as quasi-identifier to anonymize the table.", icon="⚠️")
@@ -204,7 +202,6 @@ with friendly_errors():
 
     if builder != "edit levels" and new_spec != spec:
         ws.set_hierarchy(column, new_spec)
-        st.session_state.pop("search", None)
 
     hierarchy = ws.hierarchy(column)
     st.markdown(f"**Levels of {column}** ({hierarchy.height} levels; edit cells to regroup values)")
@@ -219,7 +216,6 @@ with friendly_errors():
         try:
             regrouped = Hierarchy(edited_levels.astype(str).to_numpy(dtype=object), name=column)
             ws.set_hierarchy(column, {"table": regrouped.table.tolist()})
-            st.session_state.pop("search", None)
             st.rerun()
         except AnonError as exc:
             st.error(f"Not applied: {exc}", icon="🚫")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+
 import streamlit as st
 
 from anon_core.data.io import column_profile, load_table
@@ -31,6 +33,10 @@ st.write(
 
 left, right = st.columns(2)
 sample = left.selectbox("Built-in sample", list(SAMPLES), key="sample")
+load_sample_clicked = left.button(
+    "Load this sample",
+    help="Replaces the current table and its settings; Undo brings them back.",
+)
 uploaded = right.file_uploader(
     "…or upload a table (CSV, TSV, Excel, Parquet, JSON)", type=UPLOAD_TYPES
 )
@@ -66,28 +72,39 @@ with st.expander("🗄️ …or open a large file on this machine by path (DuckD
         except AnonError as exc:
             st.error(str(exc), icon="🚫")
 
-source = uploaded.name if uploaded is not None else SAMPLES[sample]
+# What to load: a new upload (recognized by its content, not its name and size), the sample the
+# user asked for, or the current source again when the reading options change. Revisiting the
+# page loads nothing: the current table and its settings stay.
 options = (sep_choice, enc_choice)
-picked = (source, options, uploaded.size if uploaded else None)
-if st.session_state.get("loaded_from") != picked:
+upload_bytes = uploaded.getvalue() if uploaded is not None else None
+upload_key = hashlib.sha256(upload_bytes).hexdigest() if upload_bytes is not None else None
+loaded = st.session_state.get("loaded_from")  # (kind, name, content key, options)
+wanted = None
+if upload_key is not None and (loaded is None or loaded[2] != upload_key):
+    wanted = ("upload", uploaded.name, upload_key, options)
+elif load_sample_clicked:
+    wanted = ("sample", SAMPLES[sample], SAMPLES[sample], options)
+elif loaded is not None and loaded[3] != options and (loaded[0] == "sample" or upload_key):
+    wanted = (*loaded[:3], options)
+if wanted is not None:
     try:
         separator = None if sep_choice == "detect" else sep_choice.replace("\\t", "\t")
         encoding = None if enc_choice == "detect" else enc_choice
-        if uploaded is not None:
-            table = load_table(
-                uploaded.getvalue(), name=uploaded.name, separator=separator, encoding=encoding
-            )
+        if wanted[0] == "upload":
+            table = load_table(upload_bytes, name=wanted[1], separator=separator, encoding=encoding)
         elif separator or encoding:
-            table = load_table(SAMPLE_DIR / SAMPLES[sample], separator=separator, encoding=encoding)
+            table = load_table(SAMPLE_DIR / wanted[1], separator=separator, encoding=encoding)
         else:
-            table = load_sample(str(SAMPLE_DIR / SAMPLES[sample]))
+            table = load_sample(str(SAMPLE_DIR / wanted[1]))
         if table.frame.shape[1] == 1:
             raise AnonError(
-                f"{source} was read as a single column ({str(table.frame.columns[0])[:60]!r}). A table to anonymize "
-                "needs several columns: check the separator under 'Reading options'."
+                f"{wanted[1]} was read as a single column ({str(table.frame.columns[0])[:60]!r}). A table to "
+                "anonymize needs several columns: check the separator under 'Reading options'."
             )
-        set_workspace(table.frame, source)
-        st.session_state["loaded_from"] = picked
+        set_workspace(
+            table.frame, wanted[1], content=upload_bytes if wanted[0] == "upload" else None
+        )
+        st.session_state["loaded_from"] = wanted
         st.session_state["table_info"] = (table.format, table.separator, table.encoding)
     except AnonError as exc:
         st.error(str(exc), icon="🚫")

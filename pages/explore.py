@@ -6,12 +6,15 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from anon_core.search.lattice import score_tradeoff, search
+from anon_core.search.lattice import score_tradeoff
 from ui.widgets import (
+    cached,
     current_levels,
     evaluator,
     explain,
     friendly_errors,
+    run_search,
+    search_result,
     start_page,
 )
 
@@ -19,30 +22,32 @@ ws = start_page("Explore", "🔭 Explore the trade-off")
 
 with friendly_errors():
     ev = evaluator(ws)
-    found = st.session_state.get("search")
+    found = search_result(ws)
     if found is None:
         st.info("Run the search to see every transformation it evaluated.", icon="🔎")
         if st.button("🔎 Find the optimum", type="primary"):
             bar = st.progress(0.0, text="Searching the lattice…")
-            found = search(
-                ev,
-                progress=lambda f: bar.progress(
-                    min(max(f, 0.0), 1.0), text="Searching the lattice…"
-                ),
+            found = run_search(
+                ws, lambda f: bar.progress(min(max(f, 0.0), 1.0), text="Searching the lattice…")
             )
-            st.session_state["search"] = found
             if found.optimum is not None and ws.transformation is None:
-                ws.update("optimum", transformation=dict(found.optimum.transformation))
+                ws.update(
+                    "optimum",
+                    transformation=dict(found.optimum.transformation),
+                    chosen_by="search",
+                )
             st.rerun()
         st.stop()
 
-    cache_key = ("tradeoff", id(found))
-    if st.session_state.get("tradeoff_key") != cache_key:
-        st.session_state["tradeoff"] = pd.DataFrame(score_tradeoff(ev, found))
-        st.session_state["tradeoff_key"] = cache_key
-    rows: pd.DataFrame = st.session_state["tradeoff"]
+    rows = cached("tradeoff", ws.search_key(), lambda: pd.DataFrame(score_tradeoff(ev, found)))
+    rows = rows.copy()
     qis = list(found.qis)
     rows["transformation"] = rows[qis].astype(str).agg("-".join, axis=1)
+    rows["levels"] = [
+        " · ".join(f"{q} {v}" for q, v in zip(qis, vals, strict=True))
+        for vals in rows[qis].itertuples(index=False)
+    ]
+    here = "-".join(str(current_levels(ws)[q]) for q in qis)
     risk = (
         st.segmented_control(
             "Risk axis",
@@ -68,8 +73,8 @@ with friendly_errors():
                 mode="markers",
                 name=label,
                 marker=dict(color=colour, size=7, opacity=0.6),
-                customdata=part["transformation"],
-                hovertemplate="levels %{customdata}<br>risk %{x:.2%}<br>"
+                customdata=part[["transformation", "levels"]],
+                hovertemplate="%{customdata[1]}<br>risk %{x:.2%}<br>"
                 "quality %{y:.4g}<extra></extra>",
             )
         )
@@ -83,6 +88,19 @@ with friendly_errors():
                 name="Pareto frontier",
                 line=dict(color="#1565c0", width=2),
                 marker=dict(size=9),
+            )
+        )
+    current = rows[rows["transformation"] == here]
+    if not current.empty:
+        fig.add_trace(
+            go.Scatter(
+                x=current[risk],
+                y=current["quality"],
+                mode="markers",
+                name="current transformation",
+                marker=dict(symbol="star", size=18, color="#f9a825", line=dict(width=1)),
+                customdata=current[["transformation", "levels"]],
+                hovertemplate="current: %{customdata[1]}<extra></extra>",
             )
         )
     fig.update_layout(
@@ -101,27 +119,38 @@ with friendly_errors():
     )
     points = (event or {}).get("selection", {}).get("points", []) if isinstance(event, dict) else []
     if points and points[0].get("customdata"):
-        chosen = dict(zip(qis, map(int, str(points[0]["customdata"]).split("-")), strict=True))
+        picked = points[0]["customdata"]
+        picked = picked[0] if isinstance(picked, list | tuple) else picked
+        chosen = dict(zip(qis, map(int, str(picked).split("-")), strict=True))
         if chosen != current_levels(ws):
-            ws.update("picked on the trade-off chart", transformation=chosen)
+            ws.update("picked on the trade-off chart", transformation=chosen, chosen_by="explore")
             st.rerun()
 
     st.subheader("Compare two transformations")
     satisfying = rows[rows["satisfied"]].sort_values("quality")
-    options = list(
-        dict.fromkeys(
-            ["-".join(str(current_levels(ws)[q]) for q in qis), *satisfying["transformation"]]
-        )
-    )
+    options = list(dict.fromkeys([here, *satisfying["transformation"]]))
+    names = dict(zip(rows["transformation"], rows["levels"], strict=False))
+
+    def _label(option: str) -> str:
+        prefix = "current: " if option == here else ""
+        return prefix + names.get(option, option)
+
     left, right = st.columns(2)
-    a = left.selectbox("Transformation A", options, index=0, key="cmp_a")
-    b = right.selectbox("Transformation B", options, index=min(1, len(options) - 1), key="cmp_b")
+    # keyed by the current transformation, so the comparison follows a click on the chart
+    a = left.selectbox("Transformation A", options, 0, format_func=_label, key=f"cmp_a_{here}")
+    b = right.selectbox(
+        "Transformation B",
+        options,
+        min(1, len(options) - 1),
+        format_func=_label,
+        key=f"cmp_b_{here}",
+    )
     table = {}
     for name, label in (("A", a), ("B", b)):
         levels = dict(zip(qis, map(int, label.split("-")), strict=True))
         r = ev.evaluate(levels)
         kept = ev.freq.n_records - r.suppressed_records
-        table[f"{name}: {label}"] = {
+        table[f"{name}: {_label(label)}"] = {
             "satisfied": "yes" if r.satisfied else "no",
             ev.metric.label: f"{r.quality.value:.4g}",
             "suppressed records": f"{r.suppressed_records:,}",
@@ -136,5 +165,6 @@ with friendly_errors():
         ws.update(
             "picked for comparison",
             transformation=dict(zip(qis, map(int, a.split("-")), strict=True)),
+            chosen_by="explore",
         )
         st.rerun()

@@ -163,7 +163,6 @@ if proposals:
         roles = dict(ws.roles)
         roles.update({n: proposals[n] for n in chosen})
         ws.update("roles from PII scan", roles=roles, transformation=None)
-        st.session_state.pop("search", None)
         st.rerun()
 else:
     st.success("Every proposal of the scan is already the column's role.", icon="✅")

@@ -9,7 +9,6 @@ import streamlit as st
 from anon_core.analysis.risk import report_dict, risk_from_sizes
 from anon_core.privacy.models import MODELS
 from anon_core.quality.metrics import METRICS
-from anon_core.search.lattice import search
 from ui.widgets import (
     class_size_chart,
     current_levels,
@@ -20,6 +19,8 @@ from ui.widgets import (
     model_status_lines,
     per_attribute_chart,
     risk_distribution_chart,
+    run_search,
+    search_result,
     start_page,
 )
 
@@ -74,11 +75,9 @@ with settings:
             if st.button("Remove", key=f"rm{i}_{version}"):
                 models.pop(i)
                 ws.update(f"removed {cls.label}", models=models)
-                st.session_state.pop("search", None)
                 st.rerun()
     if models != ws.models:
         ws.update("model parameters", models=models)
-        st.session_state.pop("search", None)
         st.rerun()
     add_col, btn_col = st.columns([3, 1])
     to_add = add_col.selectbox(
@@ -98,7 +97,6 @@ with settings:
             )
         else:
             ws.update(f"added {cls.label}", models=[*ws.models, spec])
-            st.session_state.pop("search", None)
             st.rerun()
 
     limit = st.slider(
@@ -126,7 +124,6 @@ with settings:
         )
     if abs(limit / 100 - ws.suppression_limit) > 1e-12 or metric != ws.metric:
         ws.update("suppression and metric", suppression_limit=round(limit / 100, 6), metric=metric)
-        st.session_state.pop("search", None)
         st.rerun()
 
     st.subheader("Generalization levels")
@@ -146,14 +143,11 @@ with settings:
             st.rerun()
         if st.button("🔎 Find the optimum", type="primary"):
             bar = st.progress(0.0, text="Searching the lattice…")
-            found = search(
-                evaluator(ws),
-                progress=lambda f: bar.progress(
-                    min(max(f, 0.0), 1.0), text="Searching the lattice…"
-                ),
+            found = run_search(
+                ws,
+                lambda f: bar.progress(min(max(f, 0.0), 1.0), text="Searching the lattice…"),
             )
             bar.empty()
-            st.session_state["search"] = found
             if found.optimum is None:
                 st.error(
                     "No transformation satisfies the models within the suppression limit. Relax a model, "
@@ -161,14 +155,18 @@ with settings:
                     icon="🚫",
                 )
             else:
-                ws.update("optimum", transformation=dict(found.optimum.transformation))
+                ws.update(
+                    "optimum",
+                    transformation=dict(found.optimum.transformation),
+                    chosen_by="search",
+                )
                 st.rerun()
 
 # ----------------------------------------------------------------------------- figures
 with figures, friendly_errors():
     ev = evaluator(ws)
     result = ev.evaluate(current_levels(ws))
-    found = st.session_state.get("search")
+    found = search_result(ws)
     if found is not None and found.optimum is not None:
         st.success(
             f"Optimum found: {found.nodes_checked:,} of {found.lattice_size:,} transformations checked in "

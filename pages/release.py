@@ -9,15 +9,16 @@ from pathlib import Path
 
 import streamlit as st
 
+from anon_core.config import parse_config_text
 from anon_core.errors import AnonError
 from anon_core.workspace import Workspace
 from ui.widgets import (
-    WS_KEY,
     config_json,
     current_result,
     download_name,
     frequency_table,
     friendly_errors,
+    search_result,
     start_page,
 )
 
@@ -111,18 +112,22 @@ st.caption(
     "this release headless (put the data file next to it, named as in input.path)."
 )
 st.download_button("⬇️ Configuration (JSON)", config_json(ws), "release.json", "application/json")
-uploaded = st.file_uploader("Resume from a configuration", type=["json"], key="config_upload")
+uploaded = st.file_uploader(
+    "Resume from a configuration", type=["json", "yaml", "yml"], key="config_upload"
+)
 if uploaded is not None and st.session_state.get("config_loaded") != uploaded.file_id:
     try:
-        config = json.loads(uploaded.getvalue().decode("utf-8"))
-        resumed = Workspace.from_config(config, ws.frame, ws.source, large=ws.large)
-        st.session_state[WS_KEY] = resumed
-        st.session_state.pop("search", None)
+        config = parse_config_text(
+            uploaded.getvalue().decode("utf-8-sig"),
+            f"The file {uploaded.name}",
+            yaml_format=uploaded.name.lower().endswith((".yaml", ".yml")),
+        )
+        ws.load_config(config)  # kept exactly as given; Undo returns to the previous settings
         st.session_state["config_loaded"] = uploaded.file_id
-        st.success("Configuration applied to the current table.", icon="✅")
+        st.success("Configuration applied to the current table (Undo reverts it).", icon="✅")
         st.rerun()
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        st.error(f"That file is not a JSON configuration ({exc}).", icon="🚫")
+    except UnicodeDecodeError:
+        st.error("That file is not UTF-8 text: save the configuration as UTF-8.", icon="🚫")
     except AnonError as exc:
         st.error(str(exc), icon="🚫")
 
@@ -154,6 +159,7 @@ def _release_report_section(ws: Workspace, suppressed_records: str) -> None:
             decision = st.radio(
                 "Decision",
                 release_report.DECISIONS,
+                index=None,
                 horizontal=True,
                 format_func=lambda d: (
                     "✅ approve the release" if d == "approve" else "❌ reject it"
@@ -164,10 +170,21 @@ def _release_report_section(ws: Workspace, suppressed_records: str) -> None:
         state_key = hashlib.sha256(
             json.dumps([ws.data_key(), config], sort_keys=True, default=str).encode()
         ).hexdigest()
-        if generate:
+        missing = [
+            label
+            for label, value in (("name", name), ("role", role), ("decision", decision))
+            if not (value or "").strip()
+        ]
+        if generate and missing:
+            st.error(
+                f"The sign-off needs your {', '.join(missing)}: fill in every field to sign.",
+                icon="🚫",
+            )
+        elif generate:
             with st.spinner("Writing the report…"):
                 sample = SAMPLE_DIR / ws.source
-                found = st.session_state.get("search")
+                from_sample = (st.session_state.get("loaded_from") or ("sample",))[0] == "sample"
+                found = search_result(ws)
                 built = release_report.build_report(
                     config,
                     problem(ws),
@@ -175,9 +192,13 @@ def _release_report_section(ws: Workspace, suppressed_records: str) -> None:
                     search_result=found
                     if found is not None and found.qis == tuple(ws.qis)
                     else None,
-                    input_bytes=sample.read_bytes()
-                    if ws.large is None and sample.is_file()
-                    else None,
+                    input_bytes=ws.input_bytes
+                    if ws.input_bytes is not None
+                    else (
+                        sample.read_bytes()
+                        if ws.large is None and from_sample and sample.is_file()
+                        else None
+                    ),
                     signoff={
                         "name": name,
                         "role": role,

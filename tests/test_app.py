@@ -158,9 +158,11 @@ def test_find_optimum_then_explore_and_release():
     at = _goto(_app(), "pages/privacy.py")
     at.button[[b.label for b in at.button].index("🔎 Find the optimum")].click().run()
     assert not at.exception, at.exception
-    found = at.session_state["search"]
+    ws = at.session_state["workspace"]
+    found = at.session_state["_derived"][("search", ws.search_key())]
     assert found.optimum is not None and found.optimum.satisfied
-    assert at.session_state["workspace"].transformation == found.optimum.transformation
+    assert ws.transformation == found.optimum.transformation
+    assert ws.chosen_by == "search"
     at = _goto(at, "pages/explore.py")
     assert _plotly(at, "tradeoff_chart")
     at = _goto(at, "pages/release.py")
@@ -176,6 +178,24 @@ def test_undo_restores_the_previous_setting():
     assert at.session_state["workspace"].suppression_limit == pytest.approx(0.10)
     at.sidebar.button[0].click().run()
     assert at.session_state["workspace"].suppression_limit == pytest.approx(0.02)
+
+
+def test_undo_never_leaves_a_stale_search_live():
+    """Regression: a search run at a 10% suppression limit stayed live after Undo to 2%."""
+    at = _goto(_app(), "pages/privacy.py")
+    ws = at.session_state["workspace"]
+    at.slider(key=f"limit_{len(ws.history)}").set_value(10.0).run()
+    at.button[[b.label for b in at.button].index("🔎 Find the optimum")].click().run()
+    ws = at.session_state["workspace"]
+    at10 = at.session_state["_derived"][("search", ws.search_key())]
+    assert at10.optimum is not None
+    while ws.suppression_limit != pytest.approx(0.02):  # undo back to the 2% limit
+        at.sidebar.button[0].click().run()
+        ws = at.session_state["workspace"]
+    # the 10% search is not the search of this configuration: Explore asks to run it again
+    assert ("search", ws.search_key()) not in at.session_state["_derived"]
+    at = _goto(at, "pages/explore.py")
+    assert any("Run the search" in i.value for i in at.info)
 
 
 def test_release_config_round_trip_through_the_cli(tmp_path):

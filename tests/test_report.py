@@ -379,7 +379,7 @@ def test_ml_section_only_when_given(case, tmp_path):
         b for b in blocks if b["kind"] == "table" and b["columns"][:2] == ["model", "score"]
     )
     accuracy = ml.model("logistic_regression").original.accuracy.mean
-    assert table["rows"][0][:3] == ["logistic_regression", "accuracy", R._fmt(accuracy)]
+    assert table["rows"][0][:3] == ["logistic_regression", "accuracy", R.fmt(accuracy)]
     R.write_report(report, tmp_path / "ml.pdf")
     assert "ML utility: original against released" in _pdf_text(tmp_path / "ml.pdf")
 
@@ -706,8 +706,14 @@ def test_release_page_signs_off_and_offers_the_report_and_audit_trail():
     assert not at.exception, at.exception
     labels = [b.label for b in at.get("download_button")]
     assert "⬇️ Audit trail (CSV)" in labels and "⬇️ Report (HTML)" not in labels
-    next(t for t in at.text_input if t.label == "Name").input("Grace Hopper")
+    decision = next(r for r in at.radio if r.label == "Decision")
+    assert decision.value is None  # no decision is pre-selected
     next(t for t in at.text_input if t.label == "Role").input("DPO")
+    next(b for b in at.button if "Generate the report" in b.label).click().run()
+    assert any("needs your name, decision" in e.value for e in at.error)  # empty fields refused
+    assert "release_report" not in at.session_state
+    next(t for t in at.text_input if t.label == "Name").input("Grace Hopper")
+    next(r for r in at.radio if r.label == "Decision").set_value("approve")
     next(t for t in at.text_area if t.label == "Comments").input("Approved for the pilot.")
     next(b for b in at.button if "Generate the report" in b.label).click().run()
     assert not at.exception, at.exception

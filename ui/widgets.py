@@ -9,8 +9,10 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
-from collections.abc import Iterator
+from collections import OrderedDict
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any, TypeVar
 
 import pandas as pd
 import plotly.express as px
@@ -21,10 +23,12 @@ from anon_core.data.frequency import FrequencyTable
 from anon_core.data.io import LoadedTable, load_table
 from anon_core.errors import AnonError
 from anon_core.search.evaluate import Evaluator, TransformationResult
+from anon_core.search.lattice import SearchResult, search
 from anon_core.services.problem import Problem
 from anon_core.workspace import Workspace
 
 log = logging.getLogger("workbench")
+T = TypeVar("T")
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE_DIR = ROOT / "sample_data"
@@ -61,19 +65,41 @@ def load_sample(path: str) -> LoadedTable:
     return load_table(path)
 
 
-def set_workspace(frame: pd.DataFrame, source: str) -> Workspace:
-    ws = Workspace.from_frame(frame, source)
+PREVIOUS_KEY = "previous_workspaces"
+
+
+def _replace_workspace(ws: Workspace) -> Workspace:
+    """Make ``ws`` current; the one it replaces is kept so Undo can bring it back."""
+    old = st.session_state.get(WS_KEY)
+    if old is not None:
+        stack = st.session_state.setdefault(PREVIOUS_KEY, [])
+        stack.append((old, st.session_state.get("loaded_from")))
+        del stack[:-3]  # keep the last few tables, not every one ever loaded
     st.session_state[WS_KEY] = ws
-    st.session_state.pop("search", None)
     return ws
+
+
+def set_workspace(frame: pd.DataFrame, source: str, content: bytes | None = None) -> Workspace:
+    """A new table (a sample, or an upload whose bytes are hashed in memory for the report)."""
+    ws = Workspace.from_frame(frame, source)
+    ws.input_bytes = content
+    return _replace_workspace(ws)
 
 
 def set_large_workspace(large) -> Workspace:
     """A workspace over a file opened by path (see anon_core.release.engines.large)."""
-    ws = Workspace.from_large(large)
-    st.session_state[WS_KEY] = ws
-    st.session_state.pop("search", None)
-    return ws
+    return _replace_workspace(Workspace.from_large(large))
+
+
+def undo(ws: Workspace) -> None:
+    """Undo the last change; with none left, go back to the table loaded before this one."""
+    if ws.undo():
+        return
+    stack = st.session_state.get(PREVIOUS_KEY) or []
+    if stack:
+        previous, loaded_from = stack.pop()
+        st.session_state[WS_KEY] = previous
+        st.session_state["loaded_from"] = loaded_from
 
 
 def workspace() -> Workspace | None:
@@ -83,6 +109,7 @@ def workspace() -> Workspace | None:
         name = next(iter(SAMPLES.values()))
         try:
             ws = set_workspace(load_sample(str(SAMPLE_DIR / name)).frame, name)
+            st.session_state["loaded_from"] = ("sample", name, name, ("detect", "detect"))
         except AnonError as exc:
             st.error(str(exc), icon="🚫")
             return None
@@ -116,9 +143,31 @@ def require_workspace() -> Workspace:
     return ws
 
 
-@st.cache_resource(max_entries=4, show_spinner="Building the frequency table…")
-def _frequency_table(key: str, _ws: Workspace) -> FrequencyTable:
-    return FrequencyTable(_ws.dataset())
+# --------------------------------------------------------------------------- derived state
+# Everything derived from the workspace is cached per browser session under a fingerprint of the
+# data and the configuration (Workspace.data_key / search_key / config_key): a change, an Undo or a
+# Redo changes the key, so nothing is ever invalidated by hand and no session sees another's tables.
+DERIVED_KEY = "_derived"
+MAX_DERIVED = 8
+
+
+def cached(kind: str, key: str, build: Callable[[], T]) -> T:
+    """The session's value of ``kind`` for ``key``, built once (least recently used dropped)."""
+    store: OrderedDict = st.session_state.setdefault(DERIVED_KEY, OrderedDict())
+    slot = (kind, key)
+    if slot in store:
+        store.move_to_end(slot)
+        return store[slot]
+    value = build()
+    store[slot] = value
+    while len(store) > MAX_DERIVED:
+        store.popitem(last=False)
+    return value
+
+
+def peek(kind: str, key: str) -> Any:
+    """The session's cached value of ``kind`` for ``key``, or None (never builds)."""
+    return st.session_state.get(DERIVED_KEY, {}).get((kind, key))
 
 
 def frequency_table(ws: Workspace) -> FrequencyTable:
@@ -130,7 +179,21 @@ def frequency_table(ws: Workspace) -> FrequencyTable:
             lambda f, m: bar.progress(min(max(f, 0.0), 1.0), text=f"{m}: {f:.0%}"),
         )
         bar.empty()
-    return _frequency_table(ws.data_key(), ws)
+    return cached("frequency", ws.data_key(), lambda: FrequencyTable(ws.dataset()))
+
+
+def search_result(ws: Workspace) -> SearchResult | None:
+    """The optimal search of the current configuration, if it ran in this session."""
+    return peek("search", ws.search_key())
+
+
+def run_search(ws: Workspace, progress: Callable[[float], None] | None = None) -> SearchResult:
+    """Run (or reuse) the optimal search of the current configuration, with its search options."""
+    ev = evaluator(ws)
+    options = dict(ws.search_options)
+    if progress is not None:
+        options["progress"] = progress
+    return cached("search", ws.search_key(), lambda: search(ev, **options))
 
 
 def evaluator(ws: Workspace) -> Evaluator:
@@ -172,7 +235,7 @@ def sidebar(current: str) -> None:
         "Data": ws is not None,
         "Attributes": ws is not None and bool(ws.qis),
         "Privacy": ws is not None and ws.transformation is not None,
-        "Explore": "search" in st.session_state,
+        "Explore": ws is not None and bool(ws.qis) and search_result(ws) is not None,
         "Release": False,
     }
     names = [name for _, name, _ in STEPS]
@@ -190,8 +253,13 @@ def sidebar(current: str) -> None:
                 f"Table: {ws.source} · {ws.n_rows:,} rows · {len(ws.qis)} quasi-identifiers"
                 f"{' · by path (' + ws.large.engine.name + ')' if ws.large is not None else ''}"
             )
-            if st.button("↩️ Undo last change", disabled=not ws.history, width="stretch"):
-                ws.undo()
+            left, right = st.columns(2)
+            can_undo = bool(ws.history or st.session_state.get(PREVIOUS_KEY))
+            if left.button("↩️ Undo", disabled=not can_undo, width="stretch"):
+                undo(ws)
+                st.rerun()
+            if right.button("↪️ Redo", disabled=not ws.redo_stack, width="stretch"):
+                ws.redo()
                 st.rerun()
 
 

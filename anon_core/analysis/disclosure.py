@@ -23,13 +23,12 @@ import pandas as pd
 
 from anon_core.data.io import MISSING
 from anon_core.errors import ConfigError
-from anon_core.privacy.models import (
-    DistinctLDiversity,
-    EntropyLDiversity,
+from anon_core.privacy.ldiversity import DistinctLDiversity, EntropyLDiversity
+from anon_core.privacy.models import PrivacyModel
+from anon_core.privacy.tcloseness import (
     EqualDistanceTCloseness,
     HierarchicalDistanceTCloseness,
     OrderedDistanceTCloseness,
-    PrivacyModel,
 )
 
 #: Columns of the per-class frame besides the QI columns.

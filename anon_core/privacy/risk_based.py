@@ -13,21 +13,14 @@ from typing import Any
 import numpy as np
 
 from anon_core.data.frequency import ClassTable
-from anon_core.privacy.models import Param, PrivacyModel, register
+from anon_core.privacy.models import Param, SampleBasedModel, register
 
 
-class _RiskModel(PrivacyModel):
-    sample_based = True
+class _RiskModel(SampleBasedModel):
     # ARX declares both monotonic (RiskBasedCriterion(true, true, threshold)).
     monotonic_generalization = True
     monotonic_suppression = True
 
-    def class_ok(self, table: ClassTable, state: Any) -> np.ndarray:
-        return np.ones(table.n_classes, dtype=bool)
-
-    def released_ok(self, sizes: np.ndarray) -> bool:
-        """Does the release with these (non-suppressed) class sizes meet the threshold?"""
-        raise NotImplementedError
 
     def enforce(
         self, table: ClassTable, suppressed: np.ndarray, class_loss: np.ndarray | None = None

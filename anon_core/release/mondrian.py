@@ -63,10 +63,8 @@ from anon_core.data.dataset import Role
 from anon_core.data.frequency import ClassTable, FrequencyTable
 from anon_core.data.io import ColumnKind, infer_kind
 from anon_core.errors import ConfigError
-from anon_core.privacy.models import (
-    KAnonymity,
-    PrivacyModel,
-)
+from anon_core.privacy.kanonymity import KAnonymity
+from anon_core.privacy.models import PrivacyModel
 from anon_core.quality.metrics import Loss, MetricValue, QualityMetric, _floor10, make_metric
 from anon_core.release.apply import SUPPRESSED
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -36,13 +37,20 @@ from anon_core.search.lattice import SearchResult, search
 from anon_core.validation import check_keys
 
 
-def _hierarchy_for(
-    name: str, spec: Mapping[str, Any], frame: pd.DataFrame, base: Path
-) -> Hierarchy:
+def hierarchy_from_spec(name: str, spec: Mapping[str, Any], values: Any, base: Path) -> Hierarchy:
+    """A column's hierarchy from its configuration spec: an ARX CSV ``file`` (relative to
+    ``base``), a ``builder`` with its parameters over the column's distinct ``values``, or an
+    inline ``table``. The one place the CLI, the report and the dashboard read a spec."""
     if "file" in spec:
         check_keys(f"attributes.{name}.hierarchy", spec, {"file", "separator"})
         p = Path(spec["file"])
-        p = p if p.is_absolute() else base / p
+        p = p if p.is_absolute() else Path(base) / p
+        if not p.is_file():
+            raise ConfigError(
+                f"The hierarchy of {name!r} is the file {str(spec['file'])!r}, which is not found at "
+                f"{str(p)!r}. Put it there (relative paths resolve against the configuration's "
+                "folder), or give the hierarchy as a builder or table."
+            )
         return Hierarchy.from_csv(p, separator=spec.get("separator", ";"), name=name)
     if "table" in spec:
         check_keys(f"attributes.{name}.hierarchy", spec, {"table"})
@@ -52,7 +60,36 @@ def _hierarchy_for(
                 f"'attributes.{name}.hierarchy.table' must be a list of rows (lists of labels)."
             )
         return Hierarchy(pd.DataFrame(rows).astype(str).to_numpy(dtype=object), name=name)
-    return build_hierarchy(spec, pd.unique(to_labels(frame[name])), name=name)
+    return build_hierarchy(spec, values, name=name)
+
+
+def _hierarchy_for(
+    name: str, spec: Mapping[str, Any], frame: pd.DataFrame, base: Path
+) -> Hierarchy:
+    return hierarchy_from_spec(name, spec, pd.unique(to_labels(frame[name])), base)
+
+
+def release_sections(
+    frame: pd.DataFrame, config: ReleaseConfig, return_mapping: bool = False
+) -> tuple[pd.DataFrame, ReleaseConfig, pd.DataFrame | None]:
+    """Apply the ``text`` and ``pseudonymize`` sections (Presidio loads only when needed).
+
+    De-identified text columns and pseudonymized identifiers are released in their rewritten
+    form: a column whose role is *identifier* (dropped) becomes *insensitive* (kept) here.
+    """
+    from anon_core.pii import apply_release_sections
+
+    out = apply_release_sections(frame, config, return_mapping=return_mapping)
+    frame, config = out[0], out[1]
+    mapping = out[2] if return_mapping else None
+    text = config.sections.get("text")
+    if isinstance(text, Mapping):
+        roles = dict(config.roles)
+        for col in text.get("columns", []):
+            if roles.get(col) == Role.IDENTIFIER:
+                roles[col] = Role.INSENSITIVE
+        config = replace(config, roles=roles)
+    return frame, config, mapping
 
 
 class Problem:
@@ -244,11 +281,7 @@ class Problem:
             frame = load_input(config).frame
         mapping = None
         if "text" in config.sections or "pseudonymize" in config.sections:
-            from anon_core.pii.core import apply_release_sections  # Presidio loads only when needed
-
-            out = apply_release_sections(frame, config, return_mapping=return_mapping)
-            frame, config = out[0], out[1]
-            mapping = out[2] if return_mapping else None
+            frame, config, mapping = release_sections(frame, config, return_mapping)
         return cls.from_config(config, frame), config, mapping
 
     def evaluate(self, transformation: Mapping[str, int]) -> TransformationResult:
@@ -280,8 +313,12 @@ class Problem:
         out: str | Path,
         suppressed_records: str = "remove",
         progress: Progress = no_progress,
+        formula_escape: bool = True,
     ) -> ReleaseSummary:
-        """Write the release to ``out`` with this problem's engine; returns what was written."""
+        """Write the release to ``out`` with this problem's engine; returns what was written.
+
+        ``formula_escape``: neutralize spreadsheet formulas in CSV/TSV string cells (io.write_table).
+        """
         import time
 
         out = Path(out)
@@ -290,7 +327,7 @@ class Problem:
 
             t0 = time.perf_counter()
             released = self.apply(result, suppressed_records)
-            write_table(released, out)
+            write_table(released, out, formula_escape=formula_escape)
             return ReleaseSummary(
                 out,
                 out.suffix.lstrip(".") or "csv",

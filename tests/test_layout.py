@@ -1,0 +1,146 @@
+"""Layout rules of anon_core (issue: one source of truth, item 7): no import circles (module-level
+and function-level imports alike), no module over ~600 lines, no private name imported across
+modules, no streamlit in the engine, and pages that import only ui/ and anon_core."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGE = ROOT / "anon_core"
+MAX_LINES = 600
+
+
+def _modules() -> dict[str, Path]:
+    out = {}
+    for path in PACKAGE.rglob("*.py"):
+        rel = path.relative_to(ROOT).with_suffix("")
+        parts = list(rel.parts)
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        out[".".join(parts)] = path
+    return out
+
+
+def _imports(name: str, path: Path, known: set[str]) -> tuple[set[str], list[str]]:
+    """Modules of the package that ``name`` imports (anywhere in it), and private names it takes."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    package = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
+    found: set[str] = set()
+    private: list[str] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found |= {a.name for a in node.names if a.name in known}
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")
+                base = base[: len(base) - (node.level - 1)]
+                module = ".".join(base + ([node.module] if node.module else []))
+            else:
+                module = node.module or ""
+            for alias in node.names:
+                full = f"{module}.{alias.name}"
+                if full in known:
+                    found.add(full)
+                elif module in known:
+                    found.add(module)
+                    if alias.name.startswith("_") and not alias.name.startswith("__"):
+                        private.append(f"{name} imports {module}.{alias.name}")
+    found.discard(name)
+    return found, private
+
+
+def _graph() -> tuple[dict[str, set[str]], list[str]]:
+    mods = _modules()
+    known = set(mods)
+    graph, private = {}, []
+    for name, path in mods.items():
+        deps, priv = _imports(name, path, known)
+        if path.name == "__init__.py":  # a package re-exporting its own modules is no circle
+            deps = {d for d in deps if not d.startswith(name + ".")}
+        graph[name] = deps
+        private += priv
+    return graph, private
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components with more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    out: list[list[str]] = []
+    counter = [0]
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on_stack.add(v)
+        for w in graph.get(v, ()):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                out.append(sorted(comp))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return out
+
+
+def test_the_cycle_finder_finds_a_known_cycle():
+    assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+
+
+def test_no_import_circles():
+    graph, _ = _graph()
+    assert _cycles(graph) == []
+
+
+def test_no_private_names_imported_across_modules():
+    _, private = _graph()
+    assert private == []
+
+
+def test_no_module_over_the_size_limit():
+    big = {
+        str(p.relative_to(ROOT)): n
+        for p in PACKAGE.rglob("*.py")
+        if (n := sum(1 for _ in p.open(encoding="utf-8"))) > MAX_LINES
+    }
+    assert big == {}
+
+
+def test_the_engine_never_imports_streamlit():
+    offenders = [
+        str(p.relative_to(ROOT))
+        for p in PACKAGE.rglob("*.py")
+        if any(
+            (isinstance(n, ast.Import) and any(a.name.split(".")[0] == "streamlit" for a in n.names))
+            or (isinstance(n, ast.ImportFrom) and (n.module or "").split(".")[0] == "streamlit")
+            for n in ast.walk(ast.parse(p.read_text(encoding="utf-8")))
+        )
+    ]
+    assert offenders == []
+
+
+def test_pages_hold_only_pages():
+    """Streamlit's pages/ folder keeps only pages; shared widgets live in ui/."""
+    for path in (ROOT / "pages").glob("*.py"):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.module:
+                assert not node.module.startswith("pages"), f"{path.name} imports {node.module}"
