@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import warnings
 from pathlib import Path
 
@@ -84,17 +85,181 @@ def test_count_is_epsilon_dp_on_neighbouring_datasets():
     assert worst > math.exp(0.6 * epsilon)
 
 
-def test_mean_is_epsilon_dp_on_neighbouring_datasets():
+def test_mean_with_public_n_is_epsilon_dp_on_replace_one_neighbours():
     epsilon = 1.0
     d = pd.DataFrame({"v": np.r_[np.zeros(50), np.ones(50)]})
     d2 = d.copy()
     d2.loc[0, "v"] = 1.0  # one record replaced: the mean moves by the sensitivity (1 - 0) / 100
-    query = {"type": "mean", "column": "v", "epsilon": epsilon, "bounds": [0, 1]}
+    query = {"type": "mean", "column": "v", "epsilon": epsilon, "bounds": [0, 1], "n": 100}
     out_d = _outputs(d, query, range(DRAWS))
     out_d2 = _outputs(d2, query, range(DRAWS, 2 * DRAWS))
     worst = _check_definition(out_d, out_d2, [0.48, 0.49, 0.495, 0.5, 0.505, 0.51, 0.52], epsilon)
     assert worst > math.exp(0.6 * epsilon)
     assert abs(np.mean(np.abs(out_d - 0.5)) - expected_error("mean", epsilon, (0, 1), 100)) < 0.002
+
+
+def test_mean_without_public_n_is_not_dp_for_replace_one_at_half_the_noise():
+    """Power check of the harness: the add/remove mean (n private) is calibrated for one record
+    added or removed; a replaced record is two such steps, so its ratio may exceed e^epsilon."""
+    epsilon = 1.0
+    d = pd.DataFrame({"v": np.r_[np.zeros(50), np.ones(50)]})
+    d2 = d.copy()
+    d2.loc[:9, "v"] = 1.0  # ten records replaced: far from neighbours
+    query = {"type": "mean", "column": "v", "epsilon": epsilon, "bounds": [0, 1]}
+    out_d = _outputs(d, query, range(DRAWS))
+    out_d2 = _outputs(d2, query, range(DRAWS, 2 * DRAWS))
+    with pytest.raises(AssertionError):
+        _check_definition(out_d, out_d2, [0.5, 0.52, 0.55], epsilon)
+
+
+# Add/remove-one neighbours: D2 is D plus one record at the bound that moves the answer most.
+_BASE = pd.DataFrame(
+    {
+        "v": np.r_[np.linspace(0.0, 1.0, 41), np.full(19, 0.25)],
+        "c": ["a"] * 30 + ["b"] * 30,
+    }
+)
+_ADDED = pd.concat([_BASE, pd.DataFrame({"v": [1.0], "c": ["a"]})], ignore_index=True)
+
+
+def _event_values(out: list) -> np.ndarray:
+    """A scalar per output: the value, the first quantile, or the first bin's count."""
+    first = out[0]
+    if isinstance(first, pd.DataFrame):
+        return np.array([o["noisy_count"].iloc[0] for o in out])
+    if isinstance(first, tuple):
+        return np.array([o[0] for o in out])
+    return np.asarray(out, dtype=float)
+
+
+def _answers(frame: pd.DataFrame, query: dict, seeds: range, delta: float = 0.0) -> np.ndarray:
+    out = []
+    for s in seeds:
+        r = dp_query(frame, query, PrivacyBudget(math.inf, delta), random_state=s)
+        out.append(r.table if r.table is not None else r.value)
+    return _event_values(out)
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        {"type": "count", "column": "c", "value": "a"},
+        {"type": "histogram", "column": "c", "categories": ["a", "b"]},
+        {
+            "type": "histogram2d",
+            "x": {"column": "c", "categories": ["a", "b"]},
+            "y": {"column": "v", "bounds": [0, 1], "bins": 2},
+        },
+        {"type": "sum", "column": "v", "bounds": [0, 1]},
+        {"type": "mean", "column": "v", "bounds": [0, 1]},
+        {"type": "var", "column": "v", "bounds": [0, 1]},
+        {"type": "quantile", "column": "v", "bounds": [0, 1], "quantile": 0.9},
+        {"type": "median", "column": "v", "bounds": [0, 1]},
+    ],
+    ids=lambda q: q["type"],
+)
+def test_every_query_type_is_epsilon_dp_on_add_remove_neighbours(query):
+    """P[M(D) <= t] <= e^eps P[M(D') <= t] both ways, at the deciles of the pooled outputs."""
+    epsilon = 1.0
+    draws = 600
+    q = {**query, "epsilon": epsilon}
+    out_d = _answers(_BASE, q, range(draws))
+    out_d2 = _answers(_ADDED, q, range(draws, 2 * draws))
+    thresholds = np.quantile(np.r_[out_d, out_d2], np.linspace(0.1, 0.9, 9))
+    _check_definition(out_d, out_d2, thresholds, epsilon)
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        {"type": "count", "column": "c", "value": "a"},
+        {"type": "histogram", "column": "c", "categories": ["a", "b"]},
+        {"type": "sum", "column": "v", "bounds": [0, 1]},
+        {"type": "mean", "column": "v", "bounds": [0, 1]},
+    ],
+    ids=lambda q: q["type"],
+)
+def test_gaussian_mechanism_is_epsilon_delta_dp_and_spends_delta(query):
+    epsilon, delta = 1.0, 1e-3
+    draws = 600
+    q = {**query, "epsilon": epsilon, "mechanism": "gaussian", "delta": delta}
+    out_d = _answers(_BASE, q, range(draws), delta=delta)
+    out_d2 = _answers(_ADDED, q, range(draws, 2 * draws), delta=delta)
+    thresholds = np.quantile(np.r_[out_d, out_d2], np.linspace(0.1, 0.9, 9))
+    _check_definition(out_d, out_d2, thresholds, epsilon)  # delta is far below the tolerance
+    budget = PrivacyBudget(2.0, 2e-3)
+    r = dp_query(_BASE, q, budget, random_state=0)
+    assert budget.spent_delta == pytest.approx(delta) and r.delta == delta
+    assert budget.ledger[0]["delta"] == delta and "Gaussian" in r.error_basis
+    with pytest.raises(ConfigError, match="δ = 0.0015 but only δ = 0.001 of the budget"):
+        dp_query(_BASE, {**q, "delta": 1.5e-3}, budget)
+
+
+def test_no_output_carries_the_true_number_of_rows_or_values(census, tmp_path):
+    """Every output (JSON, summary rows, release frames, the dp section, the budget) of a run
+    without public n is grepped for the true n of the table and of each column."""
+    frame = census.iloc[:4321].copy()
+    frame.loc[frame.index[:57], "age"] = np.nan  # 4264 non-missing ages
+    truths = {len(frame), int(frame["age"].notna().sum())}
+    section = {
+        "epsilon": 3.0,
+        "delta": 1e-6,
+        "random_state": 11,
+        "queries": [
+            {"type": "count", "epsilon": 0.2},
+            {"type": "count", "column": "age", "epsilon": 0.2},
+            {"type": "sum", "column": "age", "epsilon": 0.2, "bounds": [17, 90]},
+            {"type": "mean", "column": "age", "epsilon": 0.2, "bounds": [17, 90]},
+            {"type": "var", "column": "hours_per_week", "epsilon": 0.2, "bounds": [0, 100]},
+            {"type": "median", "column": "age", "epsilon": 0.2, "bounds": [17, 90]},
+            {
+                "type": "quantile",
+                "column": "age",
+                "epsilon": 0.2,
+                "bounds": [17, 90],
+                "quantile": [0.1, 0.9],
+            },
+            {
+                "type": "histogram",
+                "column": "sex",
+                "epsilon": 0.2,
+                "categories": ["Female", "Male"],
+            },
+            {
+                "type": "histogram2d",
+                "epsilon": 0.2,
+                "x": {"column": "age", "bounds": [17, 90], "bins": 3},
+                "y": {"column": "sex", "categories": ["Female", "Male"]},
+            },
+            {
+                "type": "mean",
+                "column": "age",
+                "epsilon": 0.2,
+                "bounds": [17, 90],
+                "mechanism": "gaussian",
+                "delta": 5e-7,
+            },
+        ],
+    }
+    result = run_dp(validate_dp_section(section), frame)
+    texts = [
+        json.dumps(result.to_dict(), allow_nan=False),
+        json.dumps(result.section()),
+        result.to_frame().to_csv(),
+        json.dumps(result.budget.to_dict()),
+        *[r.release_frame().to_csv(index=False) for r in result.results],
+        *[json.dumps(r.row(), default=str) for r in result.results],
+    ]
+    for text in texts:
+        for n in truths:
+            assert not re.search(rf"(?<![\d.]){n}(?![\d])", text), (n, text[:200])
+    assert all(r.n is None and "n" not in r.to_dict() for r in result.results)
+    # a public n is shown, and checked to be exact
+    public = {"type": "mean", "column": "age", "epsilon": 0.2, "bounds": [17, 90], "n": 4264}
+    shown = dp_query(frame, public, PrivacyBudget(1.0), random_state=0)
+    assert shown.to_dict()["n"] == 4264 and "replace-one" in shown.error_basis
+    with pytest.raises(ConfigError, match="declared public but is not the number"):
+        dp_query(frame, {**public, "n": 4000}, PrivacyBudget(1.0))
 
 
 def test_expected_errors_match_repeated_draws(census):
