@@ -213,3 +213,60 @@ def test_compare_on_adult_unprotected_copy_scores_worst(tmp_path, capsys):
             < copy["singling_out"]["multivariate"]["risk"]
         ), name
         assert attacks["membership"]["advantage"] < copy["membership"]["advantage"], name
+
+
+# ------------------------------------------------------------------ the Compare page
+def _compare_page():
+    from streamlit.testing.v1 import AppTest
+
+    from tests.test_app import APP, TIMEOUT
+
+    at = AppTest.from_file(str(APP), default_timeout=TIMEOUT)
+    at.run()
+    at.switch_page("pages/compare.py").run()
+    assert not at.exception, at.exception
+    return at
+
+
+def test_compare_page_lists_methods_and_their_parameters():
+    at = _compare_page()
+    assert not at.error, [e.value for e in at.error]
+    picker = at.multiselect(key="cmp_methods")
+    assert picker.value == ["generalization", "pram"]
+    assert set(picker.options) >= {"Microaggregation (MDAV)", "Rank swapping", "Additive noise"}
+    # widgets generated from the declarations: PRAM's retention, alpha and invariant flag
+    assert at.number_input(key="cmp_pram_retention").value == 0.8
+    assert at.checkbox(key="cmp_pram_invariant").value is True
+
+
+def _run_page_and_chart_names():
+    at = _compare_page()
+    at.number_input(key="cmp_n").set_value(40)
+    at.button(key="cmp_run").click().run()
+    assert not at.exception, at.exception
+    assert not at.error, [e.value for e in at.error]
+    charts = {c.proto.id: json.loads(c.proto.spec) for c in at.get("plotly_chart")}
+    spec = next(s for cid, s in charts.items() if "cmp_chart" in cid)
+    return at, {t for trace in spec["data"] for t in trace["text"]}
+
+
+def test_compare_page_runs_two_quick_methods_with_transparent_runners(monkeypatch):
+    import anon_core.services.compare as service
+
+    rec = Recorder()
+    monkeypatch.setattr(service, "default_attack_runner", lambda *a, **k: rec.attacks)
+    monkeypatch.setattr(service, "default_utility_runner", lambda *a, **k: rec.utility)
+    at, names = _run_page_and_chart_names()
+    assert names == {BASELINE, "generalization", "pram"}
+    assert len(rec.calls) == 3
+    lines = " ".join(m.value for m in at.markdown)
+    assert "protects:" in lines and "Does not protect:" in lines
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(
+    not _READY, reason="the attack battery or the utility yardstick is not in this build"
+)
+def test_compare_page_runs_two_quick_methods_on_the_sample():
+    _, names = _run_page_and_chart_names()
+    assert names == {BASELINE, "generalization", "pram"}

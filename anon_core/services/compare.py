@@ -268,7 +268,10 @@ def default_attack_runner(
 
     The configuration's hierarchies (built on the released part) go with it, so a generalized
     release's original and control records are generalized to the release's levels first."""
-    from anon_core.attacks.battery import dataset_hierarchies, run_battery
+    try:
+        from anon_core.attacks.battery import dataset_hierarchies, run_battery
+    except ImportError as exc:  # pragma: no cover - a partial installation
+        raise ConfigError(f"The attack battery is not available in this build ({exc}).") from None
 
     section = parse_attack_section(config.sections.get("attack"), config.base_dir)
     if n_attacks is not None:
@@ -292,7 +295,12 @@ def default_attack_runner(
 
 def default_utility_runner() -> UtilityRunner:  # pragma: no cover - wired to the yardstick
     """The utility yardstick of :mod:`anon_core.analysis.yardstick`."""
-    from anon_core.analysis.yardstick import utility_yardstick
+    try:
+        from anon_core.analysis.yardstick import utility_yardstick
+    except ImportError as exc:  # pragma: no cover - a partial installation
+        raise ConfigError(
+            f"The utility yardstick is not available in this build ({exc})."
+        ) from None
 
     def run(original, holdout, released, target, random_state):
         return utility_yardstick(
@@ -325,7 +333,7 @@ def _method_for(spec: str | Mapping[str, Any], configured: MethodSection | None)
         if configured is not None and configured.name == spec:
             return configured
         return parse_method_section({"name": spec})
-    return parse_method_section(spec)
+    return parse_method_section({k: v for k, v in spec.items() if k != "label"})
 
 
 def compare(
@@ -345,7 +353,8 @@ def compare(
     """Run every method on the same split, then the same attacks and utility measures.
 
     ``methods`` are names (parameters from the configuration's ``method`` section when it names
-    the same method, else the defaults) or full specs ({"name": ..., params..., "random_state"}).
+    the same method, else the defaults) or full specs ({"name": ..., params..., "random_state"},
+    optionally with a ``label`` naming the row, e.g. one per explored generalization node).
     ``baseline`` adds the unprotected copy. A method that cannot run (missing extra, parameters
     that do not fit the data) gets an ``error`` and no figures; the others still run.
     """
@@ -356,7 +365,7 @@ def compare(
     configured = parse_method_section(raw) if raw is not None else None
     sections = []
     for spec in names:
-        name = spec if isinstance(spec, str) else str(spec.get("name"))
+        name = spec if isinstance(spec, str) else str(spec.get("label", spec.get("name")))
         if isinstance(spec, str) and spec != BASELINE and spec not in METHODS:
             raise ConfigError(
                 f"'methods' names {spec!r}, which is not a release method; choose from "
@@ -381,14 +390,15 @@ def compare(
             if progress is not None:
                 progress(_name, 0.6 * fraction, message)
 
-        cls = METHODS.get(name, UnprotectedCopy)
+        kind = spec if isinstance(spec, str) else str(spec.get("name"))
+        cls = METHODS.get(kind, UnprotectedCopy)
         try:
             section = _method_for(spec, configured)
             if section.method.name != BASELINE:
-                ok, why = method_available(name)
+                ok, why = method_available(section.method.name)
                 if not ok:
                     raise ConfigError(why)
-            seed_m = section.random_state if not isinstance(spec, str) else seed
+            seed_m = seed if isinstance(spec, str) else int(spec.get("random_state", seed))
             release = run_method(section.method, part, config, random_state=seed_m, progress=step)
         except AnonError as exc:
             log.warning("compare: %s could not run: %s", name, exc)
