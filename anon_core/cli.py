@@ -100,7 +100,7 @@ def _anonymize(args: argparse.Namespace) -> int:
             "sha256": written.sha256,
         }
     if args.report:
-        from anon_core.report.core import build_report, write_report
+        from anon_core.report import build_report, write_report
 
         if result is None or (not result.satisfied and not args.force):
             json.dump(summary, sys.stdout, indent=2)
@@ -190,7 +190,7 @@ def _risk(args: argparse.Namespace) -> int:
 
 def _verify(args: argparse.Namespace) -> int:
     """Re-run the configuration and check every fingerprint and figure of a release report."""
-    from anon_core.report.core import verify
+    from anon_core.report import verify
 
     differences = verify(args.config, args.report, args.released)
     json.dump({"verified": not differences, "differences": differences}, sys.stdout, indent=2)

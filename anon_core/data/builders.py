@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from anon_core.data.hierarchy import Hierarchy, _name_values
+from anon_core.data.hierarchy import Hierarchy, name_values
 from anon_core.data.io import MISSING, ColumnKind
 from anon_core.errors import HierarchyError
 from anon_core.validation import check_choice, check_float, check_int, check_keys
@@ -62,7 +62,7 @@ def _parse_numbers(values: np.ndarray, name: str) -> np.ndarray:
     bad = values[np.isnan(nums)]
     if len(bad):
         raise HierarchyError(
-            f"Interval hierarchy {name!r} needs numbers, but got {_name_values(list(map(str, bad)))}. "
+            f"Interval hierarchy {name!r} needs numbers, but got {name_values(list(map(str, bad)))}. "
             "Use a grouping or masking hierarchy for this column."
         )
     return nums
@@ -138,7 +138,7 @@ def date_hierarchy(
     bad = allv[parsed.isna().to_numpy()]
     if len(bad):
         raise HierarchyError(
-            f"Date hierarchy {name!r} cannot parse {_name_values(list(map(str, bad)))} as dates. "
+            f"Date hierarchy {name!r} cannot parse {name_values(list(map(str, bad)))} as dates. "
             "Use ISO dates (YYYY-MM-DD) or another hierarchy type."
         )
     out = []
@@ -195,7 +195,7 @@ def grouping_hierarchy(
         unmapped = current[mapped.isna()].unique().tolist()
         if unmapped:
             raise HierarchyError(
-                f"Grouping for {name!r} at level {h} has no group for {_name_values(unmapped)}. "
+                f"Grouping for {name!r} at level {h} has no group for {name_values(unmapped)}. "
                 "Add them to the mapping."
             )
         current = mapped.astype(str)
@@ -228,7 +228,7 @@ def ordered_hierarchy(
         absent = [v for v in allv if v not in set(order)]
         if absent:
             raise HierarchyError(
-                f"Ordered grouping for {name!r}: 'order' does not list {_name_values(absent)}. "
+                f"Ordered grouping for {name!r}: 'order' does not list {name_values(absent)}. "
                 "List every value of the column."
             )
         present = set(allv)

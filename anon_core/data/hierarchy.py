@@ -27,7 +27,7 @@ from anon_core.errors import HierarchyError
 MAX_NAMED = 10
 
 
-def _name_values(values: list[str]) -> str:
+def name_values(values: list[str]) -> str:
     shown = ", ".join(repr(v) for v in values[:MAX_NAMED])
     more = len(values) - MAX_NAMED
     return shown + (f" and {more} more" if more > 0 else "")
@@ -59,7 +59,7 @@ class Hierarchy:
         dup = base[base.duplicated()].unique().tolist()
         if dup:
             raise HierarchyError(
-                f"Hierarchy {self.name!r} lists value(s) {_name_values(dup)} more than once at "
+                f"Hierarchy {self.name!r} lists value(s) {name_values(dup)} more than once at "
                 "level 0. Each original value must appear in exactly one row."
             )
         for h in range(1, table.shape[1]):
@@ -67,7 +67,7 @@ class Hierarchy:
             bad = parents[parents > 1].index.astype(str).tolist()
             if bad:
                 raise HierarchyError(
-                    f"Hierarchy {self.name!r} is not monotonic: label(s) {_name_values(bad)} at level "
+                    f"Hierarchy {self.name!r} is not monotonic: label(s) {name_values(bad)} at level "
                     f"{h - 1} generalize to more than one label at level {h}. Each label must have "
                     "exactly one parent."
                 )
@@ -145,7 +145,7 @@ class Hierarchy:
                 else ""
             )
             raise HierarchyError(
-                f"Hierarchy {self.name!r} has no row for value(s) {_name_values(missing)} that occur "
+                f"Hierarchy {self.name!r} has no row for value(s) {name_values(missing)} that occur "
                 f"in the data. Add them to the hierarchy or fix the data.{hint}"
             )
         maps, labels, leaf_counts = [], [], []

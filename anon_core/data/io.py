@@ -175,7 +175,7 @@ def check_separator(separator: object, field: str = "input.separator") -> str:
     return separator
 
 
-def _detect_separator(text: str) -> str:
+def detect_separator(text: str) -> str:
     """Pick the separator that splits the first lines into the most, equal, fields."""
     lines = [ln for ln in text.splitlines()[:50] if ln.strip()]
     if not lines:
@@ -198,7 +198,7 @@ def _detect_separator(text: str) -> str:
     return best
 
 
-def _check_not_binary(raw: bytes, name: str) -> None:
+def check_not_binary(raw: bytes, name: str) -> None:
     head = raw[:8192]
     if b"\x00" not in head or head.startswith((b"\xff\xfe", b"\xfe\xff", b"\x00\x00\xfe\xff")):
         return
@@ -224,7 +224,7 @@ def read_text_table(
             f"{name} is empty. Choose a file with a header row and at least one data row."
         )
     if encoding is None:
-        _check_not_binary(raw, name)
+        check_not_binary(raw, name)
     text, enc, note = decode_text(raw, name, encoding)
     text = text.lstrip("\ufeff")
     if not text.strip():
@@ -236,7 +236,7 @@ def read_text_table(
             f"{name} holds NUL characters after decoding as {enc!r}: it is binary or in another encoding. "
             "Set input.encoding, or upload a CSV/TSV, Excel (.xlsx), Parquet or JSON file."
         )
-    sep = separator or _detect_separator(text)
+    sep = separator or detect_separator(text)
     first_line = io.StringIO(text, newline=None).readline().rstrip("\n")
     header = _csv_row(first_line, sep, name)
     _check_names(header, name)
@@ -556,3 +556,8 @@ def write_table(
     path = Path(path)
     data = table_bytes(frame, output_format(path), formula_escape=formula_escape)
     return atomic_write(path, data)
+
+
+# Former private names, still imported by anon_core.release.engines.base.
+_check_not_binary = check_not_binary
+_detect_separator = detect_separator

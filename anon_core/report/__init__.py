@@ -1,10 +1,47 @@
-"""The report package. Its public names are re-exported here so callers write ``anon_core.report.NAME``."""
+"""The release report: build it, render it (HTML, PDF), sign it, read it back and verify it.
 
-from anon_core.report import core as _core
-from anon_core.report.core import *  # noqa: F401,F403
+Callers write ``anon_core.report.NAME``; every public name is re-exported here.
+"""
 
+from anon_core.report.blocks import fmt
+from anon_core.report.figures import audit_csv, audit_json, build_report, report_figures
+from anon_core.report.files import read_report, read_report_figures, write_report
+from anon_core.report.html import render_html
+from anon_core.report.model import (
+    ATTACHMENTS,
+    DECISIONS,
+    FIGURES_SCHEMA,
+    REDACTED,
+    Report,
+    figures_json,
+    figures_sha256,
+    scrub_secrets,
+    table_csv_bytes,
+)
+from anon_core.report.pdf import render_pdf
+from anon_core.report.sections import report_sections
+from anon_core.report.verify import verify
 
-def __getattr__(
-    name: str,
-):  # the names core keeps out of __all__ (constants, helpers used by pages)
-    return getattr(_core, name)
+__all__ = [
+    "ATTACHMENTS",
+    "DECISIONS",
+    "FIGURES_SCHEMA",
+    "REDACTED",
+    "Report",
+    "audit_csv",
+    "audit_json",
+    "build_report",
+    "figures_json",
+    "figures_sha256",
+    "fmt",
+    "read_report",
+    "read_report_figures",
+    "render_html",
+    "render_pdf",
+    "report_figures",
+    "report_sections",
+    "scrub_secrets",
+    "table_csv_bytes",
+    "verify",
+    "write_report",
+]

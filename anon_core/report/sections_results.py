@@ -1,0 +1,311 @@
+"""Report sections on the results: re-identification risk, attribute disclosure, utility, PII and DP."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from anon_core.report.blocks import (
+    bars_block,
+    fmt,
+    key_values,
+    pct,
+    section,
+    table_block,
+    text_block,
+)
+from anon_core.report.model import MIN_CELL, SHOWN_QI_ROWS, Report
+
+
+def _risk_rows(before: Mapping[str, Any], after: Mapping[str, Any]) -> list[tuple[str, Any, Any]]:
+    rows = [
+        ("records counted", before["records"], after["records"]),
+        ("equivalence classes", before["equivalence_classes"], after["equivalence_classes"]),
+        (
+            "prosecutor: highest risk",
+            before["prosecutor"]["highest_risk"],
+            after["prosecutor"]["highest_risk"],
+        ),
+        (
+            "prosecutor: records at highest risk",
+            before["prosecutor"]["records_at_highest_risk"],
+            after["prosecutor"]["records_at_highest_risk"],
+        ),
+        (
+            "prosecutor: average risk",
+            before["prosecutor"]["average_risk"],
+            after["prosecutor"]["average_risk"],
+        ),
+    ]
+    for t, v in before["prosecutor"]["records_at_risk"].items():
+        rows.append(
+            (f"prosecutor: records at risk > {t}", v, after["prosecutor"]["records_at_risk"].get(t))
+        )
+    rows += [
+        (
+            "journalist: highest risk",
+            before["journalist"]["highest_risk"],
+            after["journalist"]["highest_risk"],
+        ),
+        (
+            "journalist: average risk",
+            before["journalist"]["average_risk"],
+            after["journalist"]["average_risk"],
+        ),
+        (
+            "marketer: average risk",
+            before["marketer"]["average_risk"],
+            after["marketer"]["average_risk"],
+        ),
+        ("sample uniques", before["sample_uniques"], after["sample_uniques"]),
+        ("sample uniques (share)", before["sample_uniques_share"], after["sample_uniques_share"]),
+    ]
+    for k in ("zayatz", "pitman", "snb", "dankar"):
+        rows.append(
+            (
+                f"population uniques: {k}",
+                before["population_uniqueness"][k],
+                after["population_uniqueness"][k],
+            )
+        )
+    rows.append(
+        (
+            "population model chosen (Dankar)",
+            before["population_uniqueness"]["dankar_model"],
+            after["population_uniqueness"]["dankar_model"],
+        )
+    )
+    return rows
+
+
+def _top_qi(rows: list[dict[str, Any]]) -> list[list[Any]]:
+    ranked = sorted(rows, key=lambda r: (-(r["distinction"] or 0), -(r["separation"] or 0)))
+    return [
+        [", ".join(r["attributes"]), r["distinction"], r["separation"]]
+        for r in ranked[:SHOWN_QI_ROWS]
+    ]
+
+
+def risk_section(report: Report) -> dict[str, Any] | None:
+    """Re-identification risk before and after."""
+    f = report.figures
+    before = f["risk"]["before"]
+    after = f["risk"]["after"]
+    risk_rows = _risk_rows(before, after)
+    thresholds = list(before["prosecutor"]["records_at_risk"])
+    return section(
+        "risk",
+        "Re-identification risk before and after",
+        text_block(
+            "Shares are fractions of the records counted (suppressed records are left out, as ARX does). "
+            + f["risk"]["note"]
+            + "."
+        ),
+        table_block(
+            ["measure", "before (input)", "after (release)"], [[a, b, c] for a, b, c in risk_rows]
+        ),
+        bars_block(
+            "Prosecutor risk before and after",
+            [
+                "highest risk",
+                "average risk",
+                *[f"records at risk > {t}" for t in thresholds],
+                "sample uniques share",
+            ],
+            {
+                "before": [
+                    before["prosecutor"]["highest_risk"],
+                    before["prosecutor"]["average_risk"],
+                    *[before["prosecutor"]["records_at_risk"][t] for t in thresholds],
+                    before["sample_uniques_share"],
+                ],
+                "after": [
+                    after["prosecutor"]["highest_risk"],
+                    after["prosecutor"]["average_risk"],
+                    *[after["prosecutor"]["records_at_risk"][t] for t in thresholds],
+                    after["sample_uniques_share"],
+                ],
+            },
+            unit="share",
+        ),
+        {
+            "kind": "chart",
+            "chart": {
+                "type": "lines",
+                "title": "Risk distribution: cumulative share of records by risk",
+                "x": [b["high"] for b in before["distribution"]],
+                "series": {
+                    "before": [b["cumulative"] for b in before["distribution"]],
+                    "after": [b["cumulative"] for b in after["distribution"]],
+                },
+                "x_title": "risk (1 / class size) at most",
+                "y_title": "share of records",
+            },
+        },
+        table_block(
+            ["QI combination (input)", "distinction", "separation"],
+            _top_qi(before["qi_analysis"]),
+            note="The combinations of quasi-identifiers that identify most records in the input.",
+        ),
+        table_block(
+            ["QI combination (release)", "distinction", "separation"], _top_qi(after["qi_analysis"])
+        ),
+    )
+
+
+def disclosure_section(report: Report) -> dict[str, Any] | None:
+    """Attribute disclosure of the sensitive attributes."""
+    f = report.figures
+    if f["disclosure"]:
+        return section(
+            "disclosure",
+            "Attribute disclosure",
+            table_block(
+                [
+                    "sensitive attribute",
+                    "classes",
+                    "min distinct l",
+                    "min entropy l",
+                    "max t (equal)",
+                    "max t (ordered)",
+                    "max t (hierarchical)",
+                    "homogeneous classes",
+                    "homogeneous records",
+                ],
+                [
+                    [
+                        a,
+                        d["classes"],
+                        d["min_distinct_l"],
+                        d["min_entropy_l"],
+                        d["max_t_equal"],
+                        d["max_t_ordered"],
+                        d["max_t_hierarchical"],
+                        d["homogeneous_classes"],
+                        f"{d['homogeneous_records']:,} ({pct(d['homogeneous_share'])})",
+                    ]
+                    for a, d in f["disclosure"].items()
+                ],
+                note="A homogeneous class has a single sensitive value: membership in it discloses the value.",
+            ),
+        )
+    else:
+        return section(
+            "disclosure",
+            "Attribute disclosure",
+            text_block("No attribute has the role 'sensitive'."),
+        )
+
+
+def utility_section(report: Report) -> dict[str, Any] | None:
+    """Quality metrics, distribution distances, ML utility."""
+    f = report.figures
+    prov = report.provided
+    det = report.details
+    q, dist = f["utility"]["quality"], f["utility"]["distributions"]
+    optimized = next((m for m in q["metrics"] if m["optimized"]), None)
+    blocks = [
+        table_block(
+            ["metric", "variant", "value", "range", "optimized"],
+            [
+                [
+                    m["name"],
+                    "monotonic" if m["monotonic"] else "non-monotonic",
+                    m["value"],
+                    f"{fmt(m['lower'])} - {fmt(m['upper'])}",
+                    "yes" if m["optimized"] else "",
+                ]
+                for m in q["metrics"]
+            ],
+            note=f"Suppression rate {pct(q['suppression_rate'])} ({q['suppressed_records']:,} records).",
+        ),
+    ]
+    if optimized and optimized["per_attribute"]:
+        blocks.append(
+            bars_block(
+                f"{optimized['name']} per attribute",
+                list(optimized["per_attribute"]),
+                {"loss": list(optimized["per_attribute"].values())},
+            )
+        )
+    blocks += [
+        table_block(
+            ["attribute", "role", "level", "values", "Hellinger distance"],
+            [
+                [
+                    a["attribute"],
+                    a["role"],
+                    "-" if a["level"] is None else a["level"],
+                    a["n_values"],
+                    a["hellinger"],
+                ]
+                for a in dist["attributes"]
+            ],
+            note="Hellinger distance between the original distribution and the released one projected back "
+            "uniformly onto the original values (0 = unchanged, 1 = disjoint).",
+        ),
+        bars_block(
+            "Hellinger distance per attribute",
+            [a["attribute"] for a in dist["attributes"]],
+            {"distance": [a["hellinger"] for a in dist["attributes"]]},
+        ),
+    ]
+    if det.get("distributions"):
+        blocks.append(
+            {
+                "kind": "chart",
+                "chart": {
+                    "type": "distributions",
+                    "title": "Distributions before and after (released values; cells under "
+                    f"{MIN_CELL} records merged)",
+                    "attributes": det["distributions"],
+                },
+            }
+        )
+    ml = prov.get("ml")
+    if ml:
+        rows, cats, orig, rel = [], [], [], []
+        for m in ml.get("models", []):
+            for s in ("accuracy", "f1_macro", "roc_auc"):
+                o, r = m["original"][s]["mean"], m["released"][s]["mean"]
+                rows.append([m["model"], s, o, r, m["drop"][s]])
+                cats.append(f"{m['model']}: {s}")
+                orig.append(o)
+                rel.append(r)
+        blocks += [
+            text_block(
+                f"ML utility: predicting {ml.get('target')!r} with {ml.get('cv')}-fold stratified cross-validation "
+                f"(random_state {ml.get('random_state')}); {ml.get('n_original', 0):,} original and "
+                f"{ml.get('n_released', 0):,} released rows."
+            ),
+            table_block(["model", "score", "original", "released", "drop"], rows),
+            bars_block(
+                "ML utility: original against released", cats, {"original": orig, "released": rel}
+            ),
+        ]
+    else:
+        blocks.append(text_block("ML utility was not assessed for this release."))
+    return section("utility", "Utility", *blocks)
+
+
+def pii_section(report: Report) -> dict[str, Any] | None:
+    """How personal data in identifiers and free text was handled (when it was)."""
+    prov = report.provided
+    if prov.get("pii") is not None:
+        return section(
+            "pii", "PII handling", table_block(["setting", "value"], key_values(prov["pii"]))
+        )
+    return None
+
+
+def dp_section(report: Report) -> dict[str, Any] | None:
+    """The differential-privacy budget (when DP was used)."""
+    prov = report.provided
+    if prov.get("dp") is not None:
+        return section(
+            "dp",
+            "Differential privacy budget",
+            table_block(["setting", "value"], key_values(prov["dp"])),
+        )
+
+    return None
