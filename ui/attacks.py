@@ -101,15 +101,35 @@ def run_attacks(
     ).hexdigest()
     cache: dict[str, Any] = st.session_state.setdefault(RESULTS_KEY, {})
     if fingerprint in cache:
-        return cache[fingerprint]
-    if not st.button("Run the attacks", type="primary", key="attack_run"):
+        report, satisfied = cache[fingerprint]
+    elif not st.button("Run the attacks", type="primary", key="attack_run"):
         return None
+    else:
+        report, satisfied = _run(ws, levels, section, external, fingerprint, cache)
+    if not satisfied:
+        st.warning(
+            "The current transformation does not satisfy the privacy models within the suppression limit, "
+            "so it would not be released; it was attacked with every record released (what it would leak). "
+            "Pick a satisfying transformation on the Explore page.",
+            icon="⚠️",
+        )
+    return report
+
+
+def _run(
+    ws: Workspace,
+    levels: dict[str, int],
+    section: AttackSection,
+    external: pd.DataFrame | None,
+    fingerprint: str,
+    cache: dict[str, Any],
+) -> tuple[AttackReport, bool]:
     bar = st.progress(0.0, text="Splitting and releasing…")
 
     def progress(fraction: float, message: str) -> None:
         bar.progress(min(max(float(fraction), 0.0), 1.0), text=f"{message}: {fraction:.0%}")
 
-    report, _ = attack_split(
+    report, result = attack_split(
         ws.frame,
         ws.roles,
         ws.hierarchies(),
@@ -123,8 +143,8 @@ def run_attacks(
     )
     bar.empty()
     cache.clear()  # one report per session is enough; the next fingerprint replaces it
-    cache[fingerprint] = report
-    return report
+    cache[fingerprint] = (report, result.satisfied)
+    return report, result.satisfied
 
 
 def risk_chart(report: AttackReport) -> go.Figure:

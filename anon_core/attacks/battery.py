@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -482,8 +482,9 @@ def attack_split(
 
     The transformation is evaluated on the released part with ``models`` and the suppression
     limit (classes that fail a model are suppressed as the release would suppress them; the
-    ``attack-risk`` models, which need this very battery, are left out). ``hierarchies`` should
-    cover the whole ``frame``, so control values generalize too. Returns the report and the
+    ``attack-risk`` models, which need this very battery, are left out). A transformation that
+    does not satisfy them is attacked with every class released (what it would leak). ``hierarchies``
+    should cover the whole ``frame``, so control values generalize too. Returns the report and the
     evaluated transformation (its ``satisfied`` says whether it would be released).
     """
     part, control = split_frame(frame, section.control_fraction, section.random_state)
@@ -495,7 +496,14 @@ def attack_split(
         metric,
     )
     result = evaluator.evaluate(dict(levels))
-    inputs = attack_inputs(dataset, result, control)
+    # A transformation that fails its models is attacked as it would leak: every class released
+    # (the suppression it needs exceeds the limit), as `anon-core risk --force` reports it.
+    attacked = (
+        result
+        if result.satisfied
+        else replace(result, suppressed=np.zeros(len(result.suppressed), dtype=bool))
+    )
+    inputs = attack_inputs(dataset, attacked, control)
     split = {
         "mode": "split",
         "control_fraction": section.control_fraction,

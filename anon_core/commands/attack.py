@@ -29,7 +29,7 @@ from anon_core.attacks.split import AttackSection, parse_attack_section, split_f
 from anon_core.commands import EXIT_NOT_SATISFIED, EXIT_OK
 from anon_core.config import ReleaseConfig, load_config
 from anon_core.data.io import load_table
-from anon_core.errors import ConfigError, DataError
+from anon_core.errors import AnonError, ConfigError, DataError
 from anon_core.privacy.attack_risk import AttackRisk
 from anon_core.search.attack_bounded import evaluate_with_attacks
 from anon_core.services.problem import Problem, load_input
@@ -53,7 +53,13 @@ def _section(config: ReleaseConfig, args: argparse.Namespace) -> AttackSection:
 def _load(path: Path, what: str) -> pd.DataFrame:
     if not Path(path).is_file():
         raise DataError(f"The {what} file {str(path)!r} does not exist. Check the path.")
-    return load_table(path).frame
+    try:
+        frame = load_table(path).frame
+    except AnonError as exc:
+        raise DataError(f"The {what} table cannot be used: {exc}") from None
+    if len(frame) == 0:
+        raise DataError(f"The {what} table {str(path)!r} has no records.")
+    return frame
 
 
 def _check_input_columns(config: ReleaseConfig, frame: pd.DataFrame) -> None:
