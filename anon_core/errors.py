@@ -25,3 +25,8 @@ class ConfigError(AnonError):
 
 class PrivacyWarning(UserWarning):
     """A choice that is allowed but weakens the privacy guarantee."""
+
+
+class PrivacyLeakWarning(PrivacyWarning):
+    """A DP method had to read something from the data (e.g. a column's domain) that the
+    configuration should have declared: the formal guarantee does not cover that leak."""
