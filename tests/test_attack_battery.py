@@ -499,3 +499,19 @@ def test_attacks_page_runs_on_the_sample_and_shows_the_chart():
     names = {trace["name"] for trace in spec["data"]}
     assert names == {"risk", "main attack", "control", "baseline"}
     assert any("membership" in m.label.lower() for m in at.metric)
+
+
+def test_attack_risk_search_with_a_loose_threshold_finds_the_plain_optimum(people_config):
+    # Any measured risk is <= 1.0, so the first candidate passes: the optimum must be the plain
+    # lattice search's optimum under the other models (an independent search implementation).
+    _, _, frame = people_config
+    part, control = split_frame(frame, 1 / 3, 0)
+    loose = {"model": "attack-risk", "attack": "linkability", "threshold": 1.0, "n_attacks": 50}
+    k = {"model": "k-anonymity", "k": 3}
+    bounded = Problem.from_config(parse_config(_config(frame, privacy_models=[k, loose])), part)
+    bounded.evaluator.models[1].bind(control)
+    plain = Problem.from_config(parse_config(_config(frame, privacy_models=[k])), part)
+    found, expected = bounded.search(), plain.search()
+    assert found.optimum.transformation == expected.optimum.transformation
+    assert found.optimum.quality.value == pytest.approx(expected.optimum.quality.value)
+    assert len(found.attack_checks) == 1 and found.attack_checks[0].passed

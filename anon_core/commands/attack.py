@@ -18,20 +18,12 @@ from typing import Any
 
 import pandas as pd
 
-from anon_core.attacks.battery import (
-    AttackReport,
-    attack_inputs,
-    dataset_hierarchies,
-    frame_inputs,
-    run_battery,
-)
 from anon_core.attacks.split import AttackSection, parse_attack_section, split_frame
 from anon_core.commands import EXIT_NOT_SATISFIED, EXIT_OK
 from anon_core.config import ReleaseConfig, load_config
 from anon_core.data.io import load_table
 from anon_core.errors import AnonError, ConfigError, DataError
 from anon_core.privacy.attack_risk import AttackRisk
-from anon_core.search.attack_bounded import evaluate_with_attacks
 from anon_core.services.problem import Problem, load_input
 
 
@@ -78,8 +70,18 @@ def attack_release(
     released_file: Path | None = None,
     control_file: Path | None = None,
     progress: Any = None,
-) -> AttackReport:
-    """The battery on the configuration's release (see the module docstring)."""
+) -> Any:
+    """The battery's :class:`~anon_core.attacks.battery.AttackReport` on the configuration's release
+    (see the module docstring)."""
+    # The attack stack loads only when this command runs, not with every other command.
+    from anon_core.attacks.battery import (
+        attack_inputs,
+        dataset_hierarchies,
+        frame_inputs,
+        run_battery,
+    )
+    from anon_core.search.attack_bounded import evaluate_with_attacks
+
     external = _load(section.external, "external") if section.external is not None else None
     released_file = released_file or section.released
     control_file = control_file or section.control
