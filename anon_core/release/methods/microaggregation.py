@@ -35,57 +35,77 @@ from anon_core.release.methods.registry import (
 )
 
 
-def _k_nearest(points: np.ndarray, alive: np.ndarray, center: np.ndarray, k: int) -> np.ndarray:
-    """Indices of the k alive records nearest to ``center`` (ties: lower index first)."""
-    idx = np.flatnonzero(alive)
-    d = ((points[idx] - center) ** 2).sum(axis=1)
-    if k >= len(idx):
-        return idx
-    part = np.argpartition(d, k - 1)[:k]
-    # Resolve ties at the boundary deterministically: all records at distance <= the k-th, by index.
-    cut = d[part].max()
-    near = np.flatnonzero(d < cut)
-    at = np.flatnonzero(d == cut)
-    chosen = np.concatenate([near, at[: k - len(near)]])
-    return idx[chosen]
+def _k_smallest(d: np.ndarray, k: int) -> np.ndarray:
+    """Positions of the k smallest finite entries of ``d`` (ties: lower position first)."""
+    at = np.flatnonzero(d == d.min())
+    if len(at) >= k:  # common with tied values: no selection needed
+        return at[:k]
+    finite = np.flatnonzero(np.isfinite(d))
+    if k >= len(finite):
+        return finite
+    sub = d[finite]
+    cut = sub[np.argpartition(sub, k - 1)[:k]].max()
+    near = finite[sub < cut]
+    return np.concatenate([near, finite[sub == cut][: k - len(near)]])
 
 
-def _farthest(points: np.ndarray, alive: np.ndarray, center: np.ndarray) -> int:
-    idx = np.flatnonzero(alive)
-    d = ((points[idx] - center) ** 2).sum(axis=1)
-    return int(idx[int(np.argmax(d))])
+class _Remaining:
+    """The records not yet grouped: a compact copy of their points, compacted as groups leave,
+    with the running sum for the centroid (so each MDAV step costs a few passes over them)."""
+
+    def __init__(self, values: np.ndarray) -> None:
+        self.points = values
+        self.columns = np.ascontiguousarray(values.T)  # d x n: fast per-record distances
+        self.ids = np.arange(len(values))
+        self.alive = np.ones(len(values), dtype=bool)
+        self.count = len(values)
+        self.total = values.sum(axis=0)
+
+    def dist(self, center: np.ndarray, fill: float) -> np.ndarray:
+        diff = self.columns - center[:, None]
+        d = np.einsum("ij,ij->j", diff, diff)
+        d[~self.alive] = fill
+        return d
+
+    def take(self, positions: np.ndarray) -> np.ndarray:
+        """Remove the records at ``positions``; returns their original row ids."""
+        self.alive[positions] = False
+        self.count -= len(positions)
+        self.total = self.total - self.points[positions].sum(axis=0)
+        out = self.ids[positions]
+        if self.count and self.count < len(self.ids) // 2:
+            self.points, self.ids = self.points[self.alive], self.ids[self.alive]
+            self.columns = np.ascontiguousarray(self.points.T)
+            self.alive = np.ones(len(self.ids), dtype=bool)
+        return out
+
+    def farthest_from_centroid(self) -> int:
+        return int(np.argmax(self.dist(self.total / self.count, -1.0)))
 
 
 def mdav_groups(values: np.ndarray, k: int, progress: Progress | None = None) -> np.ndarray:
     """Group label of every row of ``values`` (n x d, already standardized) by MDAV with size k."""
     n = len(values)
     groups = np.full(n, -1, dtype=np.int64)
-    alive = np.ones(n, dtype=bool)
-    remaining = n
+    rest = _Remaining(np.asarray(values, dtype=float))
     g = 0
     step = max(n // 50, 1)
-    while remaining >= 3 * k:
-        centroid = values[alive].mean(axis=0)
-        r = _farthest(values, alive, centroid)
-        s = _farthest(values, alive, values[r])
-        members = _k_nearest(values, alive, values[r], k)
-        groups[members], alive[members] = g, False
+    while rest.count >= 3 * k:
+        r = rest.farthest_from_centroid()
+        d_r = rest.dist(rest.points[r], np.inf)
+        s = int(np.argmax(np.where(np.isfinite(d_r), d_r, -1.0)))
+        s_point = rest.points[s].copy()
+        groups[rest.take(_k_smallest(d_r, k))] = g
+        groups[rest.take(_k_smallest(rest.dist(s_point, np.inf), k))] = g + 1
+        g += 2
+        if (n - rest.count) // step != (n - rest.count - 2 * k) // step:
+            report(progress, (n - rest.count) / n, f"MDAV: {n - rest.count} of {n} records grouped")
+    if rest.count >= 2 * k:
+        r = rest.farthest_from_centroid()
+        groups[rest.take(_k_smallest(rest.dist(rest.points[r], np.inf), k))] = g
         g += 1
-        members = _k_nearest(values, alive, values[s], k)
-        groups[members], alive[members] = g, False
-        g += 1
-        remaining -= 2 * k
-        if (n - remaining) // step != (n - remaining - 2 * k) // step:
-            report(progress, (n - remaining) / n, f"MDAV: {n - remaining} of {n} records grouped")
-    if remaining >= 2 * k:
-        centroid = values[alive].mean(axis=0)
-        r = _farthest(values, alive, centroid)
-        members = _k_nearest(values, alive, values[r], k)
-        groups[members], alive[members] = g, False
-        g += 1
-        remaining -= k
-    if remaining:
-        groups[alive] = g
+    if rest.count:
+        groups[rest.ids[rest.alive]] = g
     return groups
 
 

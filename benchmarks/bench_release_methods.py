@@ -1,0 +1,169 @@
+"""Release methods on Adult: time (wall and CPU), attack figures and ML utility in one table.
+
+Every method releases the same 80 % of Adult (the attack lab's seeded control split keeps 20 %
+back as never-released control records, which also serve as the ML holdout), through
+:func:`anon_core.services.compare.compare`: the same attack battery and the same utility
+yardstick for all. The baseline of the time ratio is ``generalization`` (the lattice search, the
+existing method); the unprotected copy is the risk baseline. Synthetic methods are included
+when their extra is installed (the DP synthesizers at epsilon = 1 and 10).
+
+Run: python benchmarks/bench_release_methods.py [--n-attacks N] [--only m1,m2] [--rows N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from anon_core.config import parse_config  # noqa: E402
+from anon_core.errors import AnonError  # noqa: E402
+from anon_core.release.methods import METHODS, method_available  # noqa: E402
+from anon_core.services.compare import BASELINE, compare, run_method  # noqa: E402
+from benchmarks.common import ADULT, load_adult  # noqa: E402
+
+QIS = ["age", "sex", "race", "marital-status", "education", "native-country", "workclass"]
+BASELINE_METHOD = "generalization"
+CORE = [
+    {"name": "generalization"},
+    {"name": "mondrian", "k": 5},
+    {"name": "microaggregation", "k": 5},
+    {"name": "noise", "noise": 50},
+    {"name": "noise", "noise": 50, "method": "correlated2", "delta": 0.5, "label": "noise-c2"},
+    {"name": "rank-swapping", "p": 5},
+    {"name": "pram", "retention": 0.8},
+]
+
+
+def synthetic_specs() -> list[dict]:
+    """The installed synthetic methods; DP ones at epsilon 1 and 10, CTGAN with few epochs."""
+    specs = []
+    for name, cls in METHODS.items():
+        if cls.extra is None or not method_available(name)[0]:
+            continue
+        params = {p.name for p in cls.params}
+        if "epsilon" in params:
+            specs += [{"name": name, "epsilon": e, "label": f"{name} (eps={e:g})"} for e in (1, 10)]
+        elif "epochs" in params:
+            specs.append({"name": name, "epochs": 5, "label": f"{name} (5 epochs)"})
+        else:
+            specs.append({"name": name})
+    return specs
+
+
+def config(n_attacks: int):
+    return parse_config(
+        {
+            "attributes": {
+                **{
+                    q: {
+                        "role": "quasi-identifier",
+                        "hierarchy": {"file": str(ADULT / f"adult_hierarchy_{q}.csv")},
+                    }
+                    for q in QIS
+                },
+                "salary-class": {"role": "sensitive"},
+            },
+            "privacy_models": [{"model": "k-anonymity", "k": 5}],
+            "suppression_limit": 0.05,
+            "attack": {"n_attacks": n_attacks, "random_state": 0, "control_fraction": 0.2},
+        }
+    )
+
+
+def _get(d, *path):
+    for p in path:
+        if not isinstance(d, dict) or p not in d:
+            return None
+        d = d[p]
+    return d
+
+
+def _fmt(v, pattern="{:.3f}"):
+    return "n/a" if v is None else pattern.format(v)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--n-attacks", type=int, default=500)
+    parser.add_argument("--only", help="comma-separated labels to run")
+    parser.add_argument("--rows", type=int, help="use the first N rows of Adult only")
+    args = parser.parse_args()
+    loaded = load_adult()
+    if loaded is None:
+        return
+    frame = loaded[0]
+    if args.rows:
+        frame = frame.head(args.rows)
+    specs = CORE + synthetic_specs()
+    if args.only:
+        keep = set(args.only.split(","))
+        specs = [s for s in specs if s.get("label", s["name"]) in keep]
+    cfg = config(args.n_attacks)
+    t0, c0 = time.perf_counter(), time.process_time()
+    try:
+        result = compare(cfg, frame, specs, baseline=True, random_state=0)
+    except AnonError as exc:  # the battery or yardstick missing: time the methods alone
+        print(f"attack/utility figures unavailable ({exc}); timing the methods only")
+        result = None
+    total_wall, total_cpu = time.perf_counter() - t0, time.process_time() - c0
+    print(
+        f"Adult: {len(frame):,} rows, QIs {', '.join(QIS)}; target salary-class; "
+        f"n_attacks={args.n_attacks}; 20 % control/holdout; seed 0"
+    )
+    header = (
+        f"{'method':<34}{'wall s':>8}{'CPU s':>8}{'x gen':>7}{'SO-multi':>10}{'SO-uni':>8}"
+        f"{'link':>7}{'infer':>7}{'member':>8}{'ML acc':>8}{'ML drop':>8}{'marg':>7}{'assoc':>7}"
+    )
+    print(header)
+    print("-" * len(header))
+    if result is None:
+        from anon_core.release.methods.config import parse_method_section
+
+        base = None
+        for spec in specs:
+            section = parse_method_section({k: v for k, v in spec.items() if k != "label"})
+            try:
+                rel = run_method(section.method, frame, cfg, random_state=0)
+            except AnonError as exc:
+                print(f"{spec.get('label', spec['name']):<34} error: {exc}")
+                continue
+            base = rel.seconds if spec["name"] == BASELINE_METHOD else base
+            ratio = rel.seconds / base if base else None
+            print(
+                f"{spec.get('label', spec['name']):<34}{rel.seconds:>8.2f}{rel.cpu_seconds:>8.2f}"
+                f"{_fmt(ratio, '{:.2f}'):>7}"
+            )
+        return
+    rows = {m.name: m for m in result.methods}
+    base = rows.get(BASELINE_METHOD)
+    for m in result.methods:
+        if m.error:
+            print(f"{m.name:<34} error: {m.error}")
+            continue
+        a, u = m.attacks, m.utility
+        ratio = m.seconds / base.seconds if base is not None and base.seconds else None
+        inference = _get(a, "inference") or {}
+        infer = max((v.get("risk", 0.0) for v in inference.values()), default=None)
+        print(
+            f"{m.name:<34}{m.seconds:>8.2f}{m.cpu_seconds:>8.2f}{_fmt(ratio, '{:.2f}'):>7}"
+            f"{_fmt(_get(a, 'singling_out', 'multivariate', 'risk')):>10}"
+            f"{_fmt(_get(a, 'singling_out', 'univariate', 'risk')):>8}"
+            f"{_fmt(_get(a, 'linkability', 'risk')):>7}{_fmt(infer):>7}"
+            f"{_fmt(_get(a, 'membership', 'advantage')):>8}"
+            f"{_fmt(_get(u, 'ml', 'accuracy')):>8}{_fmt(_get(u, 'ml', 'accuracy_drop')):>8}"
+            f"{_fmt(u.get('marginal_distance')):>7}{_fmt(u.get('association_distance')):>7}"
+        )
+    print(
+        f"\nwhole comparison: {total_wall:.1f} s wall, {total_cpu:.1f} s CPU; 'x gen' = wall time "
+        f"/ {BASELINE_METHOD}'s; {BASELINE} is the unprotected risk baseline; risks are "
+        "anonymeter-style (0 = no better than the control baseline)."
+    )
+
+
+if __name__ == "__main__":
+    main()
