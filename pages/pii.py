@@ -212,9 +212,29 @@ else:
             deny_list={"DENY_LIST": deny_words} if deny_words else None,
             recognizers=recognizers,
         )
-        if ws.sections.get("text") != section:
+        # Visiting this page never changes the release: the section is proposed here and
+        # applied only when the user asks for it.
+        applied = ws.sections.get("text") == section
+        if applied:
+            st.success(
+                f"The release de-identifies {column} with these operators (its role is kept).",
+                icon="✅",
+            )
+        elif st.button(
+            f"✅ Release {column} de-identified with these operators",
+            key="pii_apply_text",
+            help="Adds the text section to the release configuration (Undo reverts it). "
+            "Without it, free text is dropped from the release.",
+        ):
             ws.update(
                 f"text de-identification of {column}", sections={**ws.sections, "text": section}
+            )
+            st.rerun()
+        else:
+            st.info(
+                f"Proposal only: {column} is not de-identified in the release until you apply it; "
+                "free-text columns are dropped from the release by default.",
+                icon="ℹ️",
             )
         shown = st.slider("Rows previewed", 1, 20, 5, key="pii_preview_rows")
         values = ws.frame[column].dropna().astype(str).head(shown).tolist()

@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 import hashlib
-import io
 import json
 from pathlib import Path
 
 import streamlit as st
 
 from anon_core.config import parse_config_text
+from anon_core.data.io import table_bytes
 from anon_core.errors import AnonError
 from anon_core.workspace import Workspace
 from ui.widgets import (
+    cached,
     config_json,
     current_result,
     download_name,
@@ -74,33 +75,39 @@ with friendly_errors():
     if ws.large is not None:
         _write_large_release(ws, result, mode, disabled)
     else:
-        released = ws.release(frequency_table(ws).dataset, result, mode)
+        released = cached(
+            f"release-{mode}",
+            ws.config_key(),
+            lambda: ws.release(frequency_table(ws).dataset, result, mode),
+        )
         st.caption(
-            f"{len(released):,} rows released of {len(ws.frame):,}; identifiers removed; "
-            f"levels {result.transformation}."
+            f"{len(released):,} rows released of {len(ws.frame):,}; identifiers and free text "
+            f"removed unless kept on purpose; levels {result.transformation}."
         )
         st.dataframe(released.head(200), hide_index=True)
 
-        csv_bytes = released.to_csv(index=False, lineterminator="\n").encode("utf-8")
-        st.caption(f"SHA-256 of the CSV release: `{hashlib.sha256(csv_bytes).hexdigest()}`")
+        csv_bytes = cached(
+            f"release-csv-{mode}", ws.config_key(), lambda: table_bytes(released, "csv")
+        )
+        st.caption(
+            f"SHA-256 of the CSV release: `{hashlib.sha256(csv_bytes).hexdigest()}` (cells that "
+            "a spreadsheet would run as formulas start with an apostrophe)"
+        )
         c = st.columns(3)
         c[0].download_button(
             "⬇️ CSV", csv_bytes, download_name(ws, ".csv"), "text/csv", disabled=disabled
         )
-        parquet = io.BytesIO()
-        released.to_parquet(parquet, index=False)
+        # Parquet and Excel are built only when their button is clicked (not on every redraw).
         c[1].download_button(
             "⬇️ Parquet",
-            parquet.getvalue(),
+            lambda: table_bytes(released, "parquet"),
             download_name(ws, ".parquet"),
             "application/octet-stream",
             disabled=disabled,
         )
-        excel = io.BytesIO()
-        released.to_excel(excel, index=False)
         c[2].download_button(
             "⬇️ Excel",
-            excel.getvalue(),
+            lambda: table_bytes(released, "xlsx"),
             download_name(ws, ".xlsx"),
             "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
             disabled=disabled,

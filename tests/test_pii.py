@@ -542,22 +542,73 @@ def test_pii_page_scans_accepts_roles_and_previews_text():
         "keep_last": 4,
         "char": "*",
     }
+    # visiting and editing only proposes: the release changes when the user applies it
+    assert "text" not in at.session_state["workspace"].sections
+    at.button(key="pii_apply_text").click().run()
     assert at.session_state["workspace"].sections["text"]["operators"]["PERSON"]["type"] == "mask"
     assert (
         at.session_state["workspace"].to_config()["text"]["operators"]["PERSON"]["type"] == "mask"
     )
 
 
+def test_visiting_every_page_leaves_the_configuration_unchanged():
+    """Pages never change the release by being visited (regression: opening the PII page
+    replaced names with <PERSON>, added an audit entry and an Undo step)."""
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(str(APP), default_timeout=180)
+    at.run()
+    ws = at.session_state["workspace"]
+    before, history = ws.config_key(), len(ws.history)
+    pages = sorted(p.name for p in (APP.parent / "pages").glob("*.py"))
+    for name in [*pages, *reversed(pages)]:
+        at.switch_page(f"pages/{name}").run()
+        assert not at.exception, (name, at.exception)
+    ws = at.session_state["workspace"]
+    assert ws.config_key() == before and len(ws.history) == history
+
+
 @needs_pii_page
 def test_pii_page_shows_the_pattern_only_notice(monkeypatch):
     import streamlit as st
 
-    import anon_core.pii.core as pii
+    import anon_core.pii.scan as pii_scan
+    import anon_core.pii.text as pii_text
 
-    monkeypatch.setattr(pii, "load_engine", lambda model=None: load_engine("no_such_spacy_model"))
+    for module in (pii_scan, pii_text):
+        monkeypatch.setattr(
+            module, "load_engine", lambda model=None: load_engine("no_such_spacy_model")
+        )
     st.cache_data.clear()
     try:
         at = _pii_page()
         assert any("could not be loaded" in w.value for w in at.warning)
     finally:
         st.cache_data.clear()
+
+
+def test_encrypt_is_deterministic_aes_siv(engine):
+    """Same value, same key -> same token (encrypted releases reproduce); the token is AES-SIV
+    (RFC 5297) under the HKDF-SHA256 (RFC 5869) key the docs name, so the standard primitives decrypt it."""
+    import base64
+
+    from cryptography.hazmat.primitives import hashes
+    from cryptography.hazmat.primitives.ciphers.aead import AESSIV
+    from cryptography.hazmat.primitives.kdf.hkdf import HKDF
+
+    spec = {"operators": {"CREDIT_CARD": {"type": "encrypt", "key_env": "ANON_AES_KEY"}}}
+    texts = ["Card 4111 1111 1111 1111 on file", "again 4111 1111 1111 1111"]
+    first = _text(spec, texts, engine)
+    second = _text(spec, texts, engine)
+    assert [r.text for r in first] == [r.text for r in second]
+    tokens = [
+        r.text[s.start : s.end] for r in first for s in r.replaced if s.entity == "CREDIT_CARD"
+    ]
+    assert len(tokens) == 2 and tokens[0] == tokens[1]
+    siv_key = HKDF(
+        algorithm=hashes.SHA256(), length=64, salt=None, info=b"anon-core/pii/encrypt/aes-siv/1"
+    ).derive(AES_KEY.encode())
+    plain = AESSIV(siv_key).decrypt(base64.b64decode(tokens[0]), None)
+    assert plain == b"4111 1111 1111 1111"
+    with pytest.raises(ConfigError, match="cannot be decrypted"):
+        decrypt_value(tokens[0], "x" * len(AES_KEY))

@@ -15,6 +15,7 @@ import math
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any, ClassVar
 
 import numpy as np
@@ -46,6 +47,40 @@ class Param:
     #: A strength parameter (k, l, t, ...) has no silent default: the configuration must say it.
     #: ``default`` is then only the value the UI suggests.
     required: bool = False
+    #: An optional parameter may be left out (its value is then None).
+    optional: bool = False
+
+    def __get__(self, model: Any, owner: type | None = None) -> Any:
+        """Read as a typed field of the model: ``model.k`` is its validated value."""
+        if model is None:
+            return self
+        return model.values[self.name]
+
+    def validate(self, owner: str, label: str, raw: Any) -> Any:
+        """The value of this parameter from a configuration (None = not given), checked."""
+        where = f"{owner}.{self.name}"
+        if raw is None and self.optional:
+            return None
+        if raw is None and self.required:
+            hint = f" (e.g. {self.default!r})" if self.default is not None else ""
+            raise ConfigError(
+                f"'{where}' is required for {label}: say how strong the model must be{hint}; "
+                "privacy parameters have no silent default."
+            )
+        raw = self.default if raw is None else raw
+        if raw is None:
+            raise ConfigError(f"'{where}' is required for {label}.")
+        if self.kind == "int":
+            return check_int(where, raw, self.minimum, self.maximum)  # type: ignore[arg-type]
+        if self.kind == "float":
+            return check_float(
+                where, raw, self.minimum, self.maximum, min_inclusive=self.min_inclusive
+            )
+        if self.kind == "choice":
+            return check_choice(where, raw, self.choices)
+        if not isinstance(raw, str) or not raw:
+            raise ConfigError(f"'{where}' must name a column, got {raw!r}.")
+        return raw
 
 
 class PrivacyModel(ABC):
@@ -61,36 +96,28 @@ class PrivacyModel(ABC):
     #: Sensitive attribute, for models that protect one (set from the parameters).
     attribute: str | None = None
 
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """Each declared parameter becomes a read-only typed field of the subclass."""
+        super().__init_subclass__(**kwargs)
+        for p in getattr(cls, "params", ()):
+            if p.name not in cls.__dict__:
+                setattr(cls, p.name, p)  # class-level declaration (a descriptor), once per class
+
     def __init__(self, **values: Any) -> None:
         check_keys(self.key, values, [p.name for p in self.params])
-        for p in self.params:
-            where = f"{self.key}.{p.name}"
-            if p.required and values.get(p.name) is None:
-                hint = f" (e.g. {p.default})" if p.default is not None else ""
-                raise ConfigError(
-                    f"'{where}' is required for {self.label}: say how strong the model must be{hint}; "
-                    "privacy parameters have no silent default."
-                )
-            raw = values.get(p.name, p.default)
-            if raw is None:
-                raise ConfigError(f"'{where}' is required for {self.label}.")
-            if p.kind == "int":
-                val: Any = check_int(where, raw, p.minimum, p.maximum)  # type: ignore[arg-type]
-            elif p.kind == "float":
-                val = check_float(where, raw, p.minimum, p.maximum, min_inclusive=p.min_inclusive)
-            elif p.kind == "choice":
-                val = check_choice(where, raw, p.choices)
-            else:
-                if not isinstance(raw, str) or not raw:
-                    raise ConfigError(f"'{where}' must name a sensitive attribute, got {raw!r}.")
-                val = raw
-            setattr(self, p.name, val)
+        #: The validated parameter values (read them as fields: ``model.k``).
+        self.values: Mapping[str, Any] = MappingProxyType(
+            {p.name: p.validate(self.key, self.label, values.get(p.name)) for p in self.params}
+        )
 
     def to_config(self) -> dict[str, Any]:
-        return {"model": self.key, **{p.name: getattr(self, p.name) for p in self.params}}
+        return {
+            "model": self.key,
+            **{k: v for k, v in self.values.items() if v is not None},
+        }
 
     def __repr__(self) -> str:
-        args = ", ".join(f"{p.name}={getattr(self, p.name)!r}" for p in self.params)
+        args = ", ".join(f"{k}={v!r}" for k, v in self.values.items() if v is not None)
         return f"{self.label} ({args})"
 
     def validate(self, freq: FrequencyTable) -> None:

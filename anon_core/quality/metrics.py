@@ -33,15 +33,17 @@ class MetricValue:
 _LN2 = math.log(2.0)
 
 
-def _floor10(x: np.ndarray | float) -> np.ndarray | float:
+def floor10(x: np.ndarray | float) -> np.ndarray | float:
     """ARX rounds per-attribute components down to 10 decimals."""
     return np.floor(np.asarray(x) * 1e10) / 1e10
 
 
 class QualityMetric(ABC):
-    """Base class. ``monotonic`` means monotonic under suppression too; every metric
-    here is monotonic under generalization (ARX's flags), so with no suppression
-    all of them are monotonic."""
+    """Base class. ``goal`` says which way is better ("minimize" or "maximize"); the
+    search follows it. ``monotonic`` means a coarser transformation is never better
+    (for the goal), under suppression too; every metric here is monotonic under
+    generalization (ARX's flags), so with no suppression all of them are monotonic.
+    ``lower_bounds`` is only used for minimised metrics."""
 
     key: ClassVar[str]
     label: ClassVar[str]
@@ -186,7 +188,7 @@ class Loss(QualityMetric):
         n = float(freq.n_records)
         with np.errstate(divide="ignore", invalid="ignore"):
             v = np.where(n - bases > 0, np.maximum(0.0, (totals - bases) / (n - bases)), 0.0)
-        return _floor10(v)
+        return floor10(v)
 
     @staticmethod
     def _geometric(values: np.ndarray) -> np.ndarray | float:
@@ -343,14 +345,14 @@ class NonUniformEntropy(QualityMetric):
                 )
                 s_g = s_g[s_g > 0]
                 raw += float(np.sum(s_g * (np.log(s_g / s_total) / _LN2)))
-            per[q] = float(_floor10(-raw))
+            per[q] = float(floor10(-raw))
         return MetricValue(self.key, float(sum(per.values())), per)
 
     def lower_bounds(self, freq: FrequencyTable, nodes: np.ndarray, state: Any) -> np.ndarray:
         """The generalization part alone (exact for the monotonic variant)."""
         total = np.zeros(len(nodes))
         for j in range(nodes.shape[1]):
-            per_level = np.array([_floor10(-raw) for raw in state[j]], dtype=float)
+            per_level = np.array([floor10(-raw) for raw in state[j]], dtype=float)
             total += per_level[nodes[:, j]]
         return total
 
