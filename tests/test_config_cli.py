@@ -162,7 +162,9 @@ def test_cli_bad_input_exits_with_one_line(tmp_path, capsys, change, needle):
 def test_missing_transformation_is_explained(tmp_path, capsys):
     cfg = _config()
     del cfg["transformation"]
-    assert main(["anonymize", str(_write(tmp_path, cfg))]) in (0, EXIT_BAD_INPUT)
+    assert main(["anonymize", str(_write(tmp_path, cfg))]) == 0  # no transformation: it searches
+    out = json.loads(capsys.readouterr().out)
+    assert out["chosen_by"] == "search" and {"nodes_checked", "lattice_size"} <= set(out)
 
 
 def test_relative_paths_resolve_against_config_folder(tmp_path, monkeypatch):
