@@ -31,6 +31,13 @@ from anon_core.analysis.distributions import (
     hellinger,
 )
 from anon_core.analysis.features import ML_MODELS, numeric_values
+from anon_core.analysis.fidelity import (
+    AssociationDistance,
+    MarginalDistance,
+    association_distance,
+    marginal_distance,
+)
+from anon_core.analysis.ml_holdout import HoldoutUtilityResult, holdout_utility
 from anon_core.analysis.ml_utility import (
     MLUtilityResult,
     ModelComparison,
@@ -45,7 +52,10 @@ from anon_core.services.problem import Problem
 
 __all__ = [
     "ML_MODELS",
+    "AssociationDistance",
     "AttributeDistance",
+    "HoldoutUtilityResult",
+    "MarginalDistance",
     "DistributionComparison",
     "MetricSummary",
     "MLUtilityResult",
@@ -53,8 +63,11 @@ __all__ = [
     "ModelScores",
     "QualitySummary",
     "ScoreStats",
+    "association_distance",
     "compare_distributions",
     "hellinger",
+    "holdout_utility",
+    "marginal_distance",
     "ml_utility",
     "numeric_values",
     "quality_summary",
