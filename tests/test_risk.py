@@ -28,7 +28,7 @@ from anon_core.analysis.risk import (
     RISK_BINS,
     USA_POPULATION,
     SolverConfig,
-    _newton_2d,
+    newton_2d,
     population_uniqueness,
     report_dict,
     risk_from_sizes,
@@ -319,7 +319,7 @@ def test_solver_last_start_value_is_only_checked_at_the_point():
         calls.append((x, y))
         return _linear(5.0)(x, y)
 
-    x, y = _newton_2d(master, (1.0, 1.0), SolverConfig(), constraint=lambda x, _y: x < 0.98)
+    x, y = newton_2d(master, (1.0, 1.0), SolverConfig(), constraint=lambda x, _y: x < 0.98)
     assert math.isnan(x) and math.isnan(y)
     assert len(calls) == 17
     assert calls[0] == (1.0, 1.0) and calls[1] == (0.0, 0.0) and calls[-1][0] == pytest.approx(0.99)
@@ -327,7 +327,7 @@ def test_solver_last_start_value_is_only_checked_at_the_point():
 
 def test_solver_returns_a_point_that_already_satisfies_the_accuracy():
     # The last prepared start sits at 0.99 (+ float accumulation error far below 1e-6).
-    x, y = _newton_2d(_linear(0.99), (1.0, 1.0), SolverConfig(), constraint=lambda x, _y: x < 0.5)
+    x, y = newton_2d(_linear(0.99), (1.0, 1.0), SolverConfig(), constraint=lambda x, _y: x < 0.5)
     assert (x, y) == pytest.approx((0.99, 0.99), abs=1e-6)
 
 
@@ -479,6 +479,7 @@ def test_report_dict_shape_and_json():
     assert set(d) == {
         "prosecutor",
         "journalist",
+        "journalist_basis",
         "marketer",
         "sample_uniques",
         "equivalence_classes",

@@ -29,24 +29,64 @@ Shares are fractions of the records counted (not suppressed).
 
 from __future__ import annotations
 
-import itertools
 import logging
 import math
-import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from anon_core.analysis.population import (
+    ESTIMATORS,
+    REGIONS,
+    USA_POPULATION,
+    PopulationUniqueness,
+    SolverConfig,
+    check_class_sizes,
+    check_population_size,
+    class_histogram,
+    criterion_uniques,
+    newton_2d,
+    population_figures,
+    population_uniqueness,
+)
+from anon_core.analysis.population_table import PopulationMatcher, class_population
+from anon_core.analysis.qi_analysis import QIScore, check_combination_limits, qi_analysis
 from anon_core.errors import ConfigError, DataError
-from anon_core.validation import check_float, check_int
+from anon_core.validation import check_float
 
 log = logging.getLogger(__name__)
 
-#: ARX's ``ARXPopulationModel.create(Region.USA)``: the default population.
-USA_POPULATION = 317_238_626
+#: Re-exported for the callers that read them from this module.
+__all__ = [
+    "DEFAULT_MAX_COMBINATIONS",
+    "DEFAULT_MAX_COMBINATION_SIZE",
+    "DEFAULT_THRESHOLDS",
+    "ESTIMATORS",
+    "JOURNALIST_WITHOUT_POPULATION",
+    "REGIONS",
+    "RISK_BINS",
+    "SUPPRESSED_VALUE",
+    "USA_POPULATION",
+    "AttackerRisk",
+    "PopulationUniqueness",
+    "QIScore",
+    "RiskBin",
+    "RiskReport",
+    "SolverConfig",
+    "criterion_uniques",
+    "journalist_risk",
+    "newton_2d",
+    "population_uniqueness",
+    "report_dict",
+    "risk_from_sizes",
+    "risk_of_frame",
+    "risk_of_original",
+    "risk_of_result",
+]
+
 DEFAULT_THRESHOLDS = (0.05, 0.1, 0.2, 0.5)
 DEFAULT_MAX_COMBINATION_SIZE = 3
 DEFAULT_MAX_COMBINATIONS = 1000
@@ -79,8 +119,11 @@ RISK_BINS = (
     0.5,
     1.0,
 )
-_INT_MAX = 2**31 - 1  # Java Integer.MAX_VALUE
-_DENSE_LIMIT = 1 << 22  # largest mixed-radix key span grouped with a dense bincount
+#: What the report says when no population table is known.
+JOURNALIST_WITHOUT_POPULATION = (
+    "Journalist risk equals prosecutor risk: no population table was given, so each record's "
+    "class in the population is taken to be its class in the sample (ARX without a research subset)."
+)
 
 
 # ------------------------------------------------------------------------ values
@@ -105,56 +148,6 @@ class RiskBin:
 
 
 @dataclass(frozen=True)
-class SolverConfig:
-    """ARX's ``ARXSolverConfiguration`` defaults for the Newton-Raphson solver.
-
-    ``start_values`` are tried in order after the model's own start value
-    (default: ARX's 16 prepared values). ARX also stops a try after 100 ms and
-    the solver after 1 s of wall-clock time; by default the solver here is
-    deterministic, bounded by the iteration limits only. Set ``time_per_try``
-    and ``time_total`` (seconds) to bound it by time as ARX does.
-    """
-
-    accuracy: float = 1e-6
-    iterations_per_try: int = 1000
-    start_values: tuple[tuple[float, float], ...] | None = None
-    time_per_try: float | None = None
-    time_total: float | None = None
-
-    def starts(self) -> tuple[tuple[float, float], ...]:
-        return self.start_values if self.start_values is not None else _default_start_values()
-
-
-@dataclass(frozen=True)
-class PopulationUniqueness:
-    """Estimated population uniques, as fractions of the population (count / population size).
-
-    NaN marks an estimator that did not converge or gave an invalid value (ARX
-    displays those as 0). ``dankar_model`` is the estimator Dankar's rule chose:
-    ``"pitman"``, ``"zayatz"``, ``"snb"``, or ``"none"`` when there is no sample
-    unique (every estimate is then 0).
-    """
-
-    population_size: int
-    sampling_fraction: float
-    zayatz: float
-    pitman: float
-    snb: float
-    dankar: float
-    dankar_model: str
-    pitman_parameters: tuple[float, float]  # (theta, alpha), NaN when not solved
-
-
-@dataclass(frozen=True)
-class QIScore:
-    """How well one combination of quasi-identifiers separates the records (Motwani & Xu 2007)."""
-
-    attributes: tuple[str, ...]
-    distinction: float  # distinct value combinations / records
-    separation: float  # record pairs told apart / all record pairs
-
-
-@dataclass(frozen=True)
 class RiskReport:
     """Re-identification risk of one table."""
 
@@ -169,6 +162,8 @@ class RiskReport:
     distribution: tuple[RiskBin, ...]
     population: PopulationUniqueness
     qi_analysis: tuple[QIScore, ...] = ()
+    #: Why the journalist figures are what they are (population table, or equal to prosecutor).
+    journalist_basis: str = JOURNALIST_WITHOUT_POPULATION
 
     @property
     def thresholds(self) -> tuple[float, ...]:
@@ -182,49 +177,6 @@ def _check_thresholds(thresholds: Sequence[float]) -> tuple[float, ...]:
             f"'thresholds' must be a list of risk thresholds between 0 and 1, e.g. [0.05, 0.1], got {thresholds!r}."
         )
     return tuple(check_float(f"thresholds[{i}]", t, 0.0, 1.0) for i, t in enumerate(thresholds))
-
-
-def _check_population(population_size: Any, records: int) -> int:
-    if isinstance(population_size, np.integer):
-        population_size = int(population_size)
-    p = check_int("population_size", population_size, minimum=1)
-    if p < records:
-        raise ConfigError(
-            f"'population_size' ({p:,}) is smaller than the sample ({records:,} records counted): the "
-            "population the table was drawn from must hold at least every record. Give the size of the "
-            "population the data represents (default: USA, 317,238,626)."
-        )
-    return p
-
-
-def _check_sizes(sizes: Any) -> np.ndarray:
-    arr = np.asarray(sizes)
-    if arr.ndim != 1:
-        raise DataError(
-            f"'sizes' must be a one-dimensional list of class sizes, got shape {arr.shape}."
-        )
-    if arr.size and not np.issubdtype(arr.dtype, np.integer):
-        if (
-            not np.issubdtype(arr.dtype, np.floating)
-            or not np.all(np.isfinite(arr))
-            or np.any(arr % 1)
-        ):
-            raise DataError("'sizes' must hold whole numbers (records per equivalence class).")
-    arr = arr.astype(np.int64)
-    if arr.size and arr.min() < 1:
-        raise DataError(
-            f"'sizes' must hold positive class sizes, got {int(arr.min())}. Leave empty classes out."
-        )
-    return arr
-
-
-# ------------------------------------------------------------ sample risks
-def _histogram(sizes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """ARX's class-size histogram: distinct sizes ascending and how many classes have each."""
-    if sizes.size == 0:
-        return np.zeros(0, np.int64), np.zeros(0, np.int64)
-    s, c = np.unique(sizes, return_counts=True)
-    return s.astype(np.int64), c.astype(np.int64)
 
 
 def _attacker(
@@ -264,541 +216,41 @@ def _distribution(sizes: np.ndarray, counts: np.ndarray, n: int) -> tuple[RiskBi
     )
 
 
-# --------------------------------------------------------- Newton-Raphson
-def _default_start_values() -> tuple[tuple[float, float], ...]:
-    """ARX's 16 prepared start values, built by float accumulation (``d += 0.33`` while ``d < 1``)."""
-    steps = []
-    d = 0.0
-    while d < 1.0:
-        steps.append(d)
-        d += 0.33
-    return tuple((a, b) for a in steps for b in steps)
+def journalist_risk(
+    sample_sizes: Sequence[int] | np.ndarray,
+    population_sizes: Sequence[int] | np.ndarray,
+    thresholds: Sequence[float] = DEFAULT_THRESHOLDS,
+) -> AttackerRisk:
+    """Journalist risk with population class sizes (ARX ``RiskModelSampleSummary.getJournalistRisk``).
 
-
-def _jdiv(a: float, b: float) -> float:
-    """Java double division (x/0 is +-inf or NaN instead of an exception)."""
-    if b == 0.0:
-        if a == 0.0 or math.isnan(a):
-            return math.nan
-        return math.copysign(math.inf, a) * math.copysign(1.0, b)
-    return a / b
-
-
-Master = Callable[[float, float], tuple[float, float, float, float, float, float]]
-
-
-def _newton_2d(
-    master: Master,
-    start: tuple[float, float],
-    config: SolverConfig,
-    constraint: Callable[[float, float], bool] | None = None,
-) -> tuple[float, float]:
-    """ARX's ``NewtonRaphson2D`` (de.linearbits newtonraphson 0.0.1); wall-clock limits only if configured.
-
-    ``master(x, y)`` returns (F1, F2, J11, J12, J21, J22). Try 0 starts at ``start``,
-    try k at the k-th prepared start value. A try ends when the point becomes NaN,
-    fails the constraint, or after ``iterations_per_try`` steps past the first.
-    Converged iff |F1| <= accuracy and |F2| <= accuracy at an evaluated point.
-    Returns (NaN, NaN) when nothing converges.
+    Each record's risk is 1 / (people of the population in its class). Highest
+    risk: 1 / smallest population class; records at risk: share of sample records
+    with 1/population size > t; average: max(classes / sum of population sizes,
+    mean over records of 1/population size), as ARX.
     """
-    acc = config.accuracy
-    per_try = config.iterations_per_try
-    prepared = config.starts()
-    total_limit = (len(prepared) + 1) * per_try  # configure(): iterationsTotal reset
-    total = 0
-    tries = [start, *prepared]
-    t_start = time.perf_counter()
-    for k, (x, y) in enumerate(tries):
-        if total > total_limit:
-            break
-        x, y = float(x), float(y)
-        iterations = 0
-        t_try = time.perf_counter()
-        while True:
-            total += 1
-            fx, fy, x1, x2, y1, y2 = master(x, y)
-            if abs(fx) <= acc and abs(fy) <= acc:
-                return x, y
-            scalar = _jdiv(1.0, x1 * y2 - x2 * y1)
-            ix1, ix2, iy1, iy2 = y2 * scalar, -x2 * scalar, -y1 * scalar, x1 * scalar
-            x, y = x - (fx * ix1 + fy * ix2), y - (fx * iy1 + fy * iy2)
-            # ARX quirk (newtonraphson 0.0.1): once the last prepared start value has been
-            # loaded, the solver stops after its first step, so that start is only
-            # checked at the point itself.
-            now = time.perf_counter()
-            if (prepared and k == len(tries) - 1) or (
-                config.time_total is not None and now - t_start > config.time_total
-            ):
-                return math.nan, math.nan
-            if constraint is not None and not constraint(x, y):
-                break
-            if math.isnan(x) or math.isnan(y) or iterations >= per_try:
-                break
-            if config.time_per_try is not None and now - t_try > config.time_per_try:
-                break
-            iterations += 1
-    return math.nan, math.nan
-
-
-# ------------------------------------------------------- population models
-def _hypergeom_pmf1(population: int, successes: np.ndarray, draws: int) -> np.ndarray:
-    """P(X = 1) for X ~ Hypergeometric(population N, K successes, n draws), for each K.
-
-    P = K n / (N - K + 1) * prod_{i=0}^{K-2} (N - n - i) / (N - i), summed in log space
-    (log1p of each factor), which is accurate to ~1e-14 even for a population of 3e8.
-    """
-    k = successes.astype(np.float64)
-    n_pop, n = float(population), float(draws)
-    kmax = int(successes.max()) if successes.size else 1
-    i = np.arange(max(kmax - 1, 0), dtype=np.float64)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        terms = np.where(n_pop - n - i > 0, np.log1p(-n / (n_pop - i)), -np.inf)
-        logprod = np.concatenate(
-            ([0.0], np.cumsum(terms))
-        )  # logprod[m] = sum of the first m factors
-        logp = np.log(k * n / (n_pop - k + 1.0)) + logprod[successes - 1]
-    return np.exp(logp)
-
-
-def _zayatz(
-    sizes: np.ndarray, counts: np.ndarray, n: int, u: int, c1: int, population: int, f: float
-) -> float:
-    """Zayatz's estimate of the number of population uniques (``ModelZayatz``)."""
-    # ARX quirk: the hypergeometric parameters are Java ints, clamped to Integer.MAX_VALUE
-    # (ARX marks it "TODO: This is an error: overflow"); f keeps the true population.
-    n_pop = min(population, _INT_MAX)
-    draws = min(n, _INT_MAX)
-    p = _hypergeom_pmf1(n_pop, sizes, draws)
-    temp = 0.0
-    for value in (counts / float(u)) * p:  # distinct sizes only, ascending (Java's loop order)
-        temp += float(value)
-    p1 = float(_hypergeom_pmf1(n_pop, np.array([1]), draws)[0])
-    cond = _jdiv((c1 / float(u)) * p1, temp)
-    return c1 * cond / f
-
-
-_EM_HEAD = 8192  # terms summed one by one before the Euler-Maclaurin tail
-_EM_MIN = 4 * _EM_HEAD  # sums shorter than this are always summed term by term
-
-
-def _em_tail(shift: float, lo: int, hi: np.ndarray, power: int) -> np.ndarray:
-    """sum_{x=lo}^{hi} 1/(x + shift)^power (power 1 or 2) by Euler-Maclaurin, for lo + shift >= _EM_HEAD/2.
-
-    Three Bernoulli corrections; the remainder is below 1e-28 relative there.
-    """
-    ya = lo + shift
-    yb = hi + shift
-    width = hi - float(lo)
-    ia, ib = 1.0 / ya, 1.0 / yb
-    if power == 1:
-        return (
-            np.log1p(width * ia)
-            + 0.5 * (ia + ib)
-            + (ia**2 - ib**2) / 12.0
-            - (ia**4 - ib**4) / 120.0
-            + (ia**6 - ib**6) / 252.0
+    f = check_class_sizes(sample_sizes)
+    pop = np.asarray(population_sizes, dtype=np.int64)
+    ts = _check_thresholds(thresholds)
+    if pop.shape != f.shape:
+        raise DataError(
+            f"'population_sizes' must give one size per class ({f.size}), got {pop.shape}."
         )
-    return (
-        width * ia * ib
-        + 0.5 * (ia**2 + ib**2)
-        + (ia**3 - ib**3) / 6.0
-        - (ia**5 - ib**5) / 30.0
-        + (ia**7 - ib**7) / 42.0
-    )
-
-
-class _PitmanIterative:
-    """Pitman's likelihood equations and Jacobian in ARX's iterative form (``getMasterFunctionIterative``).
-
-    The sums over records (1 .. n-1) and within classes (1 .. size-1) are summed
-    term by term up to 32768 terms, as ARX does; beyond, the first 8192 terms are
-    summed and the rest by Euler-Maclaurin, so one evaluation costs O(classes)
-    rather than O(records). Both agree to ~1e-15, far below the solver accuracy.
-    """
-
-    def __init__(self, sizes: np.ndarray, counts: np.ndarray, u: int, n: int) -> None:
-        self.i = np.arange(1, u, dtype=np.float64)  # i = 1 .. u-1
-        self.n = n
-        big = sizes != 1
-        self.sizes, self.counts = sizes[big], counts[big].astype(np.float64)
-        top = int(self.sizes.max()) if self.sizes.size else 1
-        self.top = top
-        self.j = np.arange(1, min(n, _EM_MIN + 1), dtype=np.float64)  # 1 .. n-1, or the head
-        self.jj = np.arange(
-            1, min(top, _EM_MIN + 1), dtype=np.float64
-        )  # 1 .. max size - 1, or the head
-
-    def _record_sums(self, t: float) -> tuple[float, float]:
-        """(sum 1/(t+i), sum 1/(t+i)^2) over i = 1 .. n-1."""
-        m = self.n - 1
-        if m <= _EM_MIN or not (t >= 0.0 and math.isfinite(t)):
-            j = self.j if m <= _EM_MIN else np.arange(1, self.n, dtype=np.float64)
-            tj = t + j
-            return float((1.0 / tj).sum()), float((1.0 / (tj * tj)).sum())
-        tj = t + self.j[:_EM_HEAD]
-        hi = np.array([float(m)])
-        s1 = float((1.0 / tj).sum() + _em_tail(t, _EM_HEAD + 1, hi, 1)[0])
-        s2 = float((1.0 / (tj * tj)).sum() + _em_tail(t, _EM_HEAD + 1, hi, 2)[0])
-        return s1, s2
-
-    def _class_sums(self, a: float, power: int) -> float:
-        """sum over classes of size s != 1 of count_s * sum_{j=1}^{s-1} 1/(j-a)^power."""
-        if not self.sizes.size:
-            return 0.0
-        exact = self.top - 1 <= _EM_MIN or not (a <= _EM_HEAD / 2 and math.isfinite(a))
-        jj = (
-            self.jj
-            if exact and self.top - 1 <= _EM_MIN
-            else (np.arange(1, self.top, dtype=np.float64) if exact else self.jj[:_EM_HEAD])
+    if f.size and (pop < f).any():
+        raise DataError(
+            "A population class holds fewer people than the sample class: the population must contain "
+            "every sample record."
         )
-        w = jj - a
-        terms = 1.0 / w if power == 1 else 1.0 / (w * w)
-        prefix = np.cumsum(terms)
-        if exact:
-            return float((self.counts * prefix[self.sizes - 2]).sum())
-        upto = self.sizes - 1  # sum j = 1 .. s-1
-        head = prefix[np.minimum(upto, _EM_HEAD) - 1]
-        long = upto > _EM_HEAD
-        tail = np.zeros(len(upto))
-        if long.any():
-            tail[long] = _em_tail(-a, _EM_HEAD + 1, upto[long].astype(np.float64), power)
-        return float((self.counts * (head + tail)).sum())
-
-    def __call__(self, t: float, a: float) -> tuple[float, float, float, float, float, float]:
-        with np.errstate(all="ignore"):
-            v0 = t + self.i * a
-            v1 = 1.0 / v0
-            o1 = float(v1.sum())
-            o3 = float((self.i * v1).sum())
-            v3 = 1.0 / (v0 * v0)
-            v4 = self.i * v3
-            d1 = float(v3.sum())
-            d5 = float(v4.sum())
-            d3 = float((self.i * v4).sum())
-            o2, d2 = self._record_sums(t)
-            o4 = self._class_sums(a, 1)
-            d4 = self._class_sums(a, 2)
-        return o1 - o2, o3 - o4, d2 - d1, -d5, -d5, -d3 - d4
-
-
-def _log_gamma(x: float) -> float:
-    """Apache commons-math ``Gamma.logGamma``: NaN for x <= 0."""
-    if math.isnan(x) or x <= 0.0:
-        return math.nan
-    return math.lgamma(x)
-
-
-def _pitman(
-    sizes: np.ndarray,
-    counts: np.ndarray,
-    n: int,
-    u: int,
-    c1: int,
-    c2: int,
-    population: int,
-    config: SolverConfig,
-) -> tuple[float, float, float]:
-    """Pitman's estimate of the number of population uniques (``ModelPitman``); also (theta, alpha)."""
-    # ARX quirk: c2 = 0 is replaced by 1 ("overestimate") for the start values.
-    c2f = float(c2) if c2 != 0 else 1.0
-    c1f, uf, nf = float(c1), float(u), float(n)
-    c = _jdiv(c1f * (c1f - 1.0), c2f)
-    t0 = _jdiv(nf * uf * c - c1f * (nf - 1.0) * (2.0 * uf + c), 2.0 * c1f * uf + c1f * c - nf * c)
-    a0 = _jdiv(t0 * (c1f - nf) + (nf - 1.0) * c1f, nf * uf)
-    # ARX first solves with closed forms in digamma/trigamma (its trigamma is wrong for
-    # arguments in [8, 12) after recurrence) and re-solves with the iterative master
-    # function from the same start whenever that result is NaN or does not satisfy the
-    # iterative equations to the accuracy. The iterative equations are the exact ones,
-    # so this solves them directly: the same root, without the buggy closed form.
-    master = _PitmanIterative(sizes, counts, u, n)
-    t, a = _newton_2d(master, (t0, a0), config, constraint=lambda x, _y: x >= 0)
-    if math.isnan(t) or math.isnan(a) or a == 0.0:
-        return math.nan, t, a
-    p = float(population)
-    try:
-        v1 = math.exp(_log_gamma(t + 1.0) - _log_gamma(t + a)) * math.pow(p, a)
-    except (OverflowError, ValueError):
-        v1 = math.nan
-    v1 = v1 if 0.0 <= v1 <= p else math.nan
-    try:
-        v2 = math.gamma(t + 1.0) / math.gamma(t + a) * math.pow(p, a)
-    except (OverflowError, ValueError, ZeroDivisionError):
-        v2 = math.nan  # Java: Gamma.gamma overflows to inf/NaN; either way out of [0, P]
-    v2 = v2 if 0.0 <= v2 <= p else math.nan
-    if math.isnan(v1) and math.isnan(v2):
-        return math.nan, t, a
-    if not math.isnan(v1) and not math.isnan(v2):
-        return max(v1, v2), t, a
-    return (v2 if math.isnan(v1) else v1), t, a
-
-
-class _SNB:
-    """Chen's shifted negative binomial model (``ModelSNB``): equations and ARX's Matlab-derived Jacobian."""
-
-    def __init__(self, k: float, f: float, c1: float, c2: float) -> None:
-        self.k, self.f, self.c1, self.c2 = k, f, c1, c2
-
-    def __call__(self, a: float, b: float) -> tuple[float, float, float, float, float, float]:
-        try:
-            return self._eval(a, b, math.pow, math.log)
-        except (ValueError, OverflowError, ZeroDivisionError):
-            # Java semantics (NaN / inf instead of exceptions) through numpy scalars.
-            with np.errstate(all="ignore"):
-                out = self._eval(np.float64(a), np.float64(b), np.power, np.log)
-            return tuple(float(v) for v in out)  # type: ignore[return-value]
-
-    def _eval(self, a, b, pw, ln):  # noqa: ANN001, ANN202 - float or numpy scalars
-        k, f, c1, c2 = self.k, self.f, self.c1, self.c2
-        # Object function, as ARX writes it (Java precedence: .../2 * (1-d)^(a+2) * (...)).
-        dividend = (1 - f) * (1 - b)
-        fx = k * f * pw(b / (1 - dividend), a) * (((a * dividend) / (1 - dividend)) + 1) - c1
-        fy = (
-            k
-            * a
-            * pw(b, a)
-            * (f * f)
-            * (1 - b)
-            / 2
-            * pw(1 - dividend, a + 2)
-            * (2 - (1 - a) * dividend)
-            - c2
-        )
-        # Derivatives, transcribed term by term from ModelSNB.getDerivatives.
-        val0 = (b - 1.0) * (f - 1.0)
-        val1 = val0 - 1.0
-        val2 = 1.0 - val0
-        val3 = a * val0 / val1 - 1.0
-        val4 = pw(-b / val1, a)
-        val6 = pw(f, 2.0)
-        val7 = pw(b, a)
-        val8 = val7 * val6 * k
-        val9 = a * val8
-        val10 = 2.0 * pw(val2, a + 2.0)
-        val11 = pw(val1, 2.0)
-        val13 = f * k
-        val14 = f - 1.0
-        val15 = a - 1.0
-        val16 = b - 1.0
-        val17 = val15 * val0
-        val18 = val6 * k
-        val19 = val17 + 2.0
-        val20 = val18 * val19
-        x1 = -val13 * ln(-b / val1) * val3 * val4 - (val13 * val4 * val0) / val1
-        x2 = a * val13 * (1.0 / val1 - (b * val14) / val11) * val3 * pw(
-            -b / val1, val15
-        ) - val13 * val4 * ((a * val14) / val1 - (a * val16 * pw(val14, 2.0)) / val11)
-        y1 = (
-            (val9 * ln(val2) * val19 * val16) / val10
-            - (val9 * pw(val16, 2.0) * val14) / val10
-            - (val7 * val20 * val16) / val10
-            - (a * val7 * val18 * ln(b) * val19 * val16) / val10
-        )
-        y2 = (
-            -(val9 * val19) / val10
-            - (pw(a, 2.0) * pw(b, val15) * val20 * val16) / val10
-            - (a * val7 * val18 * val17) / val10
-            - (a * val7 * val20 * (a + 2.0) * val0) / (2.0 * pw(val2, a + 3.0))
-        )
-        return fx, fy, x1, x2, y1, y2
-
-
-def _snb(
-    sizes: np.ndarray, counts: np.ndarray, u: int, c1: int, c2: int, f: float, config: SolverConfig
-) -> float:
-    """The SNB estimate of the number of population uniques (NaN when the solver fails)."""
-    s = sizes.astype(np.float64)
-    m = counts.astype(np.float64)
-    f2 = f * f
-    with np.errstate(all="ignore"):
-        val2 = np.power(1 - f, s) * m
-        var1 = s * f2 * np.power(1 - f2, s - 1) * m
-        # ARX quirk: "- 1" sits inside the loop, so it is subtracted once per distinct size.
-        var2 = val2 * np.power(1 + f, s) - 1
-        var4 = s * f * np.power(1 - f, s - 1) * m
-    v1, v2, v3, v4 = (_seq_sum(v) for v in (var1, var2, val2, var4))
-    # Shlosser's estimate of the number of non-empty population classes.
-    k = u + c1 * _jdiv(v1, v2) * _jdiv(v3, v4) * _jdiv(v3, v4)
-    a, b = _newton_2d(_SNB(k, f, float(c1), float(c2)), (1.0, 1.0), config)  # solve(): start (1, 1)
-    with np.errstate(all="ignore"):
-        return float(k * np.power(np.float64(b), np.float64(a)))
-
-
-def _seq_sum(values: np.ndarray) -> float:
-    """Sum in index order (as a Java loop), for the handful of distinct class sizes."""
-    total = 0.0
-    for v in values.tolist():
-        total += v
-    return total
-
-
-def _valid(x: float) -> bool:
-    return not math.isnan(x) and x != 0.0
-
-
-def population_uniqueness(
-    sizes: Sequence[int] | np.ndarray,
-    population_size: int = USA_POPULATION,
-    solver: SolverConfig | None = None,
-) -> PopulationUniqueness:
-    """Population uniqueness from the sizes of the (non-suppressed) classes, as ARX estimates it.
-
-    The sampling fraction is records / population. Estimates are counts of
-    population uniques divided by the population size. With no sample unique
-    every estimate is 0. Dankar's rule: Pitman when the sampling fraction is
-    at most 0.1 (Zayatz if Pitman fails), else the smaller of SNB and Zayatz
-    (Zayatz if SNB fails). An estimator that fails gives NaN; it never raises.
-    """
-    arr = _check_sizes(sizes)
-    s, c = _histogram(arr)
-    n = int((s * c).sum())
-    u = int(c.sum())
-    p = _check_population(population_size, n)
-    return _population(s, c, n, u, p, solver or SolverConfig())
-
-
-def _population(
-    s: np.ndarray, c: np.ndarray, n: int, u: int, population: int, solver: SolverConfig
-) -> PopulationUniqueness:
-    f = n / float(population)
-    c1 = int(c[0]) if s.size and s[0] == 1 else 0
-    if c1 == 0:
-        return PopulationUniqueness(population, f, 0.0, 0.0, 0.0, 0.0, "none", (math.nan, math.nan))
-    idx2 = np.flatnonzero(s == 2)
-    c2 = int(c[idx2[0]]) if idx2.size else 0
-    zayatz = _zayatz(s, c, n, u, c1, population, f)
-    pitman, theta, alpha = _pitman(s, c, n, u, c1, c2, population, solver)
-    snb = _snb(s, c, u, c1, c2, f, solver)
-    if f <= 0.1:
-        dankar, model = (pitman, "pitman") if _valid(pitman) else (zayatz, "zayatz")
-    elif _valid(snb):
-        # ARX: Zayatz wins only when strictly smaller.
-        dankar, model = (zayatz, "zayatz") if zayatz < snb else (snb, "snb")
-    else:
-        dankar, model = zayatz, "zayatz"
-
-    def frac(x: float) -> float:
-        return x / population if _valid(x) else math.nan
-
-    return PopulationUniqueness(
-        population_size=population,
-        sampling_fraction=f,
-        zayatz=frac(zayatz),
-        pitman=frac(pitman),
-        snb=frac(snb),
-        dankar=frac(dankar),
-        dankar_model=model,
-        pitman_parameters=(theta, alpha),
-    )
-
-
-# ------------------------------------------------------------ QI analysis
-def _check_combination_limits(max_combination_size: Any, max_combinations: Any) -> tuple[int, int]:
-    if isinstance(max_combination_size, np.integer):
-        max_combination_size = int(max_combination_size)
-    if isinstance(max_combinations, np.integer):
-        max_combinations = int(max_combinations)
-    size = check_int("max_combination_size", max_combination_size, minimum=0)
-    cap = check_int("max_combinations", max_combinations, minimum=1)
-    return size, cap
-
-
-def _group_sizes(key: np.ndarray, span: int, weights: np.ndarray) -> np.ndarray:
-    """Summed weights per distinct key (order irrelevant)."""
-    if key.size == 0:
-        return np.zeros(0, np.int64)
-    if span <= max(_DENSE_LIMIT, 4 * key.size):
-        sums = np.bincount(key, weights=weights, minlength=0)
-        return sums[sums > 0].astype(np.int64)
-    inv, uniq = pd.factorize(key, sort=False)
-    return np.bincount(inv, weights=weights, minlength=len(uniq)).astype(np.int64)
-
-
-def _scores(sizes: np.ndarray) -> tuple[float, float]:
-    """(distinction, separation) of one grouping; 0 when there are no records (ARX: NaN -> 0)."""
-    n = int(sizes.sum())
+    n = int(f.sum())
     if n == 0:
-        return 0.0, 0.0
-    distinction = len(sizes) / n
-    pairs = n * (n - 1)
-    if pairs == 0:
-        return distinction, 0.0
-    same = int((sizes * (sizes - 1)).sum())
-    # Exact integers, one correctly rounded division: pairs told apart / all pairs.
-    return distinction, (pairs - same) / pairs
-
-
-def _qi_analysis(
-    codes: np.ndarray,
-    radices: Sequence[int],
-    weights: np.ndarray,
-    names: Sequence[str],
-    star: np.ndarray | None,
-    max_combination_size: int,
-    max_combinations: int,
-) -> tuple[QIScore, ...]:
-    """Distinction and separation of every combination of up to ``max_combination_size`` QIs.
-
-    ``codes`` has one row per distinct tuple (or class) with its record count in
-    ``weights``; ``star[r, j]`` marks a '*' (suppressed) value. For each
-    combination, rows whose values are all '*' are left out (ARX's ``isOutlier``
-    on that combination). Ranked by combination size, then most identifying
-    first (distinction, then separation, descending), then QI order.
-    """
-    q = codes.shape[1]
-    top = min(max_combination_size, q)
-    weights = weights.astype(np.float64)
-    # Which combinations: all of size 1, then 2, ... until the cap.
-    selected: list[tuple[int, ...]] = []
-    truncated = False
-    for size in range(1, top + 1):
-        for combo in itertools.combinations(range(q), size):
-            if len(selected) >= max_combinations:
-                truncated = True
-                break
-            selected.append(combo)
-        if truncated:
-            log.warning(
-                "QI analysis stopped at max_combinations=%d combinations (of up to %d QIs each); raise "
-                "'max_combinations' to analyse all of them.",
-                max_combinations,
-                top,
-            )
-            break
-
-    def extend(key: np.ndarray | None, span: int, j: int) -> tuple[np.ndarray, int]:
-        col = codes[:, j].astype(np.int64)
-        r = max(int(radices[j]), 1)
-        if key is None:
-            return col, r
-        if span * r >= 1 << 62:  # re-number the prefix densely before the key overflows
-            inv, uniq = pd.factorize(key, sort=False)
-            key, span = inv.astype(np.int64), len(uniq)
-        return key * r + col, span * r
-
-    # Lexicographic order is a depth-first walk: each combination extends the key of
-    # its prefix, and only the keys along the current path are kept (memory O(size x rows)).
-    rows: list[tuple[tuple[int, ...], float, float]] = []
-    path: list[tuple[tuple[int, ...], np.ndarray, int]] = []
-    for combo in sorted(selected):
-        while path and not (
-            len(path[-1][0]) < len(combo) and combo[: len(path[-1][0])] == path[-1][0]
-        ):
-            path.pop()
-        base, key, span = path[-1] if path else ((), None, 1)
-        for j in combo[len(base) :]:
-            key, span = extend(key, span, j)
-        assert key is not None
-        if len(combo) < top:
-            path.append((combo, key, span))
-        if star is not None:
-            keep = ~star[:, list(combo)].all(axis=1)
-            sizes = _group_sizes(key[keep], span, weights[keep])
-        else:
-            sizes = _group_sizes(key, span, weights)
-        d, s = _scores(sizes)
-        rows.append((combo, d, s))
-    rows.sort(key=lambda r: (len(r[0]), -r[1], -r[2], r[0]))
-    return tuple(QIScore(tuple(names[j] for j in combo), d, s) for combo, d, s in rows)
+        return AttackerRisk(0.0, 0.0, 0.0, tuple((t, 0.0) for t in ts))
+    risk = 1.0 / pop
+    smallest = int(pop.min())
+    return AttackerRisk(
+        highest_risk=1.0 / smallest,
+        records_at_highest_risk=int(f[pop == smallest].sum()) / n,
+        average_risk=max(f.size / float(pop.sum()), float((f / pop).sum()) / n),
+        records_at_risk=tuple((t, int(f[risk > t].sum()) / n) for t in ts),
+    )
 
 
 # ----------------------------------------------------------------- reports
@@ -809,25 +261,34 @@ def _report(
     solver: SolverConfig | None,
     suppressed_records: int = 0,
     qi: tuple[QIScore, ...] = (),
+    population_sizes: np.ndarray | None = None,
 ) -> RiskReport:
     ts = _check_thresholds(thresholds)
-    s, c = _histogram(sizes)
+    s, c = class_histogram(sizes)
     n = int((s * c).sum())
     u = int(c.sum())
-    p = _check_population(population_size, n)
+    p = check_population_size(population_size, n)
     prosecutor = _attacker(s, c, n, u, ts)
     uniques = int(c[0]) if s.size and s[0] == 1 else 0
+    journalist, basis = prosecutor, JOURNALIST_WITHOUT_POPULATION
+    if population_sizes is not None:
+        journalist = journalist_risk(sizes, population_sizes, ts)
+        basis = (
+            "Journalist risk from the population table: each record's risk is 1 / (people of the "
+            f"population in its class); {int(np.sum(population_sizes)):,} people in the released classes."
+        )
     return RiskReport(
+        journalist_basis=basis,
         records=n,
         suppressed_records=int(suppressed_records),
         equivalence_classes=u,
         prosecutor=prosecutor,
-        journalist=prosecutor,  # no population table: ARX's journalist figures equal the prosecutor's
+        journalist=journalist,
         marketer_average_risk=u / n if n else 0.0,
         sample_uniques=uniques,
         sample_uniques_share=uniques / n if n else 0.0,
         distribution=_distribution(s, c, n),
-        population=_population(s, c, n, u, p, solver or SolverConfig()),
+        population=population_figures(s, c, n, u, p, solver or SolverConfig()),
         qi_analysis=qi,
     )
 
@@ -843,7 +304,7 @@ def risk_from_sizes(
     No QI analysis (that needs the values). ``population_size`` must be at least
     the number of records; the sampling fraction is records / population.
     """
-    return _report(_check_sizes(sizes), thresholds, population_size, solver)
+    return _report(check_class_sizes(sizes), thresholds, population_size, solver)
 
 
 def _star_codes(labels: Sequence[np.ndarray]) -> list[np.ndarray]:
@@ -857,14 +318,18 @@ def risk_of_result(
     max_combination_size: int = DEFAULT_MAX_COMBINATION_SIZE,
     max_combinations: int = DEFAULT_MAX_COMBINATIONS,
     solver: SolverConfig | None = None,
+    population: PopulationMatcher | None = None,
 ) -> RiskReport:
     """Risk of the table a :class:`~anon_core.search.evaluate.TransformationResult` releases.
+
+    With ``population`` (a bound population table) the journalist figures use
+    the people of the population in each released class.
 
     The released classes are those not suppressed (``result.table.sizes[~result.suppressed]``),
     less any class whose QI values are all '*' (as ARX treats them). The QI
     analysis groups the released classes by their generalized values.
     """
-    limits = _check_combination_limits(max_combination_size, max_combinations)
+    limits = check_combination_limits(max_combination_size, max_combinations)
     table = result.table
     dataset = table.freq.dataset
     qis = list(table.freq.qis)
@@ -881,9 +346,10 @@ def risk_of_result(
     qi: tuple[QIScore, ...] = ()
     if limits[0] > 0:
         radices = [e.cardinality(lv) for e, lv in zip(encs, table.levels, strict=True)]
-        qi = _qi_analysis(codes[keep], radices, sizes, qis, star[keep], *limits)
+        qi = qi_analysis(codes[keep], radices, sizes, qis, star[keep], *limits)
     suppressed = int(table.sizes.sum() - sizes.sum())
-    return _report(sizes, thresholds, population_size, solver, suppressed, qi)
+    pop = None if population is None else class_population(population, table)[keep]
+    return _report(sizes, thresholds, population_size, solver, suppressed, qi, pop)
 
 
 def risk_of_original(
@@ -893,20 +359,23 @@ def risk_of_original(
     max_combination_size: int = DEFAULT_MAX_COMBINATION_SIZE,
     max_combinations: int = DEFAULT_MAX_COMBINATIONS,
     solver: SolverConfig | None = None,
+    population: PopulationMatcher | None = None,
 ) -> RiskReport:
     """Risk of a :class:`~anon_core.config.Problem`'s input table (every record counted, as ARX's input handle).
 
     Read from the frequency table: its distinct QI tuples are the classes.
     """
-    limits = _check_combination_limits(max_combination_size, max_combinations)
+    limits = check_combination_limits(max_combination_size, max_combinations)
     freq = problem.freq
     qi: tuple[QIScore, ...] = ()
     if limits[0] > 0:
         radices = [freq.dataset.columns[q].cardinality for q in freq.qis]
-        qi = _qi_analysis(freq.tuples, radices, freq.counts, list(freq.qis), None, *limits)
-    return _report(
-        np.asarray(freq.counts, dtype=np.int64), thresholds, population_size, solver, 0, qi
-    )
+        qi = qi_analysis(freq.tuples, radices, freq.counts, list(freq.qis), None, *limits)
+    counts = np.asarray(freq.counts, dtype=np.int64)
+    pop = None
+    if population is not None:
+        pop = np.maximum(population.counts(freq.tuples, [0] * len(freq.qis)), counts)
+    return _report(counts, thresholds, population_size, solver, 0, qi, pop)
 
 
 def risk_of_frame(
@@ -938,7 +407,7 @@ def risk_of_frame(
         )
     if len(set(qis)) != len(qis):
         raise ConfigError(f"'qis' lists a column more than once: {list(qis)}.")
-    limits = _check_combination_limits(max_combination_size, max_combinations)
+    limits = check_combination_limits(max_combination_size, max_combinations)
     names = list(qis)
     by_name = {str(c): c for c in frame.columns}
     codes, radices, stars = [], [], []
@@ -957,7 +426,7 @@ def risk_of_frame(
     keep = ~star.all(axis=1)
     qi: tuple[QIScore, ...] = ()
     if limits[0] > 0:
-        qi = _qi_analysis(tuples[keep], radices, counts[keep], names, star[keep], *limits)
+        qi = qi_analysis(tuples[keep], radices, counts[keep], names, star[keep], *limits)
     sizes = counts[keep]
     return _report(sizes, thresholds, population_size, solver, int(counts[~keep].sum()), qi)
 
@@ -986,6 +455,7 @@ def report_dict(report: RiskReport) -> dict[str, Any]:
         "sample_uniques": report.sample_uniques,
         "prosecutor": _attacker_dict(report.prosecutor),
         "journalist": _attacker_dict(report.journalist),
+        "journalist_basis": report.journalist_basis,
         "marketer": {"average_risk": _num(report.marketer_average_risk)},
         "population_uniqueness": {
             "zayatz": _num(pop.zayatz),

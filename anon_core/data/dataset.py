@@ -20,6 +20,13 @@ class Role(StrEnum):
     QUASI_IDENTIFIER = "quasi-identifier"
     SENSITIVE = "sensitive"
     INSENSITIVE = "insensitive"
+    #: A survey (sampling) weight: how many people of the population each record stands for.
+    #: Read by the weighted risk figures; never a quasi-identifier, and never released.
+    WEIGHT = "weight"
+
+
+#: Roles whose columns a release leaves out (identifiers, survey weights).
+DROPPED_ROLES = (Role.IDENTIFIER, Role.WEIGHT)
 
 
 @dataclass(frozen=True, eq=False)
@@ -37,6 +44,38 @@ class EncodedColumn:
         return len(self.labels)
 
 
+class FrameCodes:
+    """Dictionary codes of a DataFrame's columns, computed once and reused by every Dataset of it.
+
+    Checking several models or role assignments on one table then factorizes
+    each column once (the costly, row-proportional step), not once per check.
+    The frame must not be modified while its codes are reused.
+    """
+
+    def __init__(self, frame: pd.DataFrame) -> None:
+        self.frame = frame
+        self._codes: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+        self._encoded: dict[tuple[str, int], tuple[Hierarchy, EncodedHierarchy]] = {}
+
+    def codes(self, column: str) -> tuple[np.ndarray, np.ndarray]:
+        """(int32 code per row, label per code) of a column, by first appearance."""
+        hit = self._codes.get(column)
+        if hit is None:
+            codes, uniques = pd.factorize(to_labels(self.frame[column]), sort=False)
+            hit = (codes.astype(np.int32), np.asarray(uniques, dtype=object))
+            self._codes[column] = hit
+        return hit
+
+    def encoded(self, column: str, hierarchy: Hierarchy) -> EncodedHierarchy:
+        """The hierarchy's lookup arrays over the column's labels (cached per hierarchy object)."""
+        key = (column, id(hierarchy))
+        hit = self._encoded.get(key)
+        if hit is None or hit[0] is not hierarchy:
+            hit = (hierarchy, hierarchy.encode(self.codes(column)[1]))
+            self._encoded[key] = hit
+        return hit[1]
+
+
 class Dataset:
     """The input table, its roles and hierarchies, with QI and sensitive columns encoded.
 
@@ -48,6 +87,8 @@ class Dataset:
     grouped, in order of first appearance, with their counts. Such a dataset
     has the same codes, hierarchies and frequency table as the full table, but
     no row-level frame to release from (the engine releases).
+
+    ``codes`` (a :class:`FrameCodes` of this same frame) reuses its column codes.
     """
 
     def __init__(
@@ -56,8 +97,14 @@ class Dataset:
         roles: Mapping[str, Role | str],
         hierarchies: Mapping[str, Hierarchy] | None = None,
         weights: np.ndarray | None = None,
+        codes: FrameCodes | None = None,
     ) -> None:
         hierarchies = dict(hierarchies or {})
+        if codes is not None and codes.frame is not frame:
+            raise ConfigError(
+                "'codes' were computed for another DataFrame: pass FrameCodes(frame) of this frame."
+            )
+        codes = codes or FrameCodes(frame)
         if len(frame) == 0:
             raise DataError("The table has no rows.")
         if weights is not None:
@@ -85,14 +132,12 @@ class Dataset:
         self.n_rows = len(frame) if weights is None else int(weights.sum())
         self.columns: dict[str, EncodedColumn] = {}
         for col in self.qis + self.sensitive:
-            labels = to_labels(frame[col])
-            codes, uniques = pd.factorize(labels, sort=False)
-            uniques = np.asarray(uniques, dtype=object)
+            col_codes, uniques = codes.codes(col)
             hier = hierarchies.get(col)
             if hier is None and col in self.qis:
                 hier = default_hierarchy(uniques, infer_kind(frame[col]), name=col)
-            enc = hier.encode(uniques) if hier is not None else None
-            self.columns[col] = EncodedColumn(col, codes.astype(np.int32), uniques, hier, enc)
+            enc = codes.encoded(col, hier) if hier is not None else None
+            self.columns[col] = EncodedColumn(col, col_codes, uniques, hier, enc)
 
     @property
     def grouped(self) -> bool:

@@ -1,0 +1,371 @@
+"""Privacy models against a population: k-map and population uniqueness (ARX's ``KMap``, ``PopulationUniqueness``).
+
+* **k-map** (Sweeney; El Emam & Dankar 2008): every released class matches at
+  least k people of the *population*. With a population table the population
+  count of each class is counted (ARX's ``pcount``); otherwise ARX's estimator
+  derives a k' from the sampling fraction and the class size in the sample must
+  reach k' (a Poisson or zero-truncated Poisson model of the population class
+  size, at a significance level; Pannekoek 1988, El Emam 2013).
+* **population uniqueness**: the estimated share of the population that is
+  unique on the quasi-identifiers is at most a threshold (Zayatz, Pitman, SNB or
+  Dankar's rule, solved as the risk figures are). A sample-based model: when it
+  fails, classes are suppressed smallest first by ARX's binary search.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+from scipy import special
+
+from anon_core.analysis.population import (
+    ESTIMATORS,
+    USA_POPULATION,
+    SolverConfig,
+    criterion_uniques,
+)
+from anon_core.analysis.population_table import (
+    PopulationMatcher,
+    PopulationSource,
+    bind_population,
+    class_population,
+    parse_population,
+)
+from anon_core.data.frequency import ClassTable, FrequencyTable
+from anon_core.errors import ConfigError
+from anon_core.privacy.models import Param, PrivacyModel, SampleBasedModel, register
+
+CELL_SIZE_ESTIMATORS = ("zero-truncated-poisson", "poisson")
+_POP_SIZE = Param(
+    "population_size",
+    "int",
+    USA_POPULATION,
+    1,
+    None,
+    help="People in the population the sample was drawn from (default: USA, as ARX)",
+)
+
+
+def _take_population(
+    model: str, values: dict[str, Any]
+) -> tuple[dict[str, Any], PopulationSource | None]:
+    """Move the spec's ``population`` (region, {size}, or {table}) into ``population_size`` / a table source."""
+    values = dict(values)
+    if "population" not in values:
+        return values, None
+    if "population_size" in values:
+        raise ConfigError(
+            f"'{model}' gives both 'population' and 'population_size': keep one of them."
+        )
+    source = parse_population(values.pop("population"), f"{model}.population")
+    if source.table is not None:
+        values["population_size"] = source.size or USA_POPULATION
+        return values, source
+    values["population_size"] = source.size
+    return values, None
+
+
+def poisson_derived_k(k: int, lam: float, significance: float) -> tuple[int, float]:
+    """ARX's ``KMap.calculateKPoisson``: the smallest class size k' such that, under a Poisson
+    model of the population class size with mean ``lam``, P(size < k') is covered at
+    1 - significance (ARX's counting: returns counter + 1). Also the type-I error."""
+    threshold = 1.0 - significance
+    counter, value = 0, 0.0
+    while value < threshold:
+        value = float(special.pdtr(counter, lam))  # P(X <= counter)
+        counter += 1
+        if counter >= k:
+            value = 1.0
+            break
+    return counter + 1, 1.0 - value
+
+
+def zero_truncated_derived_k(k: int, lam: float, significance: float) -> tuple[int, float]:
+    """ARX's ``KMap.calculateKZeroPoisson`` (zero-truncated Poisson), and the type-I error."""
+    threshold = 1.0 - significance
+    v2 = 1.0 - math.exp(-lam)
+    counter, value = 1, 0.0
+    while value < threshold:
+        value += math.exp(counter * math.log(lam) - lam - math.lgamma(counter + 1.0)) / v2
+        counter += 1
+        if counter >= k:
+            value = 1.0
+            break
+    return counter, 1.0 - value
+
+
+@register
+class KMap(PrivacyModel):
+    """k-map: each released class matches at least k people of the population (ARX ``KMap``).
+
+    ``population`` is a region ("USA"), ``{"size": N}`` (estimated class sizes),
+    or ``{"table": file}`` (counted; the estimator is then not used).
+    """
+
+    key = "k-map"
+    label = "k-map"
+    params = (
+        Param(
+            "k", "int", 5, 1, None, help="Minimum people per class in the population", required=True
+        ),
+        Param(
+            "significance",
+            "float",
+            0.01,
+            0.0,
+            1.0,
+            help="Significance level of the estimate (type-I error allowed)",
+        ),
+        Param(
+            "estimator",
+            "choice",
+            "zero-truncated-poisson",
+            choices=CELL_SIZE_ESTIMATORS,
+            help="Model of the population class size (without a population table)",
+        ),
+        _POP_SIZE,
+    )
+    description = (
+        "Each record matches at least k people of the population the sample was drawn from."
+    )
+    monotonic_generalization = True  # ARX: ImplicitPrivacyCriterion(true, true)
+    monotonic_suppression = True
+
+    def __init__(self, **values: Any) -> None:
+        values, self.source = _take_population(self.key, values)
+        if self.source is not None and "estimator" in values:
+            raise ConfigError(
+                "'k-map.estimator' estimates population class sizes, but 'population' names a table "
+                "whose counts are exact: give one of them."
+            )
+        super().__init__(**values)
+        self._matcher: PopulationMatcher | None = None
+        self.derived_k: int | None = None
+        self.type1_error: float | None = None
+
+    @property
+    def accurate(self) -> bool:
+        """True when the population is given as a table (counted, not estimated)."""
+        return self.source is not None
+
+    def to_config(self) -> dict[str, Any]:
+        out = super().to_config()
+        if self.source is not None:
+            out.pop("estimator", None)
+            out.pop("population_size", None)
+            out["population"] = self.source.to_dict()
+        return out
+
+    def __repr__(self) -> str:
+        if self.source is not None:
+            return f"{self.label} (k={self.k}, population table {self.source.table.name})"  # type: ignore[union-attr]
+        derived = f", as {self.derived_k}-anonymity" if self.derived_k is not None else ""
+        return f"{self.label} (k={self.k}, {self.estimator}, population {self.population_size:,}{derived})"
+
+    def prepare(self, freq: FrequencyTable) -> Any:
+        if self.source is not None:
+            if self._matcher is None:
+                self._matcher = bind_population(self.source, freq.dataset)
+            return self._matcher
+        n = freq.n_records
+        if self.population_size < n:
+            raise ConfigError(
+                f"'k-map.population_size' ({self.population_size:,}) is smaller than the sample ({n:,} "
+                "records): give the size of the population the data was drawn from."
+            )
+        lam = n / float(self.population_size) * float(self.k)
+        if self.estimator == "poisson":
+            derived, error = poisson_derived_k(self.k, lam, self.significance)
+        else:
+            derived, error = zero_truncated_derived_k(self.k, lam, self.significance)
+        self.derived_k = min(self.k, min(derived, n))
+        self.type1_error = error
+        return None
+
+    def min_class_size(self) -> int:
+        return int(self.derived_k) if self.derived_k is not None and self.source is None else 1
+
+    def measure(self, table: ClassTable, state: Any) -> np.ndarray:
+        """People per class in the population (counted), or the sample class size (estimated)."""
+        if state is not None:
+            return class_population(state, table)
+        return table.sizes
+
+    def class_ok(self, table: ClassTable, state: Any) -> np.ndarray:
+        if state is not None:
+            return class_population(state, table) >= self.k
+        return table.sizes >= self.derived_k
+
+
+def arx_binary_suppression(
+    order: np.ndarray, suppressed: np.ndarray, fulfilled: Callable[[np.ndarray], bool]
+) -> np.ndarray:
+    """ARX's ``HashGroupifyDistribution.suppressWhileNotFulfilledBinary`` over classes in ``order``.
+
+    ``fulfilled(mask)`` judges the release with the classes of ``mask`` suppressed.
+    Reproduces ARX's steps exactly, including Java's integer division and the
+    last step (one more class when the final state fails), so a model that is not
+    monotonic under suppression ends where ARX's does.
+    """
+    n = len(order)
+    out = suppressed.copy()
+    if n == 0:
+        return out
+
+    def jmid(lo: int, hi: int) -> int:
+        return int((lo + hi) / 2)  # Java truncates toward zero: (0 + -1) / 2 == 0
+
+    flags = np.zeros(n, dtype=bool)  # per position in ``order``: suppressed by the search
+    low, high = 0, n - 1
+    mid = jmid(low, high)
+    flags[: mid + 1] = True
+
+    def state() -> bool:
+        trial = out.copy()
+        trial[order[flags]] = True
+        return fulfilled(trial)
+
+    while low <= high:
+        if state():
+            high = mid - 1
+            mid = jmid(low, high)
+            i = mid + 1
+            while i < n and flags[i]:
+                flags[i] = False
+                i += 1
+        else:
+            low = mid + 1
+            mid = jmid(low, high)
+            if low <= mid:
+                flags[low : mid + 1] = True
+    if not state() and mid + 1 < n and not flags[mid + 1]:
+        flags[mid + 1] = True
+    out[order[flags]] = True
+    return out
+
+
+class ArxSampleModel(SampleBasedModel):
+    """A sample-based model enforced with ARX's binary search, whose end state ARX accepts as is."""
+
+    monotonic_suppression = False
+
+    def __init__(self, **values: Any) -> None:
+        super().__init__(**values)
+        self._accepted: bytes | None = None
+
+    def fulfilled(self, sizes: np.ndarray) -> bool:
+        """Does the release with these (non-suppressed) class sizes meet the model?"""
+        raise NotImplementedError
+
+    def released_ok(self, sizes: np.ndarray) -> bool:
+        """The verdict on a release; the state :meth:`enforce` ended in counts as met (as in ARX,
+        which only compares the suppressed records with the limit after enforcing)."""
+        sizes = np.asarray(sizes)
+        if self._accepted is not None and sizes.tobytes() == self._accepted:
+            return True
+        return self.fulfilled(sizes)
+
+    def enforce(
+        self, table: ClassTable, suppressed: np.ndarray, class_loss: np.ndarray | None = None
+    ) -> np.ndarray:
+        """Suppress classes smallest first (ties: lower loss, then first appearance) by ARX's binary search."""
+        sizes = table.sizes
+        self._accepted = None
+        if self.fulfilled(sizes[~suppressed]):
+            return suppressed
+        keep = np.flatnonzero(~suppressed)
+        keys = (keep,) if class_loss is None else (keep, class_loss[keep])
+        order = keep[np.lexsort((*keys, sizes[keep]))]
+        out = arx_binary_suppression(order, suppressed, lambda m: self.fulfilled(sizes[~m]))
+        self._accepted = sizes[~out].tobytes()
+        return out
+
+
+@register
+class PopulationUniquenessModel(ArxSampleModel):
+    """The estimated share of population uniques is at most a threshold (ARX ``PopulationUniqueness``).
+
+    ARX: fulfilled when nothing is released, when no class has size 1, or when
+    the estimate is positive and at most the threshold; a failed estimate fails.
+    Monotonic under generalization only with Zayatz's estimator (as ARX declares).
+    """
+
+    key = "population-uniqueness"
+    label = "population uniqueness"
+    params = (
+        Param(
+            "threshold",
+            "float",
+            0.01,
+            0.0,
+            1.0,
+            help="Largest share of the population that is unique",
+            required=True,
+        ),
+        Param(
+            "estimator",
+            "choice",
+            "dankar",
+            choices=ESTIMATORS,
+            help="Population-uniqueness estimator (Dankar's rule picks one)",
+        ),
+        _POP_SIZE,
+        Param(
+            "iterations_per_try",
+            "int",
+            1000,
+            1,
+            None,
+            help="Newton-Raphson iterations per start value (ARX's solver default: 1000)",
+        ),
+    )
+    description = (
+        "At most this share of the population is estimated to be unique on the quasi-identifiers."
+    )
+
+    def __init__(self, **values: Any) -> None:
+        values, source = _take_population(self.key, values)
+        if source is not None:
+            raise ConfigError(
+                "'population-uniqueness.population' is estimated from the population size: give a region "
+                "such as 'USA' or {'size': N}, not a table."
+            )
+        super().__init__(**values)
+        # ARX: RiskBasedCriterion(false, model == ZAYATZ, threshold)
+        self.monotonic_generalization = self.estimator == "zayatz"
+        self.solver = SolverConfig(iterations_per_try=self.iterations_per_try)
+        self._verdicts: dict[bytes, bool] = {}
+
+    def prepare(self, freq: FrequencyTable) -> Any:
+        if self.population_size < freq.n_records:
+            raise ConfigError(
+                f"'population-uniqueness.population_size' ({self.population_size:,}) is smaller than the "
+                f"sample ({freq.n_records:,} records): give the size of the population the data was drawn from."
+            )
+        return None
+
+    def measure(self, table: ClassTable, state: Any) -> np.ndarray:
+        return (table.sizes == 1).astype(float)
+
+    def uniques(self, sizes: np.ndarray) -> float:
+        """The estimated share of population uniques of a release (NaN when the estimator fails)."""
+        return criterion_uniques(sizes, self.population_size, self.estimator, self.solver)
+
+    def fulfilled(self, sizes: np.ndarray) -> bool:
+        sizes = np.asarray(sizes)
+        if sizes.sum() == 0 or not (sizes == 1).any():
+            return True
+        # The verdict depends only on the histogram of class sizes: remember recent ones.
+        s, c = np.unique(sizes, return_counts=True)
+        key = s.tobytes() + b"|" + c.tobytes()
+        hit = self._verdicts.get(key)
+        if hit is None:
+            share = self.uniques(sizes)
+            hit = bool(share > 0.0 and share <= self.threshold)
+            if len(self._verdicts) >= 4096:
+                self._verdicts.clear()
+            self._verdicts[key] = hit
+        return hit
