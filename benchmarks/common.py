@@ -32,6 +32,20 @@ def timed(fn: Callable[[], Any], repeat: int) -> tuple[float, Any]:
     return statistics.median(times), value
 
 
+def timed_cpu(fn: Callable[[], Any], repeat: int, warmup: int = 1) -> tuple[float, float, Any]:
+    """Median wall and CPU (time.process_time) seconds over ``repeat`` runs after
+    ``warmup`` untimed ones, and the last value."""
+    for _ in range(warmup):
+        fn()
+    walls, cpus, value = [], [], None
+    for _ in range(repeat):
+        c0, w0 = time.process_time(), time.perf_counter()
+        value = fn()
+        cpus.append(time.process_time() - c0)
+        walls.append(time.perf_counter() - w0)
+    return statistics.median(walls), statistics.median(cpus), value
+
+
 def load_adult():
     """(frame, ARX's attribute order, hierarchies by attribute), or None with a message if absent."""
     if not (ADULT / "adult.csv").is_file():

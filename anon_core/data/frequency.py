@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from anon_core.data import kernels
 from anon_core.data.dataset import Dataset
 from anon_core.errors import ConfigError
 
@@ -24,6 +25,14 @@ try:  # pandas' hash-table factorization without the public wrapper's checks (~3
     from pandas.core.algorithms import factorize_array as _factorize_array
 except ImportError:  # pragma: no cover - a pandas that moved it: use the public function
     _factorize_array = None
+
+
+def _fits(radices: Sequence[int]) -> bool:
+    """Does a mixed-radix key over these radices fit in 62 bits (the kernels' key)?"""
+    span = 1
+    for r in radices:
+        span *= max(int(r), 1)
+    return span < (1 << 62)
 
 
 def factorize_int(key: np.ndarray) -> tuple[np.ndarray, int]:
@@ -144,6 +153,28 @@ class SensitiveCounts:
     global_counts: np.ndarray  # counts of each value over all records
 
 
+class _Lazy(Mapping):
+    """A read-only mapping whose values are computed on first access (then kept)."""
+
+    def __init__(self, keys: Sequence[str], make) -> None:
+        self._keys = list(keys)
+        self._make = make
+        self._values: dict[str, object] = {}
+
+    def __getitem__(self, key: str):
+        if key not in self._values:
+            if key not in self._keys:
+                raise KeyError(key)
+            self._values[key] = self._make(key)
+        return self._values[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._keys)
+
+    def __len__(self) -> int:
+        return len(self._keys)
+
+
 class FrequencyTable:
     """Distinct QI tuples with counts and sensitive-value counts (built once per dataset + roles)."""
 
@@ -155,7 +186,15 @@ class FrequencyTable:
         cols = [dataset.columns[q].codes for q in self.qis]
         radices = [dataset.columns[q].cardinality for q in self.qis]
         n_rows = len(dataset.frame)
-        if cols:
+        counts = None
+        if cols and kernels.AVAILABLE and _fits(radices):
+            stacked = np.stack(cols)
+            ones = np.ones(n_rows, dtype=np.int64) if w is None else w
+            self.row_tuple, first, counts = kernels.group_levels(
+                stacked, np.arange(len(cols), dtype=np.int64), np.asarray(radices), ones
+            )
+            self.tuples = np.ascontiguousarray(stacked[:, first].T, dtype=np.int32)
+        elif cols:
             self.row_tuple, first = group_rows(cols, radices)
             self.tuples = np.column_stack([c[first] for c in cols]).astype(np.int32)
         else:
@@ -163,45 +202,59 @@ class FrequencyTable:
             self.tuples = np.zeros((1, 0), dtype=np.int32)
         self.n_tuples = len(self.tuples)
 
-        def count(ids: np.ndarray, n: int) -> np.ndarray:
-            return np.bincount(ids, weights=w, minlength=n).astype(np.int64)
-
-        self.counts = count(self.row_tuple, self.n_tuples)
-        # Per QI: records per original value (non-uniform entropy needs it).
-        self.value_counts = {
-            q: count(dataset.columns[q].codes, dataset.columns[q].cardinality) for q in self.qis
-        }
-        self.sensitive: dict[str, SensitiveCounts] = {}
-        for s in dataset.sensitive:
-            col = dataset.columns[s]
-            m = col.cardinality
-            key = self.row_tuple * m + col.codes
-            uniq, inverse = np.unique(key, return_inverse=True)
-            self.sensitive[s] = SensitiveCounts(
-                tuple_idx=uniq // m,
-                value=(uniq % m).astype(np.int64),
-                count=count(inverse.ravel(), len(uniq)),
-                cardinality=m,
-                global_counts=count(col.codes, m),
-            )
+        self.counts = self._count(self.row_tuple, self.n_tuples) if counts is None else counts
+        # Per QI: records per original value (non-uniform entropy needs it); per sensitive
+        # attribute: its (tuple, value, count) triplets. Both computed when first read.
+        self.value_counts: Mapping[str, np.ndarray] = _Lazy(self.qis, self._value_counts)
+        self.sensitive: Mapping[str, SensitiveCounts] = _Lazy(
+            dataset.sensitive, self._sensitive_counts
+        )
         # Class tables kept for roll-up: the largest hold one int64 per tuple, so
         # bound the cache at about 200 MB of those (64 to 1024 tables).
         capacity = int(min(1024, max(64, 200_000_000 // (8 * max(self.n_tuples, 1)))))
         self._cache = _ClassCache(capacity, len(self.qis))
-        # Generalized tuple codes per QI and level, contiguous: grouping a
-        # transformation then only combines precomputed columns.
-        self._gen_codes: list[list[np.ndarray | None]] = [
-            [None] * dataset.hierarchy(q).height for q in self.qis
-        ]
-        self._weighted_codes: list[list[np.ndarray | None]] = [
-            [None] * dataset.hierarchy(q).height for q in self.qis
-        ]
+        # Generalized tuple codes per QI and level, one contiguous row each (filled when
+        # first used): grouping a transformation then only combines precomputed rows.
+        heights = [dataset.hierarchy(q).height for q in self.qis]
+        self._gen_offset = np.concatenate(([0], np.cumsum(heights)[:-1])).astype(np.int64)
+        self._gen = np.empty((int(sum(heights)), self.n_tuples), dtype=np.int32)
+        self._gen_filled = np.zeros(int(sum(heights)), dtype=bool)
+        self._weighted_codes: list[list[np.ndarray | None]] = [[None] * h for h in heights]
+        self._ups: dict[tuple[tuple[int, ...], ...], tuple[np.ndarray, ...] | None] = {}
         cards = [max(dataset.hierarchy(q).cardinality(0), 1) for q in self.qis]
         fits = float(np.prod(np.asarray(cards, dtype=float))) < 2.0**62
         self._strides = (
             np.concatenate(([1], np.cumprod(cards[:-1]))).astype(np.int64)
             if fits and cards
             else None
+        )
+        self.use_kernels = kernels.AVAILABLE  # False: numpy's path (tests compare both)
+        self._injective: bool | None = None
+
+    def _count(self, ids: np.ndarray, n: int) -> np.ndarray:
+        return np.bincount(ids, weights=self.dataset.weights, minlength=n).astype(np.int64)
+
+    def _value_counts(self, q: str) -> np.ndarray:
+        col = self.dataset.columns[q]
+        return self._count(col.codes, col.cardinality)
+
+    def _sensitive_counts(self, s: str) -> SensitiveCounts:
+        col = self.dataset.columns[s]
+        m = col.cardinality
+        key = self.row_tuple * m + col.codes
+        if self.n_tuples * m <= max(4 * len(key), 1 << 20):  # sorted pairs by counting
+            per_key = self._count(key, self.n_tuples * m)
+            uniq = np.flatnonzero(per_key)
+            pair_counts = per_key[uniq]
+        else:
+            uniq, inverse = np.unique(key, return_inverse=True)
+            pair_counts = self._count(inverse.ravel(), len(uniq))
+        return SensitiveCounts(
+            tuple_idx=uniq // m,
+            value=(uniq % m).astype(np.int64),
+            count=pair_counts,
+            cardinality=m,
+            global_counts=self._count(col.codes, m),
         )
 
     # ----------------------------------------------------------------- evaluate
@@ -253,12 +306,22 @@ class FrequencyTable:
 
     def generalized(self, j: int, level: int) -> np.ndarray:
         """Codes of QI ``j`` at ``level`` for every tuple (computed once, contiguous)."""
-        col = self._gen_codes[j][level]
-        if col is None:
+        row = int(self._gen_offset[j]) + level
+        if not self._gen_filled[row]:
             enc = self.dataset.hierarchy(self.qis[j])
-            col = np.ascontiguousarray(enc.maps[level][self.tuples[:, j]])
-            self._gen_codes[j][level] = col
-        return col
+            np.take(enc.maps[level], self.tuples[:, j], out=self._gen[row])
+            self._gen_filled[row] = True
+        return self._gen[row]
+
+    def _level0_injective(self) -> bool:
+        """Do the hierarchies keep distinct data values distinct at level 0 (so tuples stay apart)?"""
+        if self._injective is None:
+            self._injective = all(
+                len(np.unique(self.dataset.hierarchy(q).maps[0]))
+                == len(self.dataset.hierarchy(q).maps[0])
+                for q in self.qis
+            )
+        return self._injective
 
     def _weighted(self, j: int, level: int) -> np.ndarray:
         """Codes of QI ``j`` at ``level`` times its fixed stride (computed once).
@@ -275,6 +338,21 @@ class FrequencyTable:
     def _group(self, lv: tuple[int, ...]) -> ClassTable:
         hs = [self.dataset.hierarchy(q) for q in self.qis]
         cols = [self.generalized(j, level) for j, level in enumerate(lv)]
+        radices = [h.cardinality(level) for h, level in zip(hs, lv, strict=True)]
+        if cols and not any(lv) and self._level0_injective():
+            # Every tuple is its own class at level 0 (tuples are distinct there).
+            first = np.arange(self.n_tuples, dtype=np.int64)
+            table = ClassTable(self, lv, None, self.counts.copy(), tuple_class=first.copy())
+            table._codes_from = (cols, first)
+            return table
+        if self.use_kernels and cols and _fits(radices):
+            rows = self._gen_offset + np.asarray(lv, dtype=np.int64)
+            tuple_class, first, sizes = kernels.group_levels(
+                self._gen, rows, np.asarray(radices, dtype=np.int64), self.counts
+            )
+            table = ClassTable(self, lv, None, sizes, tuple_class=tuple_class)
+            table._codes_from = (cols, first)
+            return table
         if self._strides is not None and cols:
             key = self._weighted(0, lv[0]).copy()
             for j in range(1, len(lv)):
@@ -282,7 +360,6 @@ class FrequencyTable:
             tuple_class, n_groups = factorize_int(key)
             first = first_rows(tuple_class, n_groups)
         elif cols:
-            radices = [h.cardinality(level) for h, level in zip(hs, lv, strict=True)]
             tuple_class, first = group_rows(cols, radices)
         else:
             tuple_class, first = np.zeros(self.n_tuples, np.int64), np.zeros(1, np.int64)
@@ -293,6 +370,21 @@ class FrequencyTable:
 
     def _rollup(self, base: ClassTable, lv: tuple[int, ...]) -> ClassTable:
         hs = [self.dataset.hierarchy(q) for q in self.qis]
+        if self.use_kernels and self.qis:
+            pair = (base.levels, lv)
+            hit = self._ups.get(pair)
+            if hit is None:
+                ups = [h.up(src, dst) for h, src, dst in zip(hs, base.levels, lv, strict=True)]
+                radices = [h.cardinality(level) for h, level in zip(hs, lv, strict=True)]
+                offsets = np.cumsum([0] + [len(u) for u in ups[:-1]]).astype(np.int64)
+                hit = (np.concatenate(ups), offsets, np.asarray(radices, dtype=np.int64))
+                hit = hit if _fits(radices) else None
+                if len(self._ups) < 100_000:
+                    self._ups[pair] = hit
+            if hit is not None:
+                codes = np.ascontiguousarray(base.codes, dtype=np.int32)
+                inv, new_codes, sizes = kernels.roll_up(codes, *hit, base.sizes)
+                return ClassTable(self, lv, new_codes, sizes, parent=base, parent_class=inv)
         ups = [h.up(src, dst) for h, src, dst in zip(hs, base.levels, lv, strict=True)]
         # One gather for all QIs through the concatenated level maps.
         offsets = np.cumsum([0] + [len(u) for u in ups[:-1]])
@@ -385,14 +477,26 @@ class ClassTable:
         if hit is None and self.n_classes * m <= _MAX_DENSE:
             parent = self._parent if self._tuple_class is None else None
             parent_dense = parent._dense_counts(attribute) if parent is not None else None
+            compiled = self.freq.use_kernels
             if parent_dense is not None and self._parent_class is not None:
-                key = (self._parent_class[:, None] * m + np.arange(m)).ravel()
-                flat = np.bincount(key, weights=parent_dense.ravel(), minlength=self.n_classes * m)
+                if compiled:
+                    hit = kernels.roll_up_counts(self._parent_class, parent_dense, self.n_classes)
+                else:
+                    key = (self._parent_class[:, None] * m + np.arange(m)).ravel()
+                    flat = np.bincount(
+                        key, weights=parent_dense.ravel(), minlength=self.n_classes * m
+                    )
+                    hit = flat.reshape(self.n_classes, m)
             else:
                 sc = self.freq.sensitive[attribute]
-                key = self.tuple_class[sc.tuple_idx] * m + sc.value
-                flat = np.bincount(key, weights=sc.count, minlength=self.n_classes * m)
-            hit = flat.reshape(self.n_classes, m)
+                if compiled:
+                    hit = kernels.count_pairs(
+                        self.tuple_class, sc.tuple_idx, sc.value, sc.count, self.n_classes, m
+                    )
+                else:
+                    key = self.tuple_class[sc.tuple_idx] * m + sc.value
+                    flat = np.bincount(key, weights=sc.count, minlength=self.n_classes * m)
+                    hit = flat.reshape(self.n_classes, m)
             self._dense[attribute] = hit
         return hit
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -94,8 +95,15 @@ class Evaluator:
         self.max_outliers = int(math.floor(self.suppression_limit * freq.n_records + 1e-9))
         self.metric = metric or Loss()
         self._states = [m.prepare(freq) for m in self.models]
-        self._metric_state = self.metric.prepare(freq)
+        self._prepared_metric: tuple[Any] | None = None
         self._sample_based = any(m.sample_based for m in self.models)
+
+    @property
+    def _metric_state(self) -> Any:
+        """The metric's prepared state, computed when first needed (a check alone needs none)."""
+        if self._prepared_metric is None:
+            self._prepared_metric = (self.metric.prepare(self.freq),)
+        return self._prepared_metric[0]
 
     @property
     def monotonic(self) -> bool:

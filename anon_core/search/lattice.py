@@ -15,6 +15,9 @@ Exact search in two phases.
    best quality found so far are not checked at all (they cannot be optimal).
 2. *Quality.* Candidates are the minimal satisfying nodes when every model and
    the metric are monotonic; otherwise every node passing the monotone models.
+   The metric's declared goal decides the direction: a maximised metric is
+   searched on its negated value (and without lower bounds, which only
+   minimised metrics offer).
    They are scored finer first (so coarser ones roll up from cached classes),
    skipping any whose lower bound of quality (the metric without suppression,
    which suppression can only raise) exceeds the best quality already reached
@@ -75,6 +78,7 @@ class SearchResult:
     heuristic: bool
     evaluated: tuple[NodeRecord, ...] = field(repr=False)
     qis: tuple[str, ...] = ()
+    goal: str = "minimize"  # the quality metric's goal
 
     def summary(self) -> dict:
         out = (
@@ -114,16 +118,33 @@ class SearchResult:
         return rows
 
     def pareto_frontier(self, risk: str = "average_risk") -> list[dict]:
-        """Satisfying nodes not dominated in (risk, quality), both minimised, by increasing risk."""
+        """Satisfying nodes not dominated in (risk, quality) by increasing risk.
+
+        Risk is minimised; quality follows the metric's goal.
+        """
+        sign = goal_sign(self.goal)
         rows = sorted(
-            (r for r in self.tradeoff() if r["satisfied"]), key=lambda r: (r[risk], r["quality"])
+            (r for r in self.tradeoff() if r["satisfied"]),
+            key=lambda r: (r[risk], sign * r["quality"]),
         )
         front, best_q = [], math.inf
         for r in rows:
-            if r["quality"] < best_q:
+            if sign * r["quality"] < best_q:
                 front.append(r)
-                best_q = r["quality"]
+                best_q = sign * r["quality"]
         return front
+
+
+def goal_sign(goal: str) -> int:
+    """+1 for a minimised metric, -1 for a maximised one (the search minimises sign * value)."""
+    if goal == "minimize":
+        return 1
+    if goal == "maximize":
+        return -1
+    raise ConfigError(
+        f"A quality metric's goal must be 'minimize' or 'maximize', got {goal!r}. "
+        "Fix the metric's declaration."
+    )
 
 
 class Lattice:
@@ -359,12 +380,13 @@ def search(
     heuristic_budget: int = 2000,
     progress: Callable[[float], None] | None = None,
 ) -> SearchResult:
-    """Find the transformation with the lowest quality value that satisfies the configuration."""
+    """Find the transformation with the best quality (for the metric's goal) that satisfies it."""
     t0 = time.perf_counter()
     lower, upper = _restrict(evaluator, min_levels, max_levels)
     lattice = Lattice(lower, upper)
     if lattice.size > exact_limit:
         return _heuristic(evaluator, lattice, heuristic_budget, t0, progress)
+    sign = goal_sign(evaluator.metric.goal)
     s = _Search(evaluator, lattice, progress)
     limit_used = evaluator.max_outliers > 0
     monotone_models = [
@@ -374,7 +396,8 @@ def search(
     ]
     all_monotone = len(monotone_models) == len(evaluator.models)
 
-    bound = _lower_bounds(evaluator, s.nodes)
+    # Lower bounds of the searched cost (sign * value): only minimised metrics offer them.
+    bound = _lower_bounds(evaluator, s.nodes) if sign == 1 else np.full(s.n, -np.inf)
     metric_monotone = evaluator.metric.monotonic or not limit_used
     if monotone_models:
         best_seen = [math.inf]
@@ -394,7 +417,7 @@ def search(
             # Score satisfying nodes now: the best so far lets the walk skip hopeless nodes.
             satisfied, quality = s.assess(idx, with_quality="satisfied")
             if satisfied:
-                best_seen[0] = min(best_seen[0], quality)
+                best_seen[0] = min(best_seen[0], sign * quality)
             return satisfied if sub is None else True
 
         # When only the minimal satisfying nodes matter (all monotone, monotone metric),
@@ -414,7 +437,7 @@ def search(
     # when its bound exceeds a quality some satisfying node already reached.
     order = candidates[np.lexsort((s.rank[candidates], s.level_sum[candidates]))]
     reached = min(
-        (r.quality for r in s.records.values() if r.satisfied and not math.isnan(r.quality)),
+        (sign * r.quality for r in s.records.values() if r.satisfied and not math.isnan(r.quality)),
         default=math.inf,
     )
 
@@ -425,7 +448,8 @@ def search(
             continue
         if dominated[idx]:
             continue
-        satisfied, q = s.assess(int(idx), with_quality="satisfied")
+        satisfied, value = s.assess(int(idx), with_quality="satisfied")
+        q = sign * value
         if progress is not None and i % 16 == 0:
             progress(0.5 + 0.5 * i / max(len(order), 1))
         if not satisfied:
@@ -456,6 +480,7 @@ def search(
         heuristic=False,
         evaluated=tuple(s.records.values()),
         qis=tuple(evaluator.freq.qis),
+        goal=evaluator.metric.goal,
     )
 
 
@@ -484,6 +509,7 @@ def _heuristic(
 ) -> SearchResult:
     """Greedy descent from the top: move to the best satisfying predecessor while one exists."""
     qis = evaluator.freq.qis
+    sign = goal_sign(evaluator.metric.goal)
     records: list[NodeRecord] = []
     checked = 0
 
@@ -518,8 +544,8 @@ def _heuristic(
                         options.append(r)
             if not options:
                 break
-            nxt = min(options, key=lambda r: (r.quality.value, sum(r.levels)))
-            if nxt.quality.value > best.quality.value:
+            nxt = min(options, key=lambda r: (sign * r.quality.value, sum(r.levels)))
+            if sign * nxt.quality.value > sign * best.quality.value:
                 break
             best, current = nxt, tuple(nxt.levels)
             if progress is not None:
@@ -534,4 +560,5 @@ def _heuristic(
         heuristic=True,
         evaluated=tuple(records),
         qis=tuple(qis),
+        goal=evaluator.metric.goal,
     )
