@@ -23,10 +23,8 @@ import pandas as pd
 from anon_core.data.frequency import ClassTable, FrequencyTable
 from anon_core.errors import ConfigError
 from anon_core.privacy.models import Param, PrivacyModel, register
-from anon_core.validation import check_choice, check_float, check_int, check_keys
 
 ATTACK_KINDS = ("singling-out-multivariate", "linkability", "inference")
-_OPTIONAL = ("confidence", "secret")
 
 
 @dataclass(eq=False)
@@ -69,6 +67,7 @@ class AttackRisk(PrivacyModel):
             0.5,
             0.999,
             help="Optional: bound the upper end of the risk's interval at this confidence instead of the risk",
+            optional=True,
         ),
         Param("n_attacks", "int", 2000, 1, None, help="Guesses of the attack"),
         Param("random_state", "int", 0, 0, None, help="Seed of the attack"),
@@ -77,6 +76,7 @@ class AttackRisk(PrivacyModel):
             "attribute",
             None,
             help="Inference only: the secret column (default: the first sensitive attribute)",
+            optional=True,
         ),
     )
     description = (
@@ -90,54 +90,12 @@ class AttackRisk(PrivacyModel):
     needs_records = True
 
     def __init__(self, **values: Any) -> None:
-        check_keys(self.key, values, [p.name for p in self.params])
-        for p in self.params:
-            where = f"{self.key}.{p.name}"
-            raw = values.get(p.name)
-            if raw is None and p.name in _OPTIONAL:
-                setattr(self, p.name, None)
-                continue
-            if raw is None and p.required:
-                raise ConfigError(
-                    f"'{where}' is required for {self.label}: say which attack and how low its risk must be "
-                    f"(e.g. {p.default!r}); privacy parameters have no silent default."
-                )
-            raw = p.default if raw is None else raw
-            if p.kind == "int":
-                val: Any = check_int(where, raw, p.minimum, p.maximum)  # type: ignore[arg-type]
-            elif p.kind == "float":
-                val = check_float(where, raw, p.minimum, p.maximum)
-            elif p.kind == "choice":
-                val = check_choice(where, raw, p.choices)
-            else:
-                if not isinstance(raw, str) or not raw:
-                    raise ConfigError(f"'{where}' must name a column, got {raw!r}.")
-                val = raw
-            setattr(self, p.name, val)
+        super().__init__(**values)
         if self.secret is not None and self.attack != "inference":
             raise ConfigError(
                 f"'{self.key}.secret' is only used by the inference attack, not {self.attack!r}; remove it."
             )
         self.context: AttackRiskContext | None = None
-
-    def to_config(self) -> dict[str, Any]:
-        out = {"model": self.key}
-        out.update(
-            {
-                p.name: getattr(self, p.name)
-                for p in self.params
-                if getattr(self, p.name) is not None
-            }
-        )
-        return out
-
-    def __repr__(self) -> str:
-        args = ", ".join(
-            f"{p.name}={getattr(self, p.name)!r}"
-            for p in self.params
-            if getattr(self, p.name) is not None
-        )
-        return f"{self.label} ({args})"
 
     def bind(self, control: pd.DataFrame) -> AttackRisk:
         """Give the model the control records (never released) its attack compares against."""
