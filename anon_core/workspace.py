@@ -275,6 +275,13 @@ class Workspace:
         self.redo_stack.clear()
         self._log(what)
 
+    def start_at(self, transformation: Mapping[str, int], chosen_by: str = "search") -> None:
+        """Set the starting transformation of a new workspace (not a change: no history entry)."""
+        if self.history or self.audit:
+            raise ConfigError("start_at sets the first state of a new workspace only.")
+        self._assign("transformation", transformation)
+        self._assign("chosen_by", chosen_by)
+
     def load_config(self, config: Mapping[str, Any], base_dir: str | Path | None = None) -> None:
         """Replace the whole configuration with ``config`` (validated against this table, kept
         exactly as given); an undoable change like any other."""

@@ -17,6 +17,7 @@ from ui.widgets import (
     set_large_workspace,
     set_workspace,
     sidebar,
+    start_at_optimum,
     workspace,
 )
 
@@ -101,9 +102,11 @@ if wanted is not None:
                 f"{wanted[1]} was read as a single column ({str(table.frame.columns[0])[:60]!r}). A table to "
                 "anonymize needs several columns: check the separator under 'Reading options'."
             )
-        set_workspace(
+        new = set_workspace(
             table.frame, wanted[1], content=upload_bytes if wanted[0] == "upload" else None
         )
+        if wanted[0] == "sample":
+            start_at_optimum(new)
         st.session_state["loaded_from"] = wanted
         st.session_state["table_info"] = (table.format, table.separator, table.encoding)
     except AnonError as exc:

@@ -109,7 +109,7 @@ def test_module_sections_survive_a_round_trip_through_the_cli(tmp_path):
 # ----------------------------------------------------------------------------- history
 def test_undo_and_redo_restore_the_configuration_and_its_fingerprints():
     ws = Workspace.from_frame(_frame())
-    ws.update("roles", roles={"age": "quasi-identifier", "zip": "quasi-identifier"})
+    ws.update("roles", roles={"sex": "insensitive"})
     key_before = ws.search_key()
     ws.update("limit", suppression_limit=0.10)
     key_after = ws.search_key()
@@ -228,6 +228,7 @@ def test_two_concurrent_sessions_on_different_data_stay_apart():
         out["source"] = ws.source
         out["optimum"] = ws.transformation
         out["keys"] = {k[1] for k in at.session_state["_derived"]}
+        out["objects"] = list(at.session_state["_derived"].values())  # kept alive: ids stay unique
         out["data_key"] = ws.data_key()
         out["exception"] = list(at.exception)
 
@@ -241,7 +242,10 @@ def test_two_concurrent_sessions_on_different_data_stay_apart():
     assert not hospital["exception"] and not census["exception"]
     assert hospital["source"] == "hospital_discharge.csv"
     assert census["source"] == "census_income.csv"
-    assert hospital["data_key"] not in census["keys"] and census["data_key"] not in hospital["keys"]
+    # both sessions opened the hospital sample first (the default), yet share no derived object:
+    # each built its own frequency table and search (no cache shared across sessions)
+    assert not {id(v) for v in hospital["objects"]} & {id(v) for v in census["objects"]}
+    assert census["data_key"] not in hospital["keys"]
     # the same optimum as one session alone (computed here without the dashboard)
     for result, name in ((hospital, "hospital_discharge.csv"), (census, "census_income.csv")):
         ws = Workspace.from_frame(load_table(ROOT / "sample_data" / name).frame, name)

@@ -110,10 +110,20 @@ def workspace() -> Workspace | None:
         try:
             ws = set_workspace(load_sample(str(SAMPLE_DIR / name)).frame, name)
             st.session_state["loaded_from"] = ("sample", name, name, ("detect", "detect"))
+            start_at_optimum(ws)
         except AnonError as exc:
             st.error(str(exc), icon="🚫")
             return None
     return ws
+
+
+def start_at_optimum(ws: Workspace) -> None:
+    """A sample starts at the optimum of its default configuration, not at a failing all-zero
+    transformation with every record suppressed (the first screen of a workshop)."""
+    if ws.qis and ws.transformation is None:
+        found = run_search(ws)
+        if found.optimum is not None:
+            ws.start_at(found.optimum.transformation, "search")
 
 
 def require_qis(ws: Workspace) -> None:
