@@ -191,14 +191,16 @@ def _risk(args: argparse.Namespace) -> int:
 
 def _verify(args: argparse.Namespace) -> int:
     """Re-run the configuration and check every fingerprint and figure of a release report."""
-    from anon_core.report import verify
+    from anon_core.report.verify import verify_report
 
-    differences = verify(args.config, args.report, args.released)
-    json.dump({"verified": not differences, "differences": differences}, sys.stdout, indent=2)
+    found = verify_report(args.config, args.report, args.released, args.public_key)
+    json.dump(found.to_dict(), sys.stdout, indent=2)
     sys.stdout.write("\n")
-    for line in differences:
+    for line in found.differences:
         sys.stderr.write(f"difference: {line}\n")
-    return EXIT_VERIFY_FAILED if differences else 0
+    for line in found.notes:
+        sys.stderr.write(f"note: {line}\n")
+    return EXIT_VERIFY_FAILED if found.differences else 0
 
 
 def _dp(args: argparse.Namespace) -> int:
@@ -227,7 +229,7 @@ def _dp(args: argparse.Namespace) -> int:
 def _scan(args: argparse.Namespace) -> int:
     """Find personal data in a sample of each column and propose roles (offline)."""
     from anon_core.data.io import load_table
-    from anon_core.pii.core import scan_report_dict, scan_table
+    from anon_core.pii import scan_report_dict, scan_table
 
     report = scan_table(
         load_table(args.file).frame, sample_size=args.sample_size, random_state=args.random_state
@@ -336,6 +338,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--released",
         metavar="FILE",
         help="also check this released file's SHA-256 against the report",
+    )
+    ver.add_argument(
+        "--public-key",
+        metavar="FILE",
+        help="check the report's Ed25519 sign-off signature with this public key (PEM/OpenSSH/base64)",
     )
     ver.set_defaults(func=_verify)
     for command in EXTRA_COMMANDS:

@@ -9,8 +9,8 @@ must do none of that, so it is written here directly, in memory:
   ``=HYPERLINK(...)`` as text and never evaluates it;
 * numbers are numbers, booleans booleans, missing cells empty, dates ISO text;
 * the zip entries and ``docProps/core.xml`` carry one fixed time, taken from
-  ``SOURCE_DATE_EPOCH`` when set (the reproducible-builds convention), so the
-  same table gives the same bytes on every run.
+  ``SOURCE_DATE_EPOCH`` when set (the reproducible-builds convention), else
+  1980-01-01, so the same table gives the same bytes on every run.
 
 The format is the ECMA-376 SpreadsheetML subset every spreadsheet reads.
 """
@@ -88,9 +88,13 @@ _CORE = (
 
 
 def build_time() -> float:
-    """The time stamped into files: ``SOURCE_DATE_EPOCH`` when set, else now (never before 1980)."""
+    """The time stamped into the file: ``SOURCE_DATE_EPOCH`` when set, else 1980-01-01 (the zip epoch).
+
+    A fixed time (not "now") keeps every XLSX release byte-reproducible, so its
+    SHA-256 can be checked by ``verify`` like a CSV's.
+    """
     epoch = os.environ.get("SOURCE_DATE_EPOCH", "").strip()
-    seconds = int(epoch) if epoch.isdigit() else int(time.time())
+    seconds = int(epoch) if epoch.isdigit() else _EPOCH_1980
     return float(max(seconds, _EPOCH_1980))
 
 

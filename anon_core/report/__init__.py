@@ -20,7 +20,8 @@ from anon_core.report.model import (
 )
 from anon_core.report.pdf import render_pdf
 from anon_core.report.sections import report_sections
-from anon_core.report.verify import verify
+from anon_core.report.signature import key_fingerprint, load_public_key, signing_payload
+from anon_core.report.verify import VerifyResult, check_visible, verify, verify_report
 
 __all__ = [
     "ATTACHMENTS",
@@ -28,12 +29,16 @@ __all__ = [
     "FIGURES_SCHEMA",
     "REDACTED",
     "Report",
+    "VerifyResult",
     "audit_csv",
     "audit_json",
     "build_report",
+    "check_visible",
     "figures_json",
     "figures_sha256",
     "fmt",
+    "key_fingerprint",
+    "load_public_key",
     "read_report",
     "read_report_figures",
     "render_html",
@@ -41,7 +46,9 @@ __all__ = [
     "report_figures",
     "report_sections",
     "scrub_secrets",
+    "signing_payload",
     "table_csv_bytes",
     "verify",
+    "verify_report",
     "write_report",
 ]

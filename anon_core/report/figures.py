@@ -35,6 +35,7 @@ from anon_core.report.model import (
     sha256_hex,
     table_csv_bytes,
 )
+from anon_core.report.signature import configured_private_key, sign, signing_payload
 from anon_core.search.evaluate import TransformationResult
 from anon_core.search.lattice import SearchResult
 from anon_core.services.problem import Problem
@@ -421,6 +422,7 @@ def build_report(
     ml: Any = None,
     *,
     generated_at: datetime | None = None,
+    signing_key: Any = None,
 ) -> Report:
     """The release report of ``result`` (a transformation of ``problem``, built from the configuration).
 
@@ -436,6 +438,9 @@ def build_report(
       ``audit``: ``Workspace.audit``; ``pii``, ``dp``: the PII-handling and
       differential-privacy summaries to show (secret fields redacted); ``ml``:
       an :class:`~anon_core.analysis.utility.MLUtilityResult` (or its ``to_dict()``).
+    * ``signing_key``: an Ed25519 private key to sign the sign-off with; by default
+      the key the configuration names (``output.signing_key_file`` or
+      ``output.signing_key_env``), else the report is unsigned.
     """
     config, from_file = _coerce_config(config_path_or_config)
     _check_matches(config, problem, result)
@@ -458,17 +463,24 @@ def build_report(
         "dp": _provided("dp", dp),
         "ml": _provided("ml", ml),
     }
+    search_ms = details.pop("search_ms")
     meta = {
         "schema": FIGURES_SCHEMA,
         "generated_at": _timestamp(generated_at),
         "software": _software(),
         "figures_sha256": figures_sha256(figures),
         # A run time is not reproducible: left out in reproducible mode (SOURCE_DATE_EPOCH set).
-        "search_ms": None if os.environ.get("SOURCE_DATE_EPOCH") else details["search_ms"],
+        "search_ms": None if os.environ.get("SOURCE_DATE_EPOCH") else search_ms,
     }
+    embedded_config = scrub_config(config.raw)
+    key = signing_key
+    if key is None:
+        key = configured_private_key(config.raw.get("output") or {}, config.base_dir)
+    if key is not None:
+        meta["signature"] = sign(key, signing_payload(figures, embedded_config, meta, provided))
     return Report(
         figures=figures,
-        config=scrub_config(config.raw),
+        config=embedded_config,
         meta=meta,
         provided=provided,
         details=details,

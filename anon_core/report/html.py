@@ -29,9 +29,13 @@ _COLORS = {"before": "#8c959f", "after": "#0969da", "original": "#8c959f", "rele
 _PLOTLY_CONFIG = {"displaylogo": False, "responsive": True}
 
 
-def _script_json(obj: Any) -> str:
-    """JSON safe inside <script>: '<', '>' and '&' escaped (still valid JSON)."""
-    text = json.dumps(plain(obj), ensure_ascii=False, allow_nan=False, sort_keys=True)
+def _script_json(obj: Any, sort_keys: bool = True) -> str:
+    """JSON safe inside <script>: '<', '>' and '&' escaped (still valid JSON).
+
+    Embedded report blocks keep their key order (``sort_keys=False``): the
+    visible content is rendered in that order, and verify re-renders it from them.
+    """
+    text = json.dumps(plain(obj), ensure_ascii=False, allow_nan=False, sort_keys=sort_keys)
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
@@ -211,11 +215,7 @@ def render_html(report: Report) -> str:
         if f["transformation"]["satisfied"]
         else '<span class="bad">NOT satisfied</span>'
     )
-    meta = {
-        **report.meta,
-        "signoff": report.provided.get("signoff"),
-        "audit": report.provided.get("audit"),
-    }
+    meta = report.embedded_meta()
     # Plotly.js: inlined once, before every chart; '</' cannot occur inside it unescaped.
     plotly_js = get_plotlyjs().replace("</script", "<\\/script")
     return "\n".join(
@@ -234,9 +234,11 @@ def render_html(report: Report) -> str:
             f"<main><nav>{nav}</nav>",
             *parts,
             "</main>",
-            f'<script type="application/json" id="release-figures">{_script_json(report.figures)}</script>',
-            f'<script type="application/json" id="release-config">{_script_json(report.config)}</script>',
-            f'<script type="application/json" id="release-meta">{_script_json(meta)}</script>',
+            f'<script type="application/json" id="release-figures">{_script_json(report.figures, False)}</script>',
+            f'<script type="application/json" id="release-config">{_script_json(report.config, False)}</script>',
+            f'<script type="application/json" id="release-meta">{_script_json(meta, False)}</script>',
+            f'<script type="application/json" id="release-provided">{_script_json(report.provided, False)}</script>',
+            f'<script type="application/json" id="release-details">{_script_json(report.details, False)}</script>',
             "</body></html>",
             "",
         ]

@@ -37,7 +37,7 @@ SECRET_REFERENCE = re.compile(r"_env$", re.IGNORECASE)
 DECISIONS = ("approve", "reject")
 SIGNOFF_KEYS = {"name", "role", "decision", "comments", "date"}
 #: Formats whose released file verify() regenerates byte for byte.
-REGENERATED_FORMATS = (".csv", ".tsv", ".json")
+REGENERATED_FORMATS = (".csv", ".tsv", ".json", ".xlsx")
 SHOWN_LABELS = 40  # generalized labels listed per QI in the rendered report
 SHOWN_VALUES = 40  # values per attribute in the distribution chart
 SHOWN_QI_ROWS = 10
@@ -47,7 +47,11 @@ ATTACHMENTS = {
     "figures": "release-figures.json",
     "config": "release-config.json",
     "meta": "release-meta.json",
+    "provided": "release-provided.json",
+    "details": "release-details.json",
 }
+#: Metadata keys kept in the embedded meta for readers of older reports (their source is ``provided``).
+META_PROVIDED_KEYS = ("signoff", "audit")
 
 
 def plain(obj: Any) -> Any:
@@ -144,6 +148,24 @@ class Report:
     meta: dict[str, Any]
     provided: dict[str, Any] = field(default_factory=dict)
     details: dict[str, Any] = field(default_factory=dict, repr=False)  # chart data, display only
+
+    @classmethod
+    def from_embedded(cls, embedded: Mapping[str, Any]) -> Report:
+        """The report as its file embeds it (what verify re-renders the visible content from)."""
+        meta = {
+            k: v for k, v in (embedded.get("meta") or {}).items() if k not in META_PROVIDED_KEYS
+        }
+        return cls(
+            figures=dict(embedded.get("figures") or {}),
+            config=dict(embedded.get("config") or {}),
+            meta=meta,
+            provided=dict(embedded.get("provided") or {}),
+            details=dict(embedded.get("details") or {}),
+        )
+
+    def embedded_meta(self) -> dict[str, Any]:
+        """The metadata block as embedded (with the sign-off and audit trail, for readers)."""
+        return {**self.meta, **{k: self.provided.get(k) for k in META_PROVIDED_KEYS}}
 
     @property
     def figures_sha256(self) -> str:

@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from anon_core.report.blocks import fmt
-from anon_core.report.model import ATTACHMENTS, Report, figures_json
+from anon_core.report.model import ATTACHMENTS, Report, plain
 from anon_core.report.sections import report_sections
 
 _LATIN1 = str.maketrans(
@@ -144,6 +144,11 @@ def _pdf_bars(pdf: Any, chart: dict) -> None:
     pdf.ln(7)
 
 
+def _json(obj: Any) -> str:
+    """Attachment JSON in the blocks' own key order (the order the pages are rendered in)."""
+    return json.dumps(obj, ensure_ascii=False, indent=1)
+
+
 def render_pdf(report: Report) -> bytes:
     """The report as a PDF: tables, vector bar charts, the configuration appendix, JSON attachments."""
     sections = report_sections(report)
@@ -164,18 +169,11 @@ def render_pdf(report: Report) -> bytes:
     pdf.set_margins(14, 14, 14)
     for key, basename in ATTACHMENTS.items():
         payload = {
-            "figures": figures_json(report.figures),
-            "config": json.dumps(report.config, ensure_ascii=False, sort_keys=True, indent=1),
-            "meta": json.dumps(
-                {
-                    **report.meta,
-                    "signoff": report.provided.get("signoff"),
-                    "audit": report.provided.get("audit"),
-                },
-                ensure_ascii=False,
-                sort_keys=True,
-                indent=1,
-            ),
+            "figures": _json(report.figures),
+            "config": _json(report.config),
+            "meta": _json(report.embedded_meta()),
+            "provided": _json(plain(report.provided)),
+            "details": _json(plain(report.details)),
         }[key]
         pdf.embed_file(
             bytes=payload.encode("utf-8"),

@@ -78,7 +78,32 @@ def signoff_section(report: Report) -> dict[str, Any] | None:
                 *([("date", signoff["date"])] if signoff.get("date") else []),
             ]
         ),
+        _signature_block(report.meta.get("signature")),
         text_block("Signature: ______________________________    Date: ________________"),
+    )
+
+
+def _signature_block(signature: dict[str, Any] | None) -> dict[str, Any]:
+    if not signature:
+        return text_block(
+            "Electronic signature: none. This sign-off is not signed: anyone holding the file could have "
+            "written it. Sign reports with an Ed25519 key (output.signing_key_file or output.signing_key_env) "
+            "and check them with 'anon-core verify ... --public-key FILE'."
+        )
+    return kv_block(
+        [
+            (
+                "electronic signature",
+                f"{signature.get('algorithm')} over the figures, configuration, "
+                "input and output hashes, time and sign-off",
+            ),
+            ("signing key (SHA-256 of the public key)", str(signature.get("public_key_sha256"))),
+            ("signed payload SHA-256", str(signature.get("payload_sha256"))),
+            (
+                "check with",
+                "anon-core verify CONFIG REPORT --released FILE --public-key KEY.pub.pem",
+            ),
+        ]
     )
 
 

@@ -7,21 +7,28 @@ import math
 import os
 import tempfile
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
 from anon_core.config import load_config, read_config_file
+from anon_core.data.io import output_format, table_bytes
 from anon_core.report.figures import compute_figures
 from anon_core.report.files import read_report
+from anon_core.report.html import render_html
 from anon_core.report.model import (
     REGENERATED_FORMATS,
+    Report,
     figures_sha256,
     file_fingerprint,
     path_fingerprint,
+    plain,
     scrub_config,
 )
+from anon_core.report.pdf import render_pdf
+from anon_core.report.signature import check_signature, load_public_key, signing_payload
 from anon_core.services.problem import Problem
 
 _FLOAT_RTOL = 1e-9
@@ -66,49 +73,45 @@ def _short(x: Any) -> str:
     return text if len(text) <= 80 else text[:77] + "..."
 
 
-def _regenerate(frame: pd.DataFrame, suffix: str) -> bytes:
-    """The released file's bytes as the CLI writes them (its own writer, via a temporary file)."""
-    import tempfile
-
-    from anon_core.data.io import write_table
-
-    with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / f"released{suffix}"
-        write_table(frame, path)
-        return path.read_bytes()
+def _regenerate(frame: pd.DataFrame, suffix: str, formula_escape: bool) -> bytes:
+    """The released file's bytes as the CLI writes them (the same writer, in memory)."""
+    return table_bytes(frame, output_format(f"released{suffix}"), formula_escape=formula_escape)
 
 
-def verify(
-    config_path: str | os.PathLike[str],
-    report_path: str | os.PathLike[str],
-    released_path: str | os.PathLike[str] | None = None,
-) -> list[str]:
-    """Re-run the configuration and compare with the report; the differences, or [] when all match.
+@dataclass(frozen=True)
+class VerifyResult:
+    """What ``verify`` found: the differences (empty when all checked parts match) and what it checked."""
 
-    Checks: the report's figures against its own SHA-256 (an edited report); the
-    configuration file against the one embedded (module sections' secrets
-    redacted on both sides); every figure of a re-run (same input, same
-    selection: a searched optimum is searched again) against the report's,
-    numbers to a relative 1e-9; the released file given against the report's
-    fingerprint, and, for .csv/.tsv/.json, the re-run's own output file. The
-    input file is compared when the report fingerprinted one.
-    """
-    embedded = read_report(report_path)
-    figures = embedded["figures"]
-    differences: list[str] = []
-    stated = (embedded.get("meta") or {}).get("figures_sha256")
-    if stated is not None and stated != figures_sha256(figures):
-        differences.append(
-            f"report: its figures do not hash to the SHA-256 it states ({stated}): the report was edited"
-        )
-    config_file = read_config_file(config_path)
-    if "config" in embedded:
-        _diff(embedded["config"], scrub_config(config_file), "configuration", differences)
-    else:
-        differences.append("report: it embeds no configuration")
+    differences: tuple[str, ...]
+    notes: tuple[str, ...]
+    release_file: str  # "matches", "differs" or "not checked"
+    signature: str  # "valid", "invalid", "not checked", "not signed"
 
-    config = load_config(config_path)
-    # Build from the section-applied configuration, but compare against the one as written.
+    @property
+    def verified(self) -> bool:
+        return not self.differences
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "verified": self.verified,
+            "status": self.status,
+            "release_file": self.release_file,
+            "signature": self.signature,
+            "differences": list(self.differences),
+            "notes": list(self.notes),
+        }
+
+    @property
+    def status(self) -> str:
+        if self.differences:
+            return f"FAILED: {len(self.differences)} difference(s)"
+        if self.release_file != "matches":
+            return "report verified; the release file was NOT checked (give --released FILE)"
+        return "report and release file verified"
+
+
+def _rerun(config: Any, figures: Mapping[str, Any]) -> tuple[Any, Any, Any]:
+    """(problem, result, search) of the configuration, chosen the way the report says it was."""
     problem, _, _ = Problem.for_release(config)
     method = (figures.get("transformation") or {}).get("selection", {}).get("method", "configured")
     found = None
@@ -119,55 +122,194 @@ def verify(
         if config.transformation is not None
         else found.optimum
     )
-    if result is None:
-        return [
-            *differences,
-            "re-run: no transformation satisfies the privacy models within the suppression limit",
-        ]
-    reported_out = (figures.get("output") or {}).get("file")
-    rerun_out = None
-    released = None if problem.dataset.grouped else problem.apply(result, config.suppressed_records)
-    if reported_out is not None:
-        suffix = Path(reported_out.get("name") or "released.csv").suffix.lower() or ".csv"
-        if released is None and suffix in {".csv", ".parquet"}:  # the engine writes it again
-            with tempfile.TemporaryDirectory(prefix="anon-verify-") as tmp:
-                out = problem.write_release(
-                    result,
-                    Path(tmp) / (reported_out.get("name") or f"released{suffix}"),
-                    config.suppressed_records,
-                )
-                rerun_out = {**path_fingerprint(out.path), "name": reported_out.get("name")}
-        elif released is None:
-            rerun_out = reported_out
-        elif suffix in REGENERATED_FORMATS:
-            rerun_out = file_fingerprint(reported_out.get("name"), _regenerate(released, suffix))
-        else:
-            rerun_out = (
-                reported_out  # not byte-reproducible (e.g. Excel stamps the time): not compared
+    return problem, result, found
+
+
+def _rerun_output(config: Any, problem: Any, result: Any, reported_out: Mapping | None) -> Any:
+    """The re-run's fingerprint of the released file (regenerated where the writer is reproducible)."""
+    if reported_out is None:
+        return None
+    suffix = Path(reported_out.get("name") or "released.csv").suffix.lower() or ".csv"
+    if problem.dataset.grouped:
+        if suffix not in {".csv", ".parquet"}:
+            return reported_out
+        # A scale engine streams the release to a file: it is written again to a private folder.
+        with tempfile.TemporaryDirectory(prefix="anon-verify-") as tmp:
+            out = problem.write_release(
+                result,
+                Path(tmp) / (reported_out.get("name") or f"released{suffix}"),
+                config.suppressed_records,
+                formula_escape=config.formula_escape,
             )
-    input_file = None
-    if (figures.get("input") or {}).get("file") is not None and config.input_path is not None:
-        input_file = path_fingerprint(config.input_path)
-    rerun = compute_figures(config, problem, result, found, input_file, rerun_out)[0]
-    _diff(figures, rerun, "", differences)
+            return {**path_fingerprint(out.path), "name": reported_out.get("name")}
+    if suffix not in REGENERATED_FORMATS:
+        return reported_out  # not byte-reproducible: checked with --released only
+    released = problem.apply(result, config.suppressed_records)
+    data = _regenerate(released, suffix, config.formula_escape)
+    return file_fingerprint(reported_out.get("name"), data)
+
+
+def _check_released(path: Path, figures: Mapping[str, Any], out: list[str]) -> str:
+    if not path.exists():
+        out.append(f"released file {str(path)!r} does not exist")
+        return "differs"
+    digest = path_fingerprint(path)["sha256"]
+    reported = (figures.get("output") or {}).get("file")
+    expected = reported["sha256"] if reported else None
+    if expected is None and path.suffix.lower() in {".csv", ""}:
+        expected = (figures.get("output") or {}).get("csv_sha256")
+    if expected is None:
+        out.append(f"released file {path.name}: the report has no fingerprint of a released file")
+        return "differs"
+    if digest != expected:
+        out.append(f"released file {path.name}: SHA-256 {digest}, the report states {expected}")
+        return "differs"
+    return "matches"
+
+
+def _strip_library(text: str) -> str:
+    """The page without the inlined plotly.js (compared only when the plotly versions agree)."""
+    start = text.find('<script type="text/javascript">')
+    end = text.find("</script>", start)
+    return text if start < 0 or end < 0 else text[:start] + text[end:]
+
+
+def check_visible(report_path: Path, embedded: Mapping[str, Any]) -> list[str]:
+    """Re-render the report from its embedded blocks and compare with the file (visible text, metadata,
+    attachments, pages): [] when they are the same, else one line saying where they part."""
+    missing = [k for k in ("provided", "details") if k not in embedded]
+    if missing:
+        return [
+            f"report: it embeds no {' or '.join(missing)} block, so its visible content cannot be checked; "
+            "write it again with this version"
+        ]
+    report = Report.from_embedded(embedded)
+    raw = report_path.read_bytes()
+    if raw.lstrip()[:5] == b"%PDF-":
+        if render_pdf(report) != raw:
+            return [
+                "report: the PDF differs from the one its embedded figures, configuration and sign-off "
+                "render to (edited pages, text, metadata or attachments)"
+            ]
+        return []
+    text = raw.decode("utf-8", errors="replace")
+    again = render_html(report)
+    if (report.meta.get("software") or {}).get("plotly") != _installed("plotly"):
+        text, again = _strip_library(text), _strip_library(again)
+    if text == again:
+        return []
+    a, b = text.splitlines(), again.splitlines()
+    line = next(
+        (i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b))
+    )
+    shown = a[line][:120] if line < len(a) else "(end of file)"
+    return [
+        f"report: its visible HTML differs from what its embedded figures, configuration and sign-off "
+        f"render to (line {line + 1}: {shown!r})"
+    ]
+
+
+def _installed(dist: str) -> str | None:
+    from importlib import metadata
+
+    try:
+        return metadata.version(dist)
+    except metadata.PackageNotFoundError:
+        return None
+
+
+def _check_signature(
+    embedded: Mapping[str, Any], public_key_path: Any, out: list[str], notes: list[str]
+) -> str:
+    report = Report.from_embedded(embedded)
+    block = report.meta.get("signature")
+    if public_key_path is None:
+        if block:
+            notes.append(
+                "the report is signed (key SHA-256 "
+                f"{block.get('public_key_sha256')}), but the signature was NOT checked: give --public-key FILE"
+            )
+            return "not checked"
+        if report.provided.get("signoff"):
+            notes.append(
+                "the sign-off is not signed: anyone holding the file could have written it"
+            )
+        return "not signed"
+    payload = signing_payload(report.figures, report.config, report.meta, report.provided)
+    found = check_signature(block, payload, load_public_key(public_key_path))
+    out.extend(found)
+    return "invalid" if found else "valid"
+
+
+def verify_report(
+    config_path: str | os.PathLike[str],
+    report_path: str | os.PathLike[str],
+    released_path: str | os.PathLike[str] | None = None,
+    public_key: str | os.PathLike[str] | None = None,
+) -> VerifyResult:
+    """Re-run the configuration and check the report, its visible content, its signature and the release.
+
+    Checks: the figures against their stated SHA-256; the configuration file
+    against the embedded one (module sections' secrets redacted on both sides);
+    every figure and chart datum of a re-run (a searched optimum is searched
+    again) against the report's, numbers to a relative 1e-9; the visible
+    content (HTML text and metadata; every PDF byte: pages and attachments)
+    re-rendered from the embedded blocks; the Ed25519 signature under
+    ``public_key``; the released file against the report's fingerprint, and the
+    re-run's own output file (.csv/.tsv/.json/.xlsx). What was not checked is
+    said in ``notes`` (the release file without ``released_path``, a signature
+    without ``public_key``).
+    """
+    report_path = Path(report_path)
+    embedded = read_report(report_path)
+    figures = embedded["figures"]
+    differences: list[str] = []
+    notes: list[str] = []
+    stated = (embedded.get("meta") or {}).get("figures_sha256")
+    if stated is not None and stated != figures_sha256(figures):
+        differences.append(
+            f"report: its figures do not hash to the SHA-256 it states ({stated}): the report was edited"
+        )
+    differences += check_visible(report_path, embedded)
+    signature = _check_signature(embedded, public_key, differences, notes)
+    config_file = read_config_file(config_path)
+    if "config" in embedded:
+        _diff(embedded["config"], scrub_config(config_file), "configuration", differences)
+    else:
+        differences.append("report: it embeds no configuration")
+    config = load_config(config_path)
+    problem, result, found = _rerun(config, figures)
+    if result is None:
+        differences.append(
+            "re-run: no transformation satisfies the privacy models within the suppression limit"
+        )
+    else:
+        reported_out = (figures.get("output") or {}).get("file")
+        rerun_out = _rerun_output(config, problem, result, reported_out)
+        input_file = None
+        if (figures.get("input") or {}).get("file") is not None and config.input_path is not None:
+            input_file = path_fingerprint(config.input_path)
+        rerun, details = compute_figures(config, problem, result, found, input_file, rerun_out)
+        _diff(figures, rerun, "", differences)
+        details.pop("search_ms", None)
+        if "details" in embedded:
+            _diff(embedded["details"], plain(details), "details", differences)
+    release = "not checked"
     if released_path is not None:
-        path = Path(released_path)
-        if not path.exists():
-            differences.append(f"released file {str(path)!r} does not exist")
-        else:
-            digest = path_fingerprint(path)["sha256"]
-            expected = reported_out["sha256"] if reported_out is not None else None
-            if expected is None and path.suffix.lower() in {".csv", ""}:
-                expected = figures["output"]["csv_sha256"]
-            if expected is None:
-                differences.append(
-                    f"released file {path.name}: the report has no fingerprint of a released file"
-                )
-            elif digest != expected:
-                differences.append(
-                    f"released file {path.name}: SHA-256 {digest}, the report states {expected}"
-                )
+        release = _check_released(Path(released_path), figures, differences)
+    else:
+        notes.append("the release file was NOT checked: give --released FILE to check it")
     if len(differences) > _MAX_DIFFERENCES:
         more = len(differences) - _MAX_DIFFERENCES
         differences = [*differences[:_MAX_DIFFERENCES], f"... and {more} more differences"]
-    return differences
+    return VerifyResult(tuple(differences), tuple(notes), release, signature)
+
+
+def verify(
+    config_path: str | os.PathLike[str],
+    report_path: str | os.PathLike[str],
+    released_path: str | os.PathLike[str] | None = None,
+    public_key: str | os.PathLike[str] | None = None,
+) -> list[str]:
+    """The differences :func:`verify_report` finds ([] when everything checked matches)."""
+    return list(verify_report(config_path, report_path, released_path, public_key).differences)

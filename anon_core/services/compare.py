@@ -99,7 +99,7 @@ def prepare_input(
     if frame is None:
         frame = load_input(config).frame
     if "text" in config.sections or "pseudonymize" in config.sections:
-        from anon_core.pii.core import apply_release_sections  # Presidio loads only when needed
+        from anon_core.pii import apply_release_sections  # Presidio loads only when needed
 
         frame, config = apply_release_sections(frame, config)[:2]
     missing = [c for c in config.roles if c not in frame.columns]

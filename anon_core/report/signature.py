@@ -1,0 +1,185 @@
+"""Ed25519 sign-off of a release report (Python's ``cryptography`` package).
+
+The signature covers one canonical JSON payload: the SHA-256 of the canonical
+figures, of the configuration as embedded, of the input file (or table) and of
+the released file (or table), the report's time and everything shown as
+provided (sign-off, audit trail, PII, DP and ML summaries). Changing any of
+them, or signing with another key, makes :func:`check_signature` fail.
+
+The private key is read from the file named by the configuration's
+``output.signing_key_file`` or from the environment variable named by
+``output.signing_key_env`` (PEM, PKCS#8, unencrypted; or the 32 raw key bytes
+in base64). It is never logged, embedded or returned; the report carries only
+the public key (to name the signer) and the signature. Verification uses the
+public key the user gives (``anon-core verify --public-key FILE``), never the
+embedded one.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import json
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from anon_core.errors import ConfigError
+from anon_core.report.model import plain
+
+SIGNATURE_SCHEMA = "anon-core/signoff-signature/1"
+
+
+def _canonical(obj: Any) -> bytes:
+    return json.dumps(
+        plain(obj), sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
+    ).encode("utf-8")
+
+
+def _digest(obj: Any) -> str:
+    return hashlib.sha256(_canonical(obj)).hexdigest()
+
+
+def signing_payload(
+    figures: Mapping[str, Any],
+    config: Mapping[str, Any],
+    meta: Mapping[str, Any],
+    provided: Mapping[str, Any],
+) -> bytes:
+    """The canonical bytes a sign-off signs (see the module docstring)."""
+    inp, out = figures.get("input") or {}, figures.get("output") or {}
+    payload = {
+        "schema": SIGNATURE_SCHEMA,
+        "figures_sha256": _digest(figures),
+        "config_sha256": _digest(config),
+        "input_sha256": (inp.get("file") or {}).get("sha256") or inp.get("table_sha256"),
+        "output_sha256": (out.get("file") or {}).get("sha256") or out.get("csv_sha256"),
+        "generated_at": meta.get("generated_at"),
+        "provided": plain(dict(provided)),
+    }
+    return _canonical(payload)
+
+
+def _raw_public(key: Any) -> bytes:
+    from cryptography.hazmat.primitives import serialization
+
+    return key.public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
+
+
+def key_fingerprint(public_key: Any) -> str:
+    """SHA-256 of the raw 32-byte Ed25519 public key (how reports and messages name a key)."""
+    return hashlib.sha256(_raw_public(public_key)).hexdigest()
+
+
+def parse_private_key(data: bytes, source: str) -> Any:
+    """An Ed25519 private key from PEM (PKCS#8) or base64 of the 32 raw bytes; one line on failure."""
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+    text = data.strip()
+    try:
+        if text.startswith(b"-----BEGIN"):
+            key = serialization.load_pem_private_key(text, password=None)
+        else:
+            key = Ed25519PrivateKey.from_private_bytes(base64.b64decode(text, validate=True))
+    except (ValueError, TypeError, binascii.Error, serialization.UnsupportedAlgorithm):
+        raise ConfigError(
+            f"The signing key in {source} is not an unencrypted Ed25519 private key (PEM PKCS#8, or the 32 "
+            "key bytes in base64). Make one with: openssl genpkey -algorithm ed25519 -out signing-key.pem"
+        ) from None
+    if not isinstance(key, Ed25519PrivateKey):
+        raise ConfigError(
+            f"The signing key in {source} is a {type(key).__name__}, not Ed25519. Make an Ed25519 key with: "
+            "openssl genpkey -algorithm ed25519 -out signing-key.pem"
+        )
+    return key
+
+
+def load_public_key(path: str | os.PathLike[str]) -> Any:
+    """An Ed25519 public key from a file: PEM, OpenSSH (``ssh-ed25519 ...``) or base64 raw bytes."""
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
+    p = Path(path)
+    if not p.is_file():
+        raise ConfigError(f"Public key file {str(p)!r} does not exist. Check the path.")
+    data = p.read_bytes().strip()
+    try:
+        if data.startswith(b"-----BEGIN"):
+            key = serialization.load_pem_public_key(data)
+        elif data.startswith(b"ssh-ed25519"):
+            key = serialization.load_ssh_public_key(data)
+        else:
+            key = Ed25519PublicKey.from_public_bytes(base64.b64decode(data, validate=True))
+    except (ValueError, TypeError, binascii.Error, serialization.UnsupportedAlgorithm):
+        raise ConfigError(
+            f"{p.name} is not an Ed25519 public key (PEM, OpenSSH or base64). Export it with: "
+            "openssl pkey -in signing-key.pem -pubout -out signing-key.pub.pem"
+        ) from None
+    if not isinstance(key, Ed25519PublicKey):
+        raise ConfigError(f"{p.name} holds a {type(key).__name__}, not an Ed25519 public key.")
+    return key
+
+
+def configured_private_key(
+    output: Mapping[str, Any], base_dir: str | os.PathLike[str] = "."
+) -> Any | None:
+    """The private key the configuration's ``output`` section names, or None when it names none."""
+    if "signing_key_file" in output:
+        p = Path(str(output["signing_key_file"])).expanduser()
+        p = p if p.is_absolute() else Path(base_dir) / p
+        if not p.is_file():
+            raise ConfigError(
+                f"'output.signing_key_file' names {str(p)!r}, which does not exist. Give the Ed25519 "
+                "private key file, or remove the option to leave the report unsigned."
+            )
+        return parse_private_key(p.read_bytes(), f"'output.signing_key_file' ({p.name})")
+    if "signing_key_env" in output:
+        name = str(output["signing_key_env"])
+        value = os.environ.get(name)
+        if not value:
+            raise ConfigError(
+                f"'output.signing_key_env' names the environment variable {name!r}, which is not set. Set it "
+                "to the Ed25519 private key (PEM or base64), or remove the option to leave the report unsigned."
+            )
+        return parse_private_key(value.encode("utf-8"), f"the environment variable {name}")
+    return None
+
+
+def sign(private_key: Any, payload: bytes) -> dict[str, str]:
+    """The signature block embedded in the report's metadata (no private material)."""
+    public = private_key.public_key()
+    return {
+        "schema": SIGNATURE_SCHEMA,
+        "algorithm": "Ed25519",
+        "public_key": base64.b64encode(_raw_public(public)).decode("ascii"),
+        "public_key_sha256": key_fingerprint(public),
+        "payload_sha256": hashlib.sha256(payload).hexdigest(),
+        "signature": base64.b64encode(private_key.sign(payload)).decode("ascii"),
+    }
+
+
+def check_signature(block: Mapping[str, Any] | None, payload: bytes, public_key: Any) -> list[str]:
+    """Differences between a signature block and the payload under ``public_key`` ([] when valid)."""
+    from cryptography.exceptions import InvalidSignature
+
+    if not block:
+        return ["signature: the report is not signed, but a public key was given to check it"]
+    out = []
+    expected = key_fingerprint(public_key)
+    if block.get("public_key_sha256") != expected:
+        out.append(
+            f"signature: made with the key {block.get('public_key_sha256')}, not with the public key given "
+            f"({expected})"
+        )
+    if block.get("payload_sha256") != hashlib.sha256(payload).hexdigest():
+        out.append(
+            "signature: the signed figures, configuration, hashes or sign-off differ from the report's"
+        )
+    try:
+        public_key.verify(base64.b64decode(str(block.get("signature", "")), validate=True), payload)
+    except (InvalidSignature, binascii.Error, ValueError):
+        out.append("signature: INVALID for the report's content under the public key given")
+    return out
