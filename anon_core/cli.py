@@ -140,6 +140,14 @@ def _progress(args: argparse.Namespace):
 
 def _risk(args: argparse.Namespace) -> int:
     """Re-identification risk as JSON: of a released file, the original table, or the configuration's release."""
+    from anon_core.analysis.population_report import (
+        extra_dict,
+        extra_figures,
+        original_extras,
+        population_matcher,
+        release_extras,
+        weight_column,
+    )
     from anon_core.analysis.risk import report_dict, risk_of_frame, risk_of_original, risk_of_result
     from anon_core.data.io import load_table
 
@@ -152,12 +160,15 @@ def _risk(args: argparse.Namespace) -> int:
         qis = [name for name, role in config.roles.items() if role == "quasi-identifier"]
         frame = load_table(args.released).frame
         report = risk_of_frame(frame, qis, **options)
+        extras = extra_dict(*extra_figures(frame, qis, weight_column(config.roles)))
     else:
         if args.original:
             problem, _, _ = Problem.for_release(
                 config, engine=args.engine, progress=_progress(args)
             )
-            report = risk_of_original(problem, **options)
+            matcher = population_matcher(config, problem)  # population table: journalist risk
+            report = risk_of_original(problem, population=matcher, **options)
+            extras = original_extras(config, problem)
         else:
             resolution = resolve(config, engine=args.engine, progress=_progress(args))
             result = resolution.result
@@ -175,16 +186,19 @@ def _risk(args: argparse.Namespace) -> int:
                     'those of the table without any suppression and say "satisfied": false).\n'
                 )
                 return EXIT_NOT_SATISFIED
-            report = risk_of_result(
-                result if result.satisfied else without_suppression(result), **options
-            )
+            released = result if result.satisfied else without_suppression(result)
+            matcher = population_matcher(config, resolution.problem)
+            report = risk_of_result(released, population=matcher, **options)
             out = report_dict(report)
+            out.update(release_extras(config, resolution.problem, released))
             out["satisfied"] = result.satisfied
             out["chosen_by"] = resolution.chosen_by
             json.dump(out, sys.stdout, indent=2, allow_nan=False)
             sys.stdout.write("\n")
             return 0
-    json.dump(report_dict(report), sys.stdout, indent=2, allow_nan=False)
+    out = report_dict(report)
+    out.update(extras)
+    json.dump(out, sys.stdout, indent=2, allow_nan=False)
     sys.stdout.write("\n")
     return 0
 

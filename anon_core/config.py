@@ -14,6 +14,7 @@ from typing import Any
 
 import yaml
 
+from anon_core.analysis.population_table import population_section, resolve_paths
 from anon_core.data.dataset import Role
 from anon_core.errors import ConfigError
 from anon_core.privacy.models import make_model
@@ -46,8 +47,9 @@ TOP_KEYS = {
     "dp",
     "attack",  # the attack lab: control split, n_attacks, secrets, external table (anon_core.attacks.split)
     "method",  # release method + parameters (anon_core.release.methods.config)
+    "population",  # population table / size (anon_core.analysis.population_table.population_section)
 }
-MODULE_SECTIONS = ("text", "pseudonymize", "dp", "attack", "method")
+MODULE_SECTIONS = ("text", "pseudonymize", "dp", "attack", "method", "population")
 SEARCH_KEYS = {"min_levels", "max_levels", "exact_limit"}
 INPUT_KEYS = {"path", "separator", "encoding", "sheet"}
 ATTRIBUTE_KEYS = {"role", "hierarchy"}
@@ -198,8 +200,10 @@ def parse_config(data: Mapping[str, Any], base_dir: str | Path = ".") -> Release
         raise ConfigError(
             '\'privacy_models\' must be a non-empty list, e.g. [{"model": "k-anonymity", "k": 5}].'
         )
+    models = [resolve_paths(m, base) for m in models]  # population / research-subset files
     for m in models:
         make_model(m)  # validates parameters now, with the field named
+    population_section(data, base)  # validates the 'population' section
     limit = check_float("suppression_limit", data.get("suppression_limit", 0.0), 0.0, 1.0)
     metric = data.get("quality_metric")
     make_metric(metric)
