@@ -157,7 +157,12 @@ def test_cli_compare_bad_input_exits_2_with_one_line(tmp_path, capsys, args, nee
 # ------------------------------------------------------------------ end to end on Adult
 _READY = all(
     importlib.util.find_spec(m) is not None
-    for m in ("anon_core.attacks.singling_out", "anon_core.analysis.yardstick")
+    for m in (
+        "anon_core.attacks.singling_out",
+        "anon_core.attacks.linkability",
+        "anon_core.attacks.inference",
+        "anon_core.analysis.yardstick",
+    )
 )
 
 

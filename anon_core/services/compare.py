@@ -29,6 +29,7 @@ import pandas as pd
 from anon_core.attacks.split import parse_attack_section, split_frame
 from anon_core.config import ReleaseConfig
 from anon_core.data.dataset import Role
+from anon_core.data.hierarchy import Hierarchy
 from anon_core.data.io import write_table
 from anon_core.errors import AnonError, ConfigError
 from anon_core.release.methods import METHODS, method_available
@@ -51,8 +52,8 @@ BASELINE = "unprotected-copy"
 
 #: (original released part, release, control part, context, random_state) -> attack figures.
 AttackRunner = Callable[[pd.DataFrame, pd.DataFrame, pd.DataFrame, MethodContext, int], Mapping]
-#: (original released part, holdout, release, target, random_state) -> utility figures.
-UtilityRunner = Callable[[pd.DataFrame, pd.DataFrame, pd.DataFrame, str, int], Mapping]
+#: (original released part, holdout, release, target or None, random_state) -> utility figures.
+UtilityRunner = Callable[[pd.DataFrame, pd.DataFrame, pd.DataFrame, str | None, int], Mapping]
 #: Progress of one method in a comparison: (method name, fraction, message).
 MethodProgress = Callable[[str, float, str], None]
 
@@ -216,7 +217,7 @@ class Comparison:
     """Every method's figures on the same split; ``releases`` holds the released tables."""
 
     methods: tuple[MethodComparison, ...]
-    target: str
+    target: str | None
     n_released_part: int
     n_control: int
     random_state: int
@@ -245,8 +246,9 @@ def default_methods() -> list[str]:
     return [name for name, cls in METHODS.items() if cls.extra is None]
 
 
-def utility_target(config: ReleaseConfig, frame: pd.DataFrame, target: str | None) -> str:
-    """The ML utility's target: ``target``, else the first sensitive attribute."""
+def utility_target(config: ReleaseConfig, frame: pd.DataFrame, target: str | None) -> str | None:
+    """The ML utility's target: ``target``, else the first sensitive attribute, else None (the
+    yardstick then picks the categorical column with the fewest classes)."""
     if target is not None:
         if target not in frame.columns:
             raise ConfigError(
@@ -254,47 +256,55 @@ def utility_target(config: ReleaseConfig, frame: pd.DataFrame, target: str | Non
             )
         return target
     sensitive = [c for c, r in config.roles.items() if r == Role.SENSITIVE and c in frame.columns]
-    if not sensitive:
-        raise ConfigError(
-            "ML utility needs a target column: mark a 'sensitive' attribute or give --target COLUMN."
-        )
-    return sensitive[0]
+    return sensitive[0] if sensitive else None
+
+
+def config_hierarchies(config: ReleaseConfig, part: pd.DataFrame) -> dict[str, Hierarchy]:
+    """The configuration's hierarchy of every quasi-identifier, built on the released part (the
+    attacks and the ML holdout map original values to a generalized release's labels with them)."""
+    problem, _ = problem_for(part, make_context(part, config))
+    ds = problem.dataset
+    return {q: h for q in ds.qis if (h := ds.columns[q].hierarchy) is not None}
 
 
 def default_attack_runner(
-    config: ReleaseConfig, part: pd.DataFrame, n_attacks: int | None = None
+    config: ReleaseConfig,
+    hierarchies: Mapping[str, Hierarchy] | None = None,
+    n_attacks: int | None = None,
 ) -> AttackRunner:
     """The attack battery of :mod:`anon_core.attacks.battery` with the configuration's section.
 
-    The configuration's hierarchies (built on the released part) go with it, so a generalized
-    release's original and control records are generalized to the release's levels first."""
+    With the configuration's ``hierarchies`` a generalized release's original and control
+    records are generalized to the release's levels before the attacks."""
     try:
-        from anon_core.attacks.battery import dataset_hierarchies, run_battery
+        from anon_core.attacks.battery import run_battery
     except ImportError as exc:  # pragma: no cover - a partial installation
         raise ConfigError(f"The attack battery is not available in this build ({exc}).") from None
 
     section = parse_attack_section(config.sections.get("attack"), config.base_dir)
     if n_attacks is not None:
         section = section.with_options(n_attacks=n_attacks)
-    problem, _ = problem_for(part, make_context(part, config))
-    hierarchies = dataset_hierarchies(problem.dataset)
 
     def run(original, released, control, context, random_state):
-        report = run_battery(
-            released=released,
-            original=original,
-            control=control,
-            config_section=section.with_options(random_state=random_state),
-            roles=context.roles,
-            hierarchies=hierarchies,
-        )
+        try:
+            report = run_battery(
+                released=released,
+                original=original,
+                control=control,
+                config_section=section.with_options(random_state=random_state),
+                roles=context.roles,
+                hierarchies=hierarchies,
+            )
+        except ImportError as exc:  # pragma: no cover - a partial installation
+            raise ConfigError(f"An attack is not available in this build ({exc}).") from None
         return report.to_dict()
 
     return run
 
 
-def default_utility_runner() -> UtilityRunner:  # pragma: no cover - wired to the yardstick
-    """The utility yardstick of :mod:`anon_core.analysis.yardstick`."""
+def default_utility_runner(hierarchies: Mapping[str, Hierarchy] | None = None) -> UtilityRunner:
+    """The utility yardstick of :mod:`anon_core.analysis.yardstick` (ML trained on the release,
+    tested on the original holdout; with ``hierarchies`` the holdout is generalized like it)."""
     try:
         from anon_core.analysis.yardstick import utility_yardstick
     except ImportError as exc:  # pragma: no cover - a partial installation
@@ -304,7 +314,12 @@ def default_utility_runner() -> UtilityRunner:  # pragma: no cover - wired to th
 
     def run(original, holdout, released, target, random_state):
         return utility_yardstick(
-            original, holdout, released, target, random_state=random_state
+            original,
+            holdout,
+            released,
+            target,
+            hierarchies=hierarchies,
+            random_state=random_state,
         ).to_dict()
 
     return run
@@ -380,8 +395,11 @@ def compare(
     table = drop_identifiers(frame, config.roles)
     target = utility_target(config, table, target)
     part, control = split_frame(table, attack.control_fraction, seed)
-    attacks_fn = attack_runner or default_attack_runner(config, part, n_attacks)
-    utility_fn = utility_runner or default_utility_runner()
+    hierarchies = (
+        config_hierarchies(config, part) if attack_runner is None or utility_runner is None else {}
+    )
+    attacks_fn = attack_runner or default_attack_runner(config, hierarchies, n_attacks)
+    utility_fn = utility_runner or default_utility_runner(hierarchies)
     rows: list[MethodComparison] = []
     releases: dict[str, pd.DataFrame] = {}
     for name, spec in sections:
