@@ -22,6 +22,7 @@ from anon_core.commands import EXIT_BAD_INPUT, EXIT_NOT_SATISFIED, EXIT_VERIFY_F
 from anon_core.commands import attack as attack_command
 from anon_core.commands import compare as compare_command
 from anon_core.commands import release as release_command
+from anon_core.commands import train as train_command
 from anon_core.config import load_config
 from anon_core.data.io import write_table  # noqa: F401 - re-exported for callers of the CLI module
 from anon_core.errors import AnonError
@@ -31,7 +32,7 @@ from anon_core.services.resolve import resolve, without_suppression
 log = logging.getLogger("anon_core")
 
 #: Sub-command modules registered after the core commands (each has ``add_parser(sub)``).
-EXTRA_COMMANDS: tuple = (release_command, compare_command, attack_command)
+EXTRA_COMMANDS: tuple = (release_command, compare_command, attack_command, train_command)
 
 
 def _check_run_paths(config, config_path, **outputs) -> None:
@@ -219,7 +220,7 @@ def _verify(args: argparse.Namespace) -> int:
 
 def _dp(args: argparse.Namespace) -> int:
     """Run the configuration's dp section on its input; print the results and the budget spent."""
-    from anon_core.dp.core import run_dp, validate_dp_section
+    from anon_core.dp import run_dp, validate_dp_section
     from anon_core.services.problem import load_input
 
     config = load_config(args.config)

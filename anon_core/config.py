@@ -48,8 +48,9 @@ TOP_KEYS = {
     "attack",  # the attack lab: control split, n_attacks, secrets, external table (anon_core.attacks.split)
     "method",  # release method + parameters (anon_core.release.methods.config)
     "population",  # population table / size (anon_core.analysis.population_table.population_section)
+    "train",  # DP-SGD training and membership inference (anon_core.training.config)
 }
-MODULE_SECTIONS = ("text", "pseudonymize", "dp", "attack", "method", "population")
+MODULE_SECTIONS = ("text", "pseudonymize", "dp", "attack", "method", "population", "train")
 SEARCH_KEYS = {"min_levels", "max_levels", "exact_limit"}
 INPUT_KEYS = {"path", "separator", "encoding", "sheet"}
 ATTRIBUTE_KEYS = {"role", "hierarchy"}
