@@ -1,0 +1,83 @@
+"""The attack registry: each attack declares its name, what it measures and its parameters,
+so the CLI, the pages and the risk-bounded search list attacks from one place."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from anon_core.errors import ConfigError
+
+
+@dataclass(frozen=True)
+class AttackParam:
+    """One declared parameter of an attack."""
+
+    name: str
+    kind: str  # "int" | "float" | "bool" | "choice" | "column" | "columns" | "column-groups"
+    default: Any = None
+    help: str = ""
+    minimum: float | None = None
+    choices: tuple[str, ...] = ()
+    required: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "kind": self.kind,
+            "default": self.default,
+            "help": self.help,
+            "minimum": self.minimum,
+            "choices": list(self.choices),
+            "required": self.required,
+        }
+
+
+@dataclass(frozen=True)
+class AttackSpec:
+    """An attack: ``run(original, released, control, **params)`` returns its result.
+
+    ``measures`` says in one line what the risk means; ``reference`` names the definition it
+    follows. ``randomized`` attacks take ``random_state``; ``params`` excludes the three tables,
+    ``random_state`` and ``progress``.
+    """
+
+    name: str
+    label: str
+    measures: str
+    run: Callable[..., Any]
+    params: tuple[AttackParam, ...] = ()
+    reference: str = ""
+    randomized: bool = True
+    result: str = "AttackResult"
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "label": self.label,
+            "measures": self.measures,
+            "params": [p.to_dict() for p in self.params],
+            "reference": self.reference,
+            "randomized": self.randomized,
+            "result": self.result,
+        }
+
+
+ATTACKS: dict[str, AttackSpec] = {}
+
+
+def register_attack(spec: AttackSpec) -> AttackSpec:
+    """Add ``spec`` to :data:`ATTACKS` (a name may be registered once)."""
+    if spec.name in ATTACKS and ATTACKS[spec.name] is not spec:
+        raise ConfigError(f"An attack named {spec.name!r} is already registered.")
+    ATTACKS[spec.name] = spec
+    return spec
+
+
+def get_attack(name: str) -> AttackSpec:
+    """The registered attack ``name``, or ConfigError listing the known ones."""
+    if name not in ATTACKS:
+        raise ConfigError(f"Unknown attack {name!r}; the known attacks are {sorted(ATTACKS)}.")
+    return ATTACKS[name]
