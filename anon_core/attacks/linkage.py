@@ -229,8 +229,32 @@ def linkage(
     ext_tuple, ext_tuples = pd.factorize(ext_keys, sort=False)
     n_ext_tuples = len(ext_tuples)
 
-    if levels is not None:
-        # Exact match of generalized tuples: at most one group per external record.
+    group_codes: list[np.ndarray] = []
+    ext_codes: list[np.ndarray] = []
+    cover: list[np.ndarray] = []
+    value_labels: list[np.ndarray] = []
+    label_labels: list[np.ndarray] = []
+    exact = levels is not None
+    if not exact:
+        # Coverage per QI: distinct external value x distinct released label.
+        for j in range(len(cols)):
+            lab_codes, labs = pd.factorize(np.asarray([g[j] for g in groups], dtype=object))
+            val_codes, vals = pd.factorize(
+                np.asarray([t[j] for t in ext_tuples], dtype=object), sort=False
+            )
+            group_codes.append(lab_codes)
+            ext_codes.append(val_codes)
+            value_labels.append(np.asarray(vals, dtype=str))
+            label_labels.append(np.asarray(labs, dtype=str))
+            cover.append(_coverage(value_labels[-1], label_labels[-1], hierarchies.get(cols[j])))
+        # Labels that only ever cover equal values (a raw release): an exact match says the same.
+        exact = all(
+            np.array_equal(c, v[:, None] == lab[None, :])
+            for c, v, lab in zip(cover, value_labels, label_labels, strict=True)
+        )
+
+    if exact:
+        # Exact match of (generalized) tuples: at most one group per external record.
         pos = pd.Index(groups).get_indexer(pd.Index(ext_tuples))
         matched_group = pos[ext_tuple]
         matched_group[unknown_rows] = -1
@@ -239,17 +263,7 @@ def linkage(
         def true_matched(i_ext: np.ndarray, g_true: np.ndarray) -> np.ndarray:
             return matched_group[i_ext] == g_true
     else:
-        # Coverage per QI, then per block of external tuples the groups matching on every QI.
-        group_codes, ext_codes, cover = [], [], []
-        for j in range(len(cols)):
-            lab_codes, labs = pd.factorize(np.asarray([g[j] for g in groups], dtype=object))
-            val_codes, vals = pd.factorize(
-                np.asarray([t[j] for t in ext_tuples], dtype=object), sort=False
-            )
-            group_codes.append(lab_codes)
-            ext_codes.append(val_codes)
-            hier = hierarchies.get(cols[j])
-            cover.append(_coverage(np.asarray(vals, dtype=str), np.asarray(labs, dtype=str), hier))
+        # Per block of external tuples, the groups matching on every QI.
         tuple_size = np.zeros(n_ext_tuples, dtype=np.int64)
         block = max(1, _MAX_CELLS // max(len(groups), 1))
         match_blocks: list[np.ndarray] = []

@@ -97,19 +97,34 @@ def closest_distances(
     numeric: np.ndarray,
     progress: Progress | None = None,
 ) -> np.ndarray:
-    """Gower-like distance of each target row to its closest released row (released deduplicated)."""
+    """Gower-like distance of each target row to its closest released row.
+
+    Released rows are deduplicated and targets equal to a released row are at distance 0
+    without a scan; the rest are compared in blocks (float32: distances are averages of values
+    in [0, 1], so single precision is ample).
+    """
     released = np.unique(released, axis=0)
-    out = np.empty(len(targets))
-    block = max(1, _BLOCK_CELLS // max(len(released), 1))
-    for start in range(0, len(targets), block):
-        chunk = targets[start : start + block]
-        dist = np.zeros((len(chunk), len(released)))
+    out = np.zeros(len(targets))
+    if len(released) == 0 or targets.shape[1] == 0:
+        return out
+    known = pd.Index(pd.MultiIndex.from_arrays(released.T)) if released.shape[1] > 1 else None
+    if known is not None:
+        equal = known.get_indexer(pd.MultiIndex.from_arrays(targets.T)) >= 0
+    else:
+        equal = np.isin(targets[:, 0], released[:, 0])
+    todo = np.flatnonzero(~equal)
+    rel32 = released.astype(np.float32)
+    block = max(1, _BLOCK_CELLS // len(released))
+    for start in range(0, len(todo), block):
+        rows = todo[start : start + block]
+        chunk = targets[rows].astype(np.float32)
+        dist = np.zeros((len(chunk), len(released)), dtype=np.float32)
         for j in range(targets.shape[1]):
-            diff = chunk[:, j, None] - released[None, :, j]
+            diff = chunk[:, j, None] - rel32[None, :, j]
             dist += np.abs(diff) if numeric[j] else (diff != 0)
-        out[start : start + len(chunk)] = dist.min(axis=1) / max(targets.shape[1], 1)
+        out[rows] = dist.min(axis=1) / targets.shape[1]
         if progress is not None:
-            progress(min(1.0, (start + len(chunk)) / len(targets)), "membership: distances")
+            progress(min(1.0, (start + len(rows)) / len(todo)), "membership: distances")
     return out
 
 
