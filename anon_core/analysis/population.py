@@ -570,9 +570,20 @@ def criterion_uniques(
     estimator fails (ARX then rejects the release). Dankar's rule here has no
     Zayatz fallback when Pitman fails (``getFractionOfUniqueTuplesDankar(false)``).
     """
+    s, c = class_histogram(check_class_sizes(sizes))
+    return criterion_uniques_hist(s, c, population_size, estimator, solver)
+
+
+def criterion_uniques_hist(
+    s: np.ndarray,
+    c: np.ndarray,
+    population_size: int,
+    estimator: str = "dankar",
+    solver: SolverConfig | None = None,
+) -> float:
+    """:func:`criterion_uniques` from a class-size histogram (distinct sizes ``s`` ascending, ``c`` classes each)."""
     if estimator not in ESTIMATORS:
         raise ConfigError(f"'estimator' must be one of {list(ESTIMATORS)}, got {estimator!r}.")
-    s, c = class_histogram(check_class_sizes(sizes))
     n = int((s * c).sum())
     u = int(c.sum())
     if not (s.size and s[0] == 1):

@@ -26,6 +26,7 @@ from anon_core.analysis.population import (
     USA_POPULATION,
     SolverConfig,
     criterion_uniques,
+    criterion_uniques_hist,
 )
 from anon_core.analysis.population_table import (
     PopulationMatcher,
@@ -200,55 +201,54 @@ class KMap(PrivacyModel):
         return table.sizes >= self.derived_k
 
 
-def arx_binary_suppression(
-    order: np.ndarray, suppressed: np.ndarray, fulfilled: Callable[[np.ndarray], bool]
-) -> np.ndarray:
-    """ARX's ``HashGroupifyDistribution.suppressWhileNotFulfilledBinary`` over classes in ``order``.
+def arx_binary_suppression(n: int, fulfilled: Callable[[int], bool]) -> int:
+    """How many of ``n`` ordered classes ARX's ``suppressWhileNotFulfilledBinary`` suppresses.
 
-    ``fulfilled(mask)`` judges the release with the classes of ``mask`` suppressed.
-    Reproduces ARX's steps exactly, including Java's integer division and the
-    last step (one more class when the final state fails), so a model that is not
+    ``fulfilled(m)`` judges the release with the first ``m`` classes suppressed.
+    ARX's search always suppresses a prefix of the order (classes 0..mid); this
+    reproduces its steps exactly, including Java's integer division and the last
+    step (one more class when the final state fails), so a model that is not
     monotonic under suppression ends where ARX's does.
     """
-    n = len(order)
-    out = suppressed.copy()
     if n == 0:
-        return out
+        return 0
 
     def jmid(lo: int, hi: int) -> int:
         return int((lo + hi) / 2)  # Java truncates toward zero: (0 + -1) / 2 == 0
 
-    flags = np.zeros(n, dtype=bool)  # per position in ``order``: suppressed by the search
     low, high = 0, n - 1
     mid = jmid(low, high)
-    flags[: mid + 1] = True
-
-    def state() -> bool:
-        trial = out.copy()
-        trial[order[flags]] = True
-        return fulfilled(trial)
-
     while low <= high:
-        if state():
+        if fulfilled(mid + 1):
             high = mid - 1
-            mid = jmid(low, high)
-            i = mid + 1
-            while i < n and flags[i]:
-                flags[i] = False
-                i += 1
+            mid = jmid(low, high)  # classes after mid are released again
         else:
             low = mid + 1
-            mid = jmid(low, high)
-            if low <= mid:
-                flags[low : mid + 1] = True
-    if not state() and mid + 1 < n and not flags[mid + 1]:
-        flags[mid + 1] = True
-    out[order[flags]] = True
-    return out
+            mid = max(mid, jmid(low, high))  # suppress up to the new mid
+    m = mid + 1
+    if not fulfilled(m) and m < n:
+        m += 1
+    return m
+
+
+def _suffix_histograms(sorted_sizes: np.ndarray) -> Callable[[int], tuple[np.ndarray, np.ndarray]]:
+    """Histogram (distinct sizes, classes each) of ``sorted_sizes[m:]`` for any m, in O(distinct sizes)."""
+    values, starts, counts = np.unique(sorted_sizes, return_index=True, return_counts=True)
+    ends = starts + counts
+
+    def suffix(m: int) -> tuple[np.ndarray, np.ndarray]:
+        first = int(np.searchsorted(ends, m, side="right"))
+        c = counts[first:].copy()
+        if c.size:
+            c[0] = ends[first] - max(m, int(starts[first]))
+        return values[first:], c
+
+    return suffix
 
 
 class ArxSampleModel(SampleBasedModel):
-    """A sample-based model enforced with ARX's binary search, whose end state ARX accepts as is."""
+    """A sample-based model on the class-size histogram, enforced with ARX's binary search,
+    whose end state ARX accepts as is."""
 
     monotonic_suppression = False
 
@@ -256,9 +256,14 @@ class ArxSampleModel(SampleBasedModel):
         super().__init__(**values)
         self._accepted: bytes | None = None
 
+    def fulfilled_hist(self, s: np.ndarray, c: np.ndarray) -> bool:
+        """Does a release whose classes have sizes ``s`` (ascending, ``c`` classes each) meet the model?"""
+        raise NotImplementedError
+
     def fulfilled(self, sizes: np.ndarray) -> bool:
         """Does the release with these (non-suppressed) class sizes meet the model?"""
-        raise NotImplementedError
+        s, c = np.unique(np.asarray(sizes, dtype=np.int64), return_counts=True)
+        return self.fulfilled_hist(s, c)
 
     def released_ok(self, sizes: np.ndarray) -> bool:
         """The verdict on a release; the state :meth:`enforce` ended in counts as met (as in ARX,
@@ -279,7 +284,10 @@ class ArxSampleModel(SampleBasedModel):
         keep = np.flatnonzero(~suppressed)
         keys = (keep,) if class_loss is None else (keep, class_loss[keep])
         order = keep[np.lexsort((*keys, sizes[keep]))]
-        out = arx_binary_suppression(order, suppressed, lambda m: self.fulfilled(sizes[~m]))
+        suffix = _suffix_histograms(sizes[order])
+        m = arx_binary_suppression(len(order), lambda k: self.fulfilled_hist(*suffix(k)))
+        out = suppressed.copy()
+        out[order[:m]] = True
         self._accepted = sizes[~out].tobytes()
         return out
 
@@ -354,16 +362,14 @@ class PopulationUniquenessModel(ArxSampleModel):
         """The estimated share of population uniques of a release (NaN when the estimator fails)."""
         return criterion_uniques(sizes, self.population_size, self.estimator, self.solver)
 
-    def fulfilled(self, sizes: np.ndarray) -> bool:
-        sizes = np.asarray(sizes)
-        if sizes.sum() == 0 or not (sizes == 1).any():
-            return True
-        # The verdict depends only on the histogram of class sizes: remember recent ones.
-        s, c = np.unique(sizes, return_counts=True)
+    def fulfilled_hist(self, s: np.ndarray, c: np.ndarray) -> bool:
+        if not c.sum() or not (s.size and s[0] == 1):
+            return True  # ARX: nothing released, or no sample unique
+        # The verdict depends only on the histogram: remember recent ones.
         key = s.tobytes() + b"|" + c.tobytes()
         hit = self._verdicts.get(key)
         if hit is None:
-            share = self.uniques(sizes)
+            share = criterion_uniques_hist(s, c, self.population_size, self.estimator, self.solver)
             hit = bool(share > 0.0 and share <= self.threshold)
             if len(self._verdicts) >= 4096:
                 self._verdicts.clear()
