@@ -57,7 +57,13 @@ def _fmt(x: float) -> str:
     return str(int(x)) if float(x).is_integer() else f"{x:g}"
 
 
+#: Most intervals a level may have, and most masking levels (checked before any work).
+MAX_INTERVALS = 10_000_000
+MAX_MASK_LEVELS = 1_000
+
+
 def _parse_numbers(values: np.ndarray, name: str) -> np.ndarray:
+    """The values as floats; +-inf are kept (they are top/bottom-coded), anything else not a number is refused."""
     nums = pd.to_numeric(pd.Series(values), errors="coerce").to_numpy(dtype=float)
     bad = values[np.isnan(nums)]
     if len(bad):
@@ -65,7 +71,21 @@ def _parse_numbers(values: np.ndarray, name: str) -> np.ndarray:
             f"Interval hierarchy {name!r} needs numbers, but got {name_values(list(map(str, bad)))}. "
             "Use a grouping or masking hierarchy for this column."
         )
+    if not np.isfinite(nums).any():
+        raise HierarchyError(
+            f"Interval hierarchy {name!r} has no finite number (only {name_values(list(map(str, values)))}). "
+            "Use a grouping hierarchy for this column."
+        )
     return nums
+
+
+def finite_span(values: Sequence[Any] | np.ndarray) -> float:
+    """max - min of the finite numbers among ``values`` (0 when there are none)."""
+    nums = pd.to_numeric(pd.Series(np.asarray(values, dtype=object)), errors="coerce").to_numpy(
+        dtype=float
+    )
+    nums = nums[np.isfinite(nums)]
+    return float(nums.max() - nums.min()) if len(nums) else 0.0
 
 
 def interval_hierarchy(
@@ -87,14 +107,28 @@ def interval_hierarchy(
     if len(allv) == 0:
         raise HierarchyError(f"Interval hierarchy {name!r} has no numeric values to build from.")
     nums = _parse_numbers(allv, name)
-    lo = math.floor(nums.min() / width) * width if lower is None else check_float("lower", lower)
-    hi_default = lo + (math.floor((nums.max() - lo) / width) + 1) * width
+    finite = nums[np.isfinite(nums)]  # +-inf fall below 'lower' / at or above 'upper'
+    lo = math.floor(finite.min() / width) * width if lower is None else check_float("lower", lower)
+    hi_default = lo + (math.floor((finite.max() - lo) / width) + 1) * width
     hi = hi_default if upper is None else check_float("upper", upper)
+    if not (math.isfinite(lo) and math.isfinite(hi)):
+        raise HierarchyError(
+            f"Interval hierarchy {name!r}: width {width} is too small for the values' range; choose a larger width."
+        )
     if hi <= lo:
         raise HierarchyError(f"'upper' ({hi}) must be greater than 'lower' ({lo}).")
-    fanouts = [fanout] if isinstance(fanout, int) else list(fanout)
+    if isinstance(fanout, bool) or not isinstance(fanout, int | float | list | tuple):
+        raise HierarchyError(f"'fanout' must be a whole number or a list of them, got {fanout!r}.")
+    fanouts = [fanout] if isinstance(fanout, int | float) else list(fanout)
     fanouts = [check_int("fanout", f, minimum=2) for f in fanouts] or [2]
+    if max_levels is not None:
+        max_levels = check_int("max_levels", max_levels, minimum=1)
     n_bins = math.ceil((hi - lo) / width)
+    if n_bins > MAX_INTERVALS:
+        raise HierarchyError(
+            f"Interval hierarchy {name!r}: width {width:g} cuts the range [{_fmt(lo)}, {_fmt(hi)}) into "
+            f"{n_bins:,} intervals, more than {MAX_INTERVALS:,}. Choose a larger width."
+        )
     below, above = nums < lo, nums >= hi
     inside = ~below & ~above
     idx = np.zeros(len(nums), dtype=np.int64)
@@ -168,7 +202,14 @@ def masking_hierarchy(
         raise HierarchyError(f"Masking hierarchy {name!r} has no values to build from.")
     s = pd.Series(allv, dtype=object).astype(str)
     max_len = int(s.str.len().max())
+    if not isinstance(char, str) or len(char) != 1:
+        raise HierarchyError(f"'char' must be one character such as '*', got {char!r}.")
     n = max_len if levels is None else check_int("levels", levels, minimum=1)
+    if n > min(max_len, MAX_MASK_LEVELS):
+        raise HierarchyError(
+            f"Masking hierarchy {name!r}: 'levels' is {n:,}, but masking more characters than the longest "
+            f"value has ({max_len}) adds nothing; use at most {min(max_len, MAX_MASK_LEVELS)}."
+        )
     out = []
     lengths = s.str.len()
     for h in range(1, n + 1):
@@ -280,7 +321,7 @@ def default_hierarchy(
     if kind == ColumnKind.NUMERIC:
         nums = pd.to_numeric(pd.Series(present), errors="coerce")
         if nums.notna().all():
-            span = float(nums.max() - nums.min())
+            span = finite_span(present)
             if span > 0:
                 return interval_hierarchy(allv, width=_nice_width(span), fanout=2, name=name)
     if kind == ColumnKind.DATE:
@@ -328,6 +369,5 @@ def build_hierarchy(
     params = {k: v for k, v in spec.items() if k != "builder"}
     check_keys(f"{name}.hierarchy", params, _BUILDER_PARAMS[builder])
     if builder == "intervals" and "width" not in params:
-        nums = pd.to_numeric(pd.Series(_split_missing(_distinct(values))[0]), errors="coerce")
-        params["width"] = _nice_width(float(nums.max() - nums.min()) or 1.0)
+        params["width"] = _nice_width(finite_span(_split_missing(_distinct(values))[0]) or 1.0)
     return BUILDERS[builder](values, name=name, **params)

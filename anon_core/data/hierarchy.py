@@ -15,13 +15,21 @@ from __future__ import annotations
 import csv
 import io
 import os
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from anon_core.data.io import MISSING, detect_encoding
+from anon_core.data.io import (
+    FALLBACK_ENCODING,
+    MAX_NAME_CHARS,
+    MISSING,
+    DataWarning,
+    decode_text,
+    detect_encoding,
+)
 from anon_core.errors import HierarchyError
 
 MAX_NAMED = 10
@@ -48,7 +56,8 @@ class Hierarchy:
             )
         object.__setattr__(self, "table", table)
         frame = pd.DataFrame(table)
-        empty = frame.isna() | (frame.astype(str).apply(lambda c: c.str.strip()) == "")
+        # Whitespace-only labels (a value " ") are labels like any other; only empty cells are missing.
+        empty = frame.isna() | (frame.astype(str) == "")
         if empty.to_numpy().any():
             r, c = np.argwhere(empty.to_numpy())[0]
             raise HierarchyError(
@@ -110,12 +119,46 @@ class Hierarchy:
             raw = path.read_bytes()
         if not raw.strip():
             raise HierarchyError(f"Hierarchy file {label!r} is empty.")
-        text = raw.decode(detect_encoding(raw))
-        rows = [
-            r
-            for r in csv.reader(io.StringIO(text), delimiter=separator)
-            if any(x.strip() for x in r)
-        ]
+        if not isinstance(separator, str) or len(separator) != 1 or separator in '\r\n"':
+            raise HierarchyError(
+                f"The separator of hierarchy file {label!r} must be one character such as ';' or ',', "
+                f"got {separator!r}."
+            )
+        if b"\x00" in raw[:8192] and detect_encoding(raw) in ("utf-8", FALLBACK_ENCODING):
+            raise HierarchyError(
+                f"Hierarchy file {label!r} is binary, not a CSV hierarchy (one row per value, ';'-separated)."
+            )
+        text, _, note = decode_text(raw, f"Hierarchy file {label!r}")
+        if note is not None:
+            warnings.warn(note, DataWarning, stacklevel=2)
+        text = text.lstrip("\ufeff")
+        try:
+            rows = [
+                r
+                for r in csv.reader(io.StringIO(text, newline=None), delimiter=separator)
+                if any(x.strip() for x in r)
+            ]
+        except csv.Error as exc:
+            limit = (
+                f" (labels are limited to {MAX_NAME_CHARS:,} characters)"
+                if "limit" in str(exc)
+                else ""
+            )
+            raise HierarchyError(
+                f"Hierarchy file {label!r} cannot be read as CSV: {exc}{limit}. Check the quoting and the "
+                "label lengths."
+            ) from None
+        if not rows:
+            raise HierarchyError(
+                f"Hierarchy file {label!r} holds no labels (only separators or blank lines). Give one row "
+                f"per value with one {separator!r}-separated label per level."
+            )
+        long = next((x for r in rows for x in r if len(x) > MAX_NAME_CHARS), None)
+        if long is not None:
+            raise HierarchyError(
+                f"Hierarchy file {label!r} has a label of {len(long):,} characters (starting {long[:30]!r}); "
+                f"labels are limited to {MAX_NAME_CHARS:,} characters."
+            )
         widths = {len(r) for r in rows}
         if len(widths) != 1:
             first_bad = next(i for i, r in enumerate(rows) if len(r) != len(rows[0]))
