@@ -8,6 +8,7 @@ import streamlit as st
 
 from anon_core.analysis.disclosure import attribute_disclosure
 from anon_core.analysis.risk import USA_POPULATION, report_dict, risk_of_original, risk_of_result
+from ui.population import population_upload, suda_section, weighted_section
 from ui.widgets import (
     current_result,
     explain,
@@ -41,10 +42,11 @@ with friendly_errors():
     )
     prob = problem(ws)
     result = current_result(ws)
+    matcher = population_upload(ws, prob)
     report = (
-        risk_of_original(prob, population_size=population)
+        risk_of_original(prob, population_size=population, population=matcher)
         if which == "original"
-        else risk_of_result(result, population_size=population)
+        else risk_of_result(result, population_size=population, population=matcher)
     )
     data = report_dict(report)
 
@@ -73,9 +75,11 @@ with friendly_errors():
         "Shares of records: the chance an attacker re-identifies a record, and how many records exceed each "
         "risk threshold.",
         "Prosecutor: the attacker knows the target is in the table; risk = 1 / class size. "
-        "Journalist: equals the prosecutor figures without a population table. Marketer: expected share "
-        "re-identified when every record is attacked = classes / records. Thresholds are strict (risk > t).",
+        "Journalist: the attacker only knows the target is in the population; risk = 1 / population class "
+        "size (ARX). Marketer: expected share re-identified when every record is attacked = classes / "
+        "records. Thresholds are strict (risk > t).",
     )
+    st.caption(report.journalist_basis)
 
     c = st.columns(4)
     c[0].metric("Records counted", f"{report.records:,}")
@@ -139,6 +143,9 @@ with friendly_errors():
             "Distinction = distinct value combinations / records; separation = share of record pairs with "
             "different values (Motwani and Xu 2007).",
         )
+
+    weighted_section(ws, prob, result, which)
+    suda_section(ws, prob, result, which)
 
     if ws.sensitive and which == "released":
         st.subheader("Attribute disclosure")

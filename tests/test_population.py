@@ -566,3 +566,22 @@ def test_bad_inputs_give_one_line(tmp_path, capsys, models, extra, message):
 def test_missing_population_file_is_one_clear_error(tmp_path):
     with pytest.raises(AnonError, match="does not exist"):
         _tiny([{"model": "k-map", "k": 2, "population": {"table": str(tmp_path / "nope.csv")}}])
+
+
+# ------------------------------------------------------------------ dashboard
+@pytest.mark.slow  # starts the whole dashboard
+def test_risk_page_shows_journalist_basis_and_suda2():
+    from pathlib import Path
+
+    from streamlit.testing.v1 import AppTest
+
+    app = Path(__file__).resolve().parents[1] / "app.py"
+    at = AppTest.from_file(str(app), default_timeout=120)
+    at.run()
+    at.switch_page("pages/risk.py").run()
+    assert not at.exception, at.exception
+    assert any("equals prosecutor risk" in c.value for c in at.caption)
+    at.toggle(key="suda_on").set_value(True).run()
+    assert not at.exception, at.exception
+    ids = [c.proto.id for c in at.get("plotly_chart")]
+    assert any("suda_dis" in i for i in ids) and any("suda_contrib" in i for i in ids)
