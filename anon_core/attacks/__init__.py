@@ -106,6 +106,55 @@ register_attack(
     )
 )
 
+# The battery's own attacks (attacks-battery): linkage with an external table, DCR membership.
+from anon_core.attacks.linkage import linkage_attack  # noqa: E402
+from anon_core.attacks.membership import dcr_membership  # noqa: E402
+
+register_attack(
+    AttackSpec(
+        name="linkage",
+        label="Linkage with an external table",
+        measures=(
+            "expected share of an external table's records (an identifier plus raw quasi-identifiers) "
+            "re-identified in the release: the sum of 1 / matching released group size"
+        ),
+        run=linkage_attack,
+        params=(
+            AttackParam(
+                "external",
+                "table",
+                None,
+                "the attacker's table: identifier + raw QIs",
+                required=True,
+            ),
+            AttackParam("qis", "columns", None, "the release's quasi-identifiers", required=True),
+            AttackParam(
+                "id_column", "column", None, "identifier shared with the input (truth known)"
+            ),
+        ),
+        reference="prosecutor re-identification model (Sweeney 2002; El Emam 2011)",
+        randomized=False,
+        result="LinkageResult",
+    )
+)
+register_attack(
+    AttackSpec(
+        name="membership",
+        label="Membership inference (DCR)",
+        measures=(
+            "advantage TPR - FPR of guessing 'released' when a record's closest released record is near "
+            "(threshold chosen on one half of the targets, measured on the other)"
+        ),
+        run=dcr_membership,
+        params=(
+            _N_ATTACKS,
+            AttackParam("confidence", "float", 0.95, "confidence of the interval", 0.5),
+        ),
+        reference="distance to closest record; advantage as Yeom et al., CSF 2018",
+        result="MembershipResult",
+    )
+)
+
 __all__ = [
     "ATTACKS",
     "AttackParam",

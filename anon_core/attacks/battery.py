@@ -18,9 +18,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from anon_core.attacks.inference import inference
+from anon_core.attacks.linkability import linkability
 from anon_core.attacks.linkage import LinkageResult, linkage, shared_qis
 from anon_core.attacks.membership import MembershipResult, dcr_membership
 from anon_core.attacks.results import AttackResult
+from anon_core.attacks.singling_out import singling_out
 from anon_core.attacks.split import AttackSection, default_aux_columns, split_frame
 from anon_core.data.dataset import Dataset, Role
 from anon_core.data.frequency import FrequencyTable
@@ -335,10 +338,6 @@ def run_battery(
                 "run_battery needs either 'inputs' or the three tables 'released', 'original' and 'control'."
             )
         inputs = frame_inputs(original, released, control, roles or {}, hierarchies)
-    from anon_core.attacks.inference import inference
-    from anon_core.attacks.linkability import linkability
-    from anon_core.attacks.singling_out import singling_out
-
     report = progress or _no_progress
     columns = list(inputs.released.columns)
     if len(inputs.control) == 0:

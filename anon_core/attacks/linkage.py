@@ -317,3 +317,30 @@ def linkage(
         unknown_values=unknown_values,
         group_sizes=tuple(int(s) for s in size),
     )
+
+
+def linkage_attack(
+    original: pd.DataFrame,
+    released: pd.DataFrame,
+    control: pd.DataFrame,
+    *,
+    external: pd.DataFrame,
+    qis: Sequence[str],
+    hierarchies: Mapping[str, Hierarchy] | None = None,
+    levels: Mapping[str, int] | None = None,
+    id_column: str | None = None,
+    released_ids: Sequence[Any] | np.ndarray | None = None,
+    progress: Progress | None = None,
+) -> LinkageResult:
+    """:func:`linkage` in the attack registry's calling convention ``(original, released,
+    control, **params)``; linkage reads only the release and the external table."""
+    return linkage(
+        external,
+        released,
+        qis=qis,
+        hierarchies=hierarchies,
+        levels=levels,
+        id_column=id_column,
+        released_ids=released_ids,
+        progress=progress,
+    )
