@@ -7,8 +7,10 @@ from anon_core.release.methods import (  # noqa: F401 - importing registers the 
     generalization,
     microaggregation,
     mondrian,
+    mst,
     noise,
     pram,
+    sdv_synth,
     swapping,
 )
 from anon_core.release.methods.registry import (
