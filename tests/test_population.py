@@ -23,6 +23,7 @@ from anon_core.analysis.weighted_risk import individual_risk, weighted_risk
 from anon_core.cli import main
 from anon_core.errors import AnonError, ConfigError, DataError
 from anon_core.privacy.population import poisson_derived_k, zero_truncated_derived_k
+from anon_core.privacy.presence import research_subset_rows
 from anon_core.privacy.profitability import no_attack_k
 
 from .conftest import needs_shared
@@ -291,6 +292,8 @@ def test_delta_presence_worked_example_by_hand():
     # (2,2): 3 of 6 = 0.5 in [0.2, 0.6]: holds.
     assert not p.evaluate({"zip": 1, "age": 2}).satisfied
     assert p.evaluate({"zip": 2, "age": 2}).satisfied
+    # Only the research subset is released.
+    assert research_subset_rows(p.evaluator.models, frame).tolist() == frame["in_study"].tolist()
     loose = Problem(
         frame,
         {"zip": "quasi-identifier", "age": "quasi-identifier"},

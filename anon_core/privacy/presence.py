@@ -170,3 +170,22 @@ class DeltaPresence(PrivacyModel):
         count = self.subset_counts(table, state)
         delta = np.where(count == 0, 0.0, count / table.sizes)
         return (delta >= self.delta_min) & (delta <= self.delta_max)
+
+
+def research_subset_rows(models: Any, frame: pd.DataFrame) -> np.ndarray | None:
+    """Rows a release may hold when a delta-presence model is configured (its research subset), else None.
+
+    The input of delta-presence is the public population table: only the research subset is released,
+    so every release path keeps ``frame.loc[mask]`` of the generalized table.
+    """
+    masks = [
+        research_subset_mask(frame, m.research_subset)
+        for m in models
+        if isinstance(m, DeltaPresence)
+    ]
+    if not masks:
+        return None
+    out = masks[0].copy()
+    for m in masks[1:]:
+        out &= m
+    return out
