@@ -18,9 +18,7 @@ import streamlit as st
 from anon_core.data.dataset import Role
 from anon_core.data.io import ColumnKind, infer_kind
 from anon_core.dp import (
-    DP_MODELS,
     PrivacyBudget,
-    dp_ml_curve,
     dp_query,
     dp_section,
     error_curve,
@@ -28,12 +26,11 @@ from anon_core.dp import (
     query_seed,
 )
 from anon_core.errors import PrivacyWarning
+from ui.training import diffprivlib_section, dpsgd_section
 from ui.widgets import (
-    current_result,
     download_name,
     explain,
     friendly_errors,
-    problem,
     require_workspace,
     sidebar,
 )
@@ -48,11 +45,6 @@ QUERY_LABELS = {
     "var": "〰️ Variance",
     "quantile": "📐 Quantile",
     "median": "🎯 Median",
-}
-MODEL_LABELS = {
-    "logistic_regression": "Logistic regression",
-    "gaussian_nb": "Gaussian naive Bayes",
-    "random_forest": "Random forest",
 }
 
 sidebar("Differential privacy")
@@ -93,7 +85,8 @@ with st.expander("💰 Privacy budget of this release", expanded=not st.session_
         step=1e-6,
         format="%g",
         key="dp_delta",
-        help="Every query here is pure ε-DP (spends δ = 0).",
+        help="Laplace and geometric queries spend δ = 0; with δ > 0 the Gaussian mechanism is "
+        "offered and each Gaussian query spends part of it.",
     )
     seed = c[2].number_input(
         "Random seed (optional)",
@@ -211,6 +204,43 @@ else:
         raw["bounds"] = [lo, hi]
     if qtype == "quantile":
         raw["quantile"] = st.slider("Quantile", 0.0, 1.0, 0.9, 0.01, key="dp_quantile")
+    public_n = st.number_input(
+        "Number of values, if it is public (empty: kept private)",
+        min_value=1,
+        value=None,
+        step=1,
+        key="dp_public_n",
+        help="Only if everyone may know it (e.g. a published census total): the query then uses "
+        "it instead of spending part of ε on a noisy count, and shows it. It must be exact.",
+    )
+    if public_n is not None:
+        raw["n"] = int(public_n)
+if budget.delta > 0 and qtype not in ("quantile", "median"):
+    c = st.columns(2)
+    if (
+        c[0].radio(
+            "Mechanism",
+            ["laplace", "gaussian"],
+            format_func={
+                "laplace": "Laplace / geometric (δ = 0)",
+                "gaussian": "Gaussian (ε, δ)",
+            }.get,
+            horizontal=True,
+            key="dp_mechanism",
+        )
+        == "gaussian"
+    ):
+        raw["mechanism"] = "gaussian"
+        raw["delta"] = float(
+            c[1].number_input(
+                "δ for this query",
+                min_value=1e-12,
+                max_value=float(budget.delta),
+                value=float(budget.delta) / 10,
+                format="%g",
+                key="dp_query_delta",
+            )
+        )
 remaining = budget.remaining
 eps = st.number_input(
     "ε for this query",
@@ -263,10 +293,13 @@ else:
     )
     explain(
         "Each private answer with the ε it spent and its expected error (mean absolute noise).",
-        "Count and histogram bins: 1/sinh(ε) (geometric noise). Sum: (upper − lower)/ε. Mean: ≈ (upper − lower)/"
-        "(n·ε) (Laplace noise). Variance: the scale of bounded-domain Laplace noise, at least (upper − lower)²(n − 1)/"
-        "(n²·ε). Quantiles: empirical, 50 draws with a "
-        "fixed seed (uses the true data). Sources: Dwork et al., TCC 2006; diffprivlib.",
+        "Neighbours differ by one record added or removed, so the number of records stays private "
+        "and is never shown. Count and histogram bins: 1/sinh(ε) (geometric noise; Gaussian: σ·√(2/π)). "
+        "Sum: max(|lower|, |upper|)/ε. Mean and variance: a quarter of ε buys a noisy count, the rest "
+        "noisy sums; their error is estimated from the noisy answers. With a public n: replace-one "
+        "neighbours, mean (upper − lower)/(n·ε), variance the bounded-domain Laplace scale. "
+        "Quantiles: the exponential mechanism; empirical error, 50 draws with a fixed seed (uses the "
+        "true data, shown only when comparing). Sources: Dwork et al., TCC 2006; diffprivlib.",
     )
     tables = [i for i, r in enumerate(results) if r.table is not None]
     if tables:
@@ -425,177 +458,9 @@ else:
             "no budget."
         )
 
-# ------------------------------------------------------------------ machine learning
-st.subheader("🤖 Machine learning with differential privacy")
-targets = [c for c in columns if 2 <= ws.frame[c].nunique() <= 20]
-if not targets:
-    st.info("No column with 2 to 20 classes to predict.", icon="ℹ️")
-else:
-    default_target = (
-        "income"
-        if "income" in targets
-        else ws.sensitive[0]
-        if ws.sensitive and ws.sensitive[0] in targets
-        else targets[-1]
-    )
-    target = st.selectbox(
-        "Target", targets, index=targets.index(default_target), key="dp_ml_target"
-    )
-    candidates = [c for c in columns if c != target and kinds[c] != ColumnKind.TEXT]
-    defaults = [
-        c for c in candidates if kinds[c] == ColumnKind.NUMERIC or ws.frame[c].nunique() <= 100
-    ]
-    features = st.multiselect(
-        "Features", candidates, default=defaults, key=f"dp_ml_features_{target}"
-    )
-    models = st.multiselect(
-        "Models",
-        list(DP_MODELS),
-        default=list(DP_MODELS),
-        format_func=MODEL_LABELS.get,
-        key="dp_ml_models",
-    )
-    c = st.columns(2)
-    repeats_ml = c[0].slider("Repeats (seeds)", 1, 10, 3, key="dp_ml_repeats")
-    points = c[1].slider("ε grid points (0.01 to 10)", 3, 13, 7, key="dp_ml_points")
-    numeric_features = [f for f in features if kinds[f] == ColumnKind.NUMERIC]
-    bounds: dict = {}
-    if numeric_features:
-        st.caption(
-            "Bounds of the numeric features, from domain knowledge (values outside are clipped):"
-        )
-        for f in numeric_features:
-            cc = st.columns(2)
-            lo = cc[0].number_input(f"{f}: lower", value=None, key=f"dp_ml_lower_{f}")
-            hi = cc[1].number_input(f"{f}: upper", value=None, key=f"dp_ml_upper_{f}")
-            if lo is not None and hi is not None:
-                bounds[f] = [lo, hi]
-    from_data = st.checkbox(
-        "Take missing bounds from the data (leaks the minimum and maximum)", key="dp_ml_from_data"
-    )
-    st.caption(
-        "Categories of the categorical features and the target's classes are taken from the data "
-        "(a warning says so)."
-    )
-    if st.button("▶️ Compute accuracy against ε", type="primary", key="dp_ml_run"):
-        with friendly_errors():
-            missing = [f for f in numeric_features if f not in bounds]
-            if missing and not from_data:
-                st.error(
-                    f"Enter lower and upper bounds for {missing}, or tick 'Take missing bounds from the data'.",
-                    icon="🚫",
-                )
-            elif not features or not models:
-                st.error("Choose at least one feature and one model.", icon="🚫")
-            else:
-                released = None
-                current = current_result(ws) if ws.qis else None
-                if current is not None and current.satisfied:
-                    released = (
-                        ws.sample_release(current)
-                        if ws.large is not None
-                        else problem(ws).apply(current)
-                    )
-                else:
-                    st.info(
-                        "No k-anonymized baseline: the current transformation does not satisfy the privacy "
-                        "models. Choose one on the Privacy or Explore page.",
-                        icon="ℹ️",
-                    )
-                original = ws.frame[
-                    [c for c in ws.frame.columns if ws.roles.get(c) != Role.IDENTIFIER.value]
-                ]
-                bar = st.progress(0.0, text="Training…")
-                with warnings.catch_warnings():
-                    warnings.simplefilter(
-                        "ignore", PrivacyWarning
-                    )  # summarised below from out.from_data
-                    out = dp_ml_curve(
-                        original,
-                        target,
-                        features=features,
-                        models=models,
-                        epsilons=np.logspace(-2, 1, points),
-                        repeats=repeats_ml,
-                        bounds={f: bounds.get(f, "data") for f in numeric_features},
-                        categories={f: "data" for f in features if f not in numeric_features},
-                        released=released
-                        if released is not None and target in released.columns
-                        else None,
-                        random_state=0,
-                        progress=lambda f, msg: bar.progress(min(max(f, 0.0), 1.0), text=msg),
-                    )
-                bar.empty()
-                st.session_state["dp_ml_result"] = out
-                if out.from_data:
-                    st.warning(
-                        "Taken from the data, so not covered by differential privacy: "
-                        f"{'; '.join(out.from_data)}. Enter them from domain knowledge (a codebook) before "
-                        "training a model for release.",
-                        icon="⚠️",
-                    )
-    out = st.session_state.get("dp_ml_result")
-    if out is not None:
-        curve = out.curve()
-        base = out.baselines()
-        fig = go.Figure()
-        for i, (name, part) in enumerate(curve.groupby("model", sort=False)):
-            color = px.colors.qualitative.Plotly[i % 10]
-            fig.add_trace(
-                go.Scatter(
-                    x=list(part["epsilon"]) + list(part["epsilon"])[::-1],
-                    y=list(part["mean"] + part["std"]) + list(part["mean"] - part["std"])[::-1],
-                    fill="toself",
-                    line=dict(width=0),
-                    fillcolor=color,
-                    opacity=0.2,
-                    showlegend=False,
-                    hoverinfo="skip",
-                )
-            )
-            fig.add_trace(
-                go.Scatter(
-                    x=part["epsilon"],
-                    y=part["mean"],
-                    mode="lines+markers",
-                    line=dict(color=color),
-                    name=f"{MODEL_LABELS[name]} (DP)",
-                )
-            )
-            for setting, dash in (("non_private", "dash"), ("k_anonymized", "dot")):
-                b = base[(base["model"] == name) & (base["setting"] == setting)]
-                if len(b):
-                    fig.add_trace(
-                        go.Scatter(
-                            x=[curve["epsilon"].min(), curve["epsilon"].max()],
-                            y=[b["mean"].iloc[0]] * 2,
-                            mode="lines",
-                            line=dict(color=color, dash=dash),
-                            name=f"{MODEL_LABELS[name]} ({setting.replace('_', ' ')})",
-                        )
-                    )
-        fig.add_hline(
-            y=out.majority_rate,
-            line=dict(color="grey", width=1),
-            annotation_text="majority class",
-            annotation_position="bottom right",
-        )
-        fig.update_layout(
-            height=420,
-            xaxis_type="log",
-            xaxis_title="ε",
-            yaxis_title="test accuracy",
-            margin=dict(l=10, r=10, t=30, b=10),
-        )
-        st.plotly_chart(fig, key="dp_ml_chart")
-        explain(
-            f"Accuracy predicting {out.target} against ε (band: ± one standard deviation over {out.repeats} "
-            "seeds); dashed: the same model without privacy; dotted: trained on the k-anonymized release.",
-            "diffprivlib's LogisticRegression (Chaudhuri et al. 2011), GaussianNB (Vaidya et al. 2013) and "
-            "RandomForestClassifier (Fletcher and Islam 2017) against scikit-learn's; features scaled to [0, 1] "
-            "by their bounds, categories one-hot. Planning only: scored on the true test rows; spends no budget.",
-        )
-        st.dataframe(out.to_frame(), hide_index=True)
+# ------------------------------------------------------------------ models (ui/training.py)
+diffprivlib_section(ws, columns, kinds)
+dpsgd_section(ws)
 
 # ------------------------------------------------------------------ budget (top of the page and sidebar)
 for box in (budget_box, st.sidebar):

@@ -344,3 +344,43 @@ def test_without_the_extra_the_cli_says_what_to_install(tmp_path, census, capsys
     err = capsys.readouterr().err.strip()
     assert code == 2 and len(err.splitlines()) == 1
     assert 'install the extra with pip install -e ".[training]"' in err
+
+
+# ============================================================== the page (pages/dp.py via app.py)
+
+
+def _dp_page():
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=300)
+    at.run()
+    at.switch_page("pages/dp.py").run()
+    assert not at.exception, at.exception
+    return at
+
+
+@pytest.mark.slow
+@needs_torch
+def test_page_trains_with_a_progress_bar_and_draws_both_charts():
+    at = _dp_page()
+    assert any("About" in c.value and "models" in c.value for c in at.caption)  # time estimate
+    at.multiselect(key="dpsgd_epsilons").set_value([1.0, math.inf]).run()
+    at.slider(key="dpsgd_epochs").set_value(1).run()
+    at.button(key="dpsgd_run").click().run()
+    assert not at.exception, at.exception
+    assert not at.error, [e.value for e in at.error]
+    ids = [c.proto.id for c in at.get("plotly_chart")]
+    assert any("dpsgd_accuracy_chart" in i for i in ids)
+    assert any("dpsgd_advantage_chart" in i for i in ids)
+    assert any("ε bounds how much one person's record" in c.value for c in at.caption)
+    curve = at.session_state["dpsgd_curve"]
+    assert set(curve.scores["setting"]) >= {"dp", "non_private"}
+
+
+def test_page_without_the_extra_says_what_to_install(monkeypatch):
+    import ui.training
+
+    monkeypatch.setattr(ui.training, "training_available", lambda: False)
+    at = _dp_page()
+    assert not at.exception, at.exception
+    assert any('pip install -e ".[training]"' in i.value for i in at.info)

@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from anon_core.analysis.features import numeric_values
 from anon_core.data.io import to_labels
 from anon_core.dp.library import (
     DEFAULT_EPSILONS,
@@ -39,12 +40,9 @@ log = logging.getLogger(__name__)
 def numeric_column(series: pd.Series) -> np.ndarray | None:
     """The column as floats (NaN where missing) if every present value is a number, else None.
 
-    The utility module's definition (generalized labels such as ``[20, 30)`` are categorical).
+    The utility yardstick's definition (generalized labels such as ``[20, 30)`` are categorical).
     """
-    from anon_core.analysis import utility
-
-    fn = getattr(utility, "numeric_values", None) or utility.__dict__["_numeric_values"]
-    return fn(series)
+    return numeric_values(series)
 
 
 #: Model families: (diffprivlib model, scikit-learn counterpart).

@@ -17,7 +17,13 @@ from anon_core.training.config import (
     TrainConfig,
     parse_train_section,
 )
-from anon_core.training.curves import TrainingCurve, training_curve, training_rows
+from anon_core.training.curves import (
+    TrainingCurve,
+    estimate_seconds,
+    synthetic_release,
+    training_curve,
+    training_rows,
+)
 from anon_core.training.dpsgd import (
     ACCOUNTANTS,
     DEFAULT_ACCOUNTANT,
@@ -66,12 +72,14 @@ __all__ = [
     "auc_score",
     "build_model",
     "default_delta",
+    "estimate_seconds",
     "fit_features",
     "membership_inference",
     "noise_multiplier_for",
     "parse_train_section",
     "require_training",
     "split_table",
+    "synthetic_release",
     "train_and_attack",
     "train_model",
     "training_available",

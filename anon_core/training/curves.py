@@ -13,7 +13,9 @@ the target and the features):
 * any other release (synthetic data, suppressed records removed) trains on all its rows; the
   model is scored on the original held-out records and attacked with the original members and
   non-members. That measures membership of the *original* records, which is meaningful when the
-  release was made from the training records only (use :func:`training_rows`).
+  release was made from the training records only: give a **callable** ``(member rows, seed) ->
+  release`` instead of a DataFrame and it is called once per seed with that seed's members
+  (:func:`synthetic_release` makes an SDV synthetic release that way).
 """
 
 from __future__ import annotations
@@ -134,6 +136,53 @@ def training_rows(
     return frame.iloc[split.rows[split.train]]
 
 
+#: Seconds per training step measured by benchmarks/bench_dp_training.py (MLP 64-32, batch 256,
+#: one thread): DP-SGD (per-example gradients, clipping, noise) and plain training; plus the
+#: accountant's search for the noise multiplier once per private model.
+SECONDS_PER_STEP = {"dp": 0.025, "non_private": 0.003}
+SECONDS_PER_ACCOUNTANT = 1.5
+
+
+def estimate_seconds(
+    n_records: int,
+    config: TrainConfig,
+    epsilons: Sequence[float],
+    seeds: int,
+    references: int = 0,
+) -> float:
+    """A rough wall-time estimate of :func:`training_curve` on this machine (shown before a run)."""
+    n_train = max(int(n_records * (1 - config.test_size)), 1)
+    steps = math.ceil(n_train / config.settings.batch_size) * config.settings.epochs
+    private = sum(1 for e in epsilons if math.isfinite(float(e)))
+    plain = len(epsilons) - private + references
+    per_seed = private * (steps * SECONDS_PER_STEP["dp"] + SECONDS_PER_ACCOUNTANT) + plain * (
+        steps * SECONDS_PER_STEP["non_private"]
+    )
+    return float(seeds * per_seed)
+
+
+def synthetic_release(
+    rows: pd.DataFrame,
+    seed: int,
+    roles: Mapping[str, Any] | None = None,
+    method: str = "synthetic-gaussian-copula",
+) -> pd.DataFrame:
+    """A synthetic release of ``rows`` by a registered release method (the extra ``synthetic``).
+
+    ConfigError with the install line when the method's libraries are missing.
+    """
+    from anon_core.release.methods import make_method, method_available
+    from anon_core.release.methods.registry import make_context
+
+    ok, why = method_available(method)
+    if not ok:
+        raise ConfigError(f"The synthetic reference ({method}) cannot run here: {why}.")
+    released = make_method({"name": method}).release(
+        rows, make_context(rows, roles=roles), random_state=int(seed)
+    )
+    return released.table
+
+
 def _reference_rows(
     name: str,
     release: pd.DataFrame,
@@ -231,7 +280,8 @@ def training_curve(
     config: TrainConfig,
     epsilons: Sequence[float] | None = None,
     seeds: int | None = None,
-    references: Mapping[str, pd.DataFrame] | None = None,
+    references: Mapping[str, pd.DataFrame | Callable[[pd.DataFrame, int], pd.DataFrame]]
+    | None = None,
     progress: Progress | None = None,
 ) -> TrainingCurve:
     """Accuracy and membership advantage against epsilon (default ``config.epsilons``), over
@@ -247,8 +297,11 @@ def training_curve(
         raise ConfigError(f"'seeds' must be at least 1, got {seeds}.")
     references = dict(references or {})
     for name, release in references.items():
-        if not isinstance(release, pd.DataFrame):
-            raise ConfigError(f"Reference release {name!r} must be a DataFrame.")
+        if not isinstance(release, pd.DataFrame) and not callable(release):
+            raise ConfigError(
+                f"Reference release {name!r} must be a DataFrame or a function (member rows, "
+                "seed) -> DataFrame."
+            )
     seed_list = tuple(config.random_state + i for i in range(n_seeds))
     total = len(seed_list) * (len(eps_list) + len(references))
     done = 0
@@ -301,6 +354,8 @@ def training_curve(
                 )
             done += 1
         for name, release in references.items():
+            if callable(release):
+                release = release(frame.iloc[split.rows[split.train]], seed)
             records += _reference_rows(name, release, frame, config, data, seed)
             done += 1
             if progress is not None:

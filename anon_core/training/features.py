@@ -17,8 +17,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from anon_core.analysis.features import numeric_values as numeric_column
 from anon_core.data.io import to_labels
-from anon_core.dp.models import numeric_column
 from anon_core.errors import ConfigError
 
 
