@@ -146,6 +146,7 @@ def _risk(args: argparse.Namespace) -> int:
         extra_figures,
         original_extras,
         population_matcher,
+        population_size,
         release_extras,
         weight_column,
     )
@@ -154,7 +155,7 @@ def _risk(args: argparse.Namespace) -> int:
 
     config = load_config(args.config)
     options = {
-        "population_size": args.population_size,
+        "population_size": args.population_size or population_size(config, 317_238_626),
         "max_combination_size": args.max_combination_size,
     }
     if args.released:
@@ -314,8 +315,9 @@ def build_parser() -> argparse.ArgumentParser:
     risk.add_argument(
         "--population-size",
         type=int,
-        default=317_238_626,
-        help="size of the population the table was drawn from (default: USA, 317238626)",
+        default=None,
+        help="size of the population the table was drawn from (default: the configuration's "
+        "'population' size, else USA, 317238626)",
     )
     risk.add_argument(
         "--max-combination-size",
