@@ -22,12 +22,12 @@ from anon_core.services.compare import BASELINE, compare, write_releases
 log = logging.getLogger("anon_core")
 
 
-def _names(value: str | None) -> list[str] | None:
+def _names(value: str | None, option: str = "--methods") -> list[str] | None:
     if value is None:
         return None
     names = [v.strip() for v in value.split(",") if v.strip()]
     if not names:
-        raise ConfigError(f"'--methods' must name methods separated by commas, got {value!r}.")
+        raise ConfigError(f"'{option}' must list names separated by commas, got {value!r}.")
     return names
 
 
@@ -44,6 +44,9 @@ def _run(args: argparse.Namespace) -> int:
         baseline=args.baseline,
         random_state=args.seed,
         n_attacks=args.n_attacks,
+        utility_options={"models": _names(args.ml_models, "--ml-models")}
+        if args.ml_models
+        else None,
         progress=progress,
         keep_releases=bool(args.output),
     )
@@ -70,5 +73,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--seed", type=int, help="split and method seed (default: attack section)")
     parser.add_argument(
         "--n-attacks", type=int, help="attacks per attack (default: attack section)"
+    )
+    parser.add_argument(
+        "--ml-models",
+        metavar="M1,M2",
+        help="ML utility models (default: logistic_regression,random_forest)",
     )
     parser.set_defaults(func=_run)

@@ -302,7 +302,10 @@ def default_attack_runner(
     return run
 
 
-def default_utility_runner(hierarchies: Mapping[str, Hierarchy] | None = None) -> UtilityRunner:
+def default_utility_runner(
+    hierarchies: Mapping[str, Hierarchy] | None = None,
+    options: Mapping[str, Any] | None = None,
+) -> UtilityRunner:
     """The utility yardstick of :mod:`anon_core.analysis.yardstick` (ML trained on the release,
     tested on the original holdout; with ``hierarchies`` the holdout is generalized like it)."""
     try:
@@ -320,6 +323,7 @@ def default_utility_runner(hierarchies: Mapping[str, Hierarchy] | None = None) -
             target,
             hierarchies=hierarchies,
             random_state=random_state,
+            **dict(options or {}),
         ).to_dict()
 
     return run
@@ -362,6 +366,7 @@ def compare(
     n_attacks: int | None = None,
     attack_runner: AttackRunner | None = None,
     utility_runner: UtilityRunner | None = None,
+    utility_options: Mapping[str, Any] | None = None,
     progress: MethodProgress | None = None,
     keep_releases: bool = False,
 ) -> Comparison:
@@ -370,7 +375,8 @@ def compare(
     ``methods`` are names (parameters from the configuration's ``method`` section when it names
     the same method, else the defaults) or full specs ({"name": ..., params..., "random_state"},
     optionally with a ``label`` naming the row, e.g. one per explored generalization node).
-    ``baseline`` adds the unprotected copy. A method that cannot run (missing extra, parameters
+    ``baseline`` adds the unprotected copy. ``utility_options`` go to the yardstick (e.g.
+    ``{"models": ["logistic_regression"]}``). A method that cannot run (missing extra, parameters
     that do not fit the data) gets an ``error`` and no figures; the others still run.
     """
     names = list(methods) if methods is not None else default_methods()
@@ -399,7 +405,7 @@ def compare(
         config_hierarchies(config, part) if attack_runner is None or utility_runner is None else {}
     )
     attacks_fn = attack_runner or default_attack_runner(config, hierarchies, n_attacks)
-    utility_fn = utility_runner or default_utility_runner(hierarchies)
+    utility_fn = utility_runner or default_utility_runner(hierarchies, utility_options)
     rows: list[MethodComparison] = []
     releases: dict[str, pd.DataFrame] = {}
     for name, spec in sections:
