@@ -11,14 +11,21 @@
    columns come from the data (the warnings say so; fine for a benchmark).
 2. Error against epsilon (``anon_core.dp.error_curve``): mean absolute error over ``--draws``
    draws of a count, a mean, a sum, a variance, a median and a histogram, next to the expected
-   error of the module's formulas (quantiles: none in closed form).
+   error of the module's formulas (quantiles: none in closed form). Means, sums and variances
+   keep n private (add/remove-one neighbours; a noisy count for means and variances).
+3. Cost of keeping n private: wall and CPU time (time.process_time, median of ``--timing``
+   calls) of one ``dp_query`` per numeric query, n private against the baseline with a public
+   n (diffprivlib's replace-one ``sum``/``mean``/``var``), with the ratio and the mean absolute
+   error of each at epsilon 1.
 
-Run: python benchmarks/bench_dp.py [--repeats 5] [--points 7] [--draws 200]
+Run: python benchmarks/bench_dp.py [--repeats 5] [--points 7] [--draws 200] [--timing 50]
 """
 
 from __future__ import annotations
 
 import argparse
+import math
+import statistics
 import sys
 import time
 import warnings
@@ -31,7 +38,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from anon_core import Problem, load_table, make_model  # noqa: E402
-from anon_core.dp import dp_ml_curve, error_curve  # noqa: E402
+from anon_core.dp import PrivacyBudget, dp_ml_curve, dp_query, error_curve  # noqa: E402
 from anon_core.errors import PrivacyWarning  # noqa: E402
 
 CENSUS = ROOT / "sample_data" / "census_income.csv"
@@ -58,6 +65,7 @@ def main() -> int:
     parser.add_argument(
         "--draws", type=int, default=200, help="draws per epsilon for the statistics"
     )
+    parser.add_argument("--timing", type=int, default=50, help="timed calls per query (median)")
     args = parser.parse_args()
     frame = load_table(CENSUS).frame
     epsilons = np.logspace(-2, 1, args.points)
@@ -120,7 +128,42 @@ def main() -> int:
     rel.columns = table.columns
     print("\nRelative error (sum |error| / sum |true|)")
     print(rel.map(lambda v: f"{v:.2%}").to_string())
+    timing_table(frame, args.timing)
     return 0
+
+
+def timing_table(frame: pd.DataFrame, calls: int) -> None:
+    """Part 3: n private against a public n (the baseline), per numeric query."""
+    n_age = int(frame["age"].notna().sum())
+    print(
+        f"\nCost of keeping n private: median of {calls} dp_query calls at ε = 1 (baseline: public n, "
+        "diffprivlib's replace-one tools)"
+    )
+    print(
+        f"{'query':8s} {'wall ms':>8s} {'CPU ms':>7s} {'base wall':>9s} {'base CPU':>8s} "
+        f"{'wall/base':>9s} {'CPU/base':>8s} {'MAE':>9s} {'base MAE':>9s}"
+    )
+    for qtype in ("sum", "mean", "var"):
+        query = {"type": qtype, "column": "age", "epsilon": 1.0, "bounds": [17, 90]}
+        row = []
+        for q in (query, {**query, "n": n_age}):
+            walls, cpus, errors = [], [], []
+            truth = None
+            for i in range(calls):
+                w0, c0 = time.perf_counter(), time.process_time()
+                r = dp_query(frame, q, PrivacyBudget(math.inf), random_state=i, compare=True)
+                cpus.append(time.process_time() - c0)
+                walls.append(time.perf_counter() - w0)
+                truth = r.true_value
+                errors.append(abs(r.value - truth))
+            row.append(
+                (statistics.median(walls) * 1e3, statistics.median(cpus) * 1e3, np.mean(errors))
+            )
+        (w, c, e), (bw, bc, be) = row
+        print(
+            f"{qtype:8s} {w:8.2f} {c:7.2f} {bw:9.2f} {bc:8.2f} {w / bw:8.2f}x {c / bc:7.2f}x "
+            f"{e:9.4g} {be:9.4g}"
+        )
 
 
 if __name__ == "__main__":

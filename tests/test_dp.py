@@ -254,6 +254,23 @@ def test_no_output_carries_the_true_number_of_rows_or_values(census, tmp_path):
         for n in truths:
             assert not re.search(rf"(?<![\d.]){n}(?![\d])", text), (n, text[:200])
     assert all(r.n is None and "n" not in r.to_dict() for r in result.results)
+    # the release report's DP section prints what it is given: the run's dictionary
+    from anon_core import Problem, make_model
+    from anon_core.report import build_report, report_sections
+
+    config = {
+        "input": {"path": "census.csv"},
+        "attributes": {"sex": {"role": "quasi-identifier"}},
+        "privacy_models": [{"model": "k-anonymity", "k": 5}],
+    }
+    problem = Problem(
+        frame, {"sex": "quasi-identifier"}, None, [make_model({"model": "k-anonymity", "k": 5})], 0
+    )
+    report = build_report(config, problem, problem.evaluate({"sex": 0}), dp=result)
+    (dp_block,) = [s for s in report_sections(report) if s["id"] == "dp"]
+    texts.append(json.dumps(dp_block, default=str))
+    for n in truths:
+        assert not re.search(rf"(?<![\d.]){n}(?![\d])", texts[-1]), n
     # a public n is shown, and checked to be exact
     public = {"type": "mean", "column": "age", "epsilon": 0.2, "bounds": [17, 90], "n": 4264}
     shown = dp_query(frame, public, PrivacyBudget(1.0), random_state=0)
