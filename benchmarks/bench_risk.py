@@ -29,9 +29,16 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from anon_core import Problem, load_table, make_model  # noqa: E402
-from anon_core.analysis.risk import risk_of_frame, risk_of_original, risk_of_result  # noqa: E402
+from anon_core.analysis.risk import (  # noqa: E402
+    USA_POPULATION,
+    risk_of_frame,
+    risk_of_original,
+    risk_of_result,
+)
+from anon_core.analysis.suda import suda2  # noqa: E402
+from anon_core.analysis.weighted_risk import weighted_risk  # noqa: E402
 from anon_core.cli import write_table  # noqa: E402
-from benchmarks.common import load_adult, timed  # noqa: E402
+from benchmarks.common import load_adult, timed, timed_cpu  # noqa: E402
 
 TARGET_MS = 200.0
 
@@ -79,6 +86,19 @@ def main() -> int:
             f"{name:30s} {t * 1e3:9.2f} {t * 1e3 / TARGET_MS:9.3f} {report.equivalence_classes:8d} "
             f"{len(report.qi_analysis):10d}  {pop.dankar:.6g} ({pop.dankar_model})"
         )
+
+    # Record-level figures (sdcMicro): weighted individual risk with uniform survey weights of
+    # population / records, and SUDA2 on the nine keys; wall and CPU, median after a warm-up.
+    weighted = frame.assign(w=USA_POPULATION / len(frame))
+    extra = [
+        ("weighted risk (sdcMicro)", lambda: weighted_risk(weighted, order, "w")),
+        ("SUDA2 (9 keys, all MSU sizes)", lambda: suda2(frame, order)),
+    ]
+    print()
+    print(f"{'record-level figure':30s} {'wall ms':>9s} {'CPU ms':>9s}")
+    for name, fn in extra:
+        wall, cpu, _ = timed_cpu(fn, max(args.repeat // 4, 7))
+        print(f"{name:30s} {wall * 1e3:9.1f} {cpu * 1e3:9.1f}")
 
     reference = json.loads((ROOT.parent / "shared" / "data" / "arx_reference.json").read_text())
     ref = reference["risk_of_original_all_9_qis"]
