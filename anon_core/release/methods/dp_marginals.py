@@ -126,7 +126,7 @@ class Accountant:
         return None if self.rng is None else int(self.rng.integers(2**31 - 1))
 
     def _spend(self, rho: float, what: str) -> None:
-        if self.spent + rho > self.rho * (1.0 + 1e-9):
+        if self.spent + rho > self.rho:
             raise AnonError(  # pragma: no cover - the callers split the budget exactly
                 f"Privacy budget exceeded by {what}: {self.spent + rho:.6g} > rho {self.rho:.6g}."
             )

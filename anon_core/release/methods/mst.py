@@ -262,9 +262,10 @@ class Mst(ReleaseMethod):
         domains = resolve_domains(frame, context, p["domains"], int(p["bins"]))
         codes, dropped = encode_table(frame, domains)
         rng = np.random.default_rng(random_state) if random_state is not None else None
-        # A hair under the budget, so float rounding in the sums never spends more than it.
-        rho = cdp_rho(float(p["epsilon"]), float(p["delta"])) * (1.0 - 1e-9)
-        acc = Accountant(rho, rng)
+        budget = cdp_rho(float(p["epsilon"]), float(p["delta"]))
+        # Plan a hair under the budget, so float rounding in the sums never spends more than it.
+        rho = budget * (1.0 - 1e-9)
+        acc = Accountant(budget, rng)
         columns = list(domains)
         d = len(columns)
         report(progress, 0.02, "MST: measuring 1-way marginals")
@@ -298,11 +299,9 @@ class Mst(ReleaseMethod):
         for c in columns:  # undo the compression: a "rare" cell becomes one merged value
             values = sampled[c].copy()
             if merged[c].size:
-                rare = values == sizes[c] - 1
-                keep = np.flatnonzero(np.bincount(mapping[c], minlength=sizes[c]) > 0)
-                inverse = np.empty(sizes[c], dtype=np.int64)
-                inverse[mapping[c][keep]] = keep
-                values = np.where(rare, 0, inverse[np.minimum(values, sizes[c] - 1)])
+                kept = np.setdiff1d(np.arange(domains[c].size), merged[c])  # new code i -> kept[i]
+                rare = values == len(kept)
+                values[~rare] = kept[values[~rare]]
                 values[rare] = draw.choice(merged[c], int(rare.sum()))
             full[c] = values
         table = decode_table(frame, domains, full, draw)
