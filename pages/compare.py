@@ -36,6 +36,10 @@ with friendly_errors():
     baseline = left.checkbox("Add the unprotected copy", value=True, key="cmp_baseline")
     n_attacks = int(mid.number_input("Attacks per attack", 20, 5000, 200, step=20, key="cmp_n"))
     seed = int(right.number_input("Seed", 0, 2**31 - 1, 0, key="cmp_seed"))
+    forest = st.checkbox(
+        "ML utility also with a random forest (slower)", value=False, key="cmp_forest"
+    )
+    ml_models = ["logistic_regression"] + (["random_forest"] if forest else [])
     nodes = explored_nodes(ws)
     if nodes and st.checkbox(
         f"Also score {len(nodes)} explored generalization nodes (the search's frontier)",
@@ -47,7 +51,7 @@ with friendly_errors():
         st.session_state["cmp_ran"] = True
     if not st.session_state.get("cmp_ran"):
         st.stop()
-    comparison = run_comparison(ws, specs, baseline, n_attacks, seed)
+    comparison = run_comparison(ws, specs, baseline, n_attacks, seed, ml_models)
     attacks, utilities = measure_choices(comparison)
     if not attacks or not utilities:
         protection_lines(comparison)

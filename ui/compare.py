@@ -149,10 +149,15 @@ def explored_nodes(ws: Workspace) -> list[dict[str, Any]]:
 
 
 def run_comparison(
-    ws: Workspace, specs: list[dict[str, Any]], baseline: bool, n_attacks: int, seed: int
+    ws: Workspace,
+    specs: list[dict[str, Any]],
+    baseline: bool,
+    n_attacks: int,
+    seed: int,
+    ml_models: list[str] | None = None,
 ) -> Comparison:
     """Run (or reuse) the comparison, with one progress bar per method."""
-    state = [ws.data_key(), ws.to_config(), specs, baseline, n_attacks, seed]
+    state = [ws.data_key(), ws.to_config(), specs, baseline, n_attacks, seed, ml_models]
     key = hashlib.sha256(json.dumps(state, sort_keys=True, default=str).encode()).hexdigest()
     store: dict[str, Comparison] = st.session_state.setdefault(RESULTS_KEY, {})
     if key in store:
@@ -172,6 +177,7 @@ def run_comparison(
         baseline=baseline,
         random_state=seed,
         n_attacks=n_attacks,
+        utility_options={"models": ml_models} if ml_models else None,
         progress=progress,
     )
     for old in list(store)[: max(len(store) - 2, 0)]:
