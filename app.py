@@ -24,6 +24,7 @@ PAGES = {
         st.Page("pages/risk.py", title="Risk", icon="🎯"),
         st.Page("pages/attacks.py", title="Attacks", icon="🗡️"),
         st.Page("pages/utility.py", title="Utility", icon="📈"),
+        st.Page("pages/compare.py", title="Compare", icon="⚖️"),
         st.Page("pages/dp.py", title="Differential privacy", icon="🎲"),
     ],
 }
