@@ -51,44 +51,55 @@ def nearest(
     rng: np.random.Generator,
 ) -> np.ndarray:
     """Indices (len(query_rows), n_neighbors) of the nearest candidate rows on ``cols``, nearest
-    first; equally near candidates are ordered by one random permutation of the candidates."""
+    first. Equally near candidates are drawn at random for each query row, so a tie costs the
+    attacker what a random pick among the tied records costs (the expectation of anonymeter's
+    arbitrary, sort-order tie-break, without its per-class clustering)."""
     cand_codes = enc.codes[candidate_table][:, cols]
     query_codes = enc.codes[query_table][query_rows][:, cols]
     n_cand = len(cand_codes)
     k = min(n_neighbors, n_cand)
-    priority = rng.permutation(n_cand)
     cand_keys, query_keys = row_keys(cand_codes, query_codes)
     u_cand, first_cand, cand_inverse = np.unique(cand_keys, return_index=True, return_inverse=True)
     u_query, first_query, query_inverse = np.unique(
         query_keys, return_index=True, return_inverse=True
     )
-    # candidate rows of each distinct combination, ordered by priority
-    by_combo = np.lexsort((priority, cand_inverse))
+    cand_inverse, query_inverse = cand_inverse.reshape(-1), query_inverse.reshape(-1)
+    # candidate rows grouped by distinct combination; query rows grouped by distinct query
+    by_combo = np.argsort(cand_inverse, kind="stable")
     combo_start = np.searchsorted(cand_inverse[by_combo], np.arange(len(u_cand)))
     combo_size = np.diff(np.append(combo_start, n_cand))
-    combo_best = priority[by_combo[combo_start]]
+    by_query = np.argsort(query_inverse, kind="stable")
+    query_start = np.searchsorted(query_inverse[by_query], np.arange(len(u_query) + 1))
     cand_feat = _features(enc, candidate_table, cols)[first_cand]
     query_feat = _features(enc, query_table, cols)[query_rows][first_query]
     numeric = enc.numeric[cols]
-    result = np.empty((len(u_query), k), dtype=np.int64)
+    result = np.empty((len(query_rows), k), dtype=np.int64)
     chunk = max(1, _CELLS_PER_CHUNK // max(1, len(u_cand)))
     for start in range(0, len(u_query), chunk):
-        dist = gower_distances(query_feat[start : start + chunk], cand_feat, numeric)
+        stop = min(start + chunk, len(u_query))
+        dist = gower_distances(query_feat[start:stop], cand_feat, numeric)
+        targets = by_query[query_start[start] : query_start[stop]]
+        which = query_inverse[targets] - start
         if k == 1:
-            best = dist.min(axis=1, keepdims=True)
-            tied_priority = np.where(dist == best, combo_best[None, :], n_cand)
-            combo = tied_priority.argmin(axis=1)
-            result[start : start + chunk, 0] = by_combo[combo_start[combo]]
+            tied = dist == dist.min(axis=1, keepdims=True)
+            cum = np.cumsum(np.where(tied, combo_size[None, :], 0), axis=1)
+            big = int(cum[:, -1].max()) + 1
+            flat = (cum + np.arange(len(cum))[:, None] * big).ravel()
+            pick = (rng.random(len(targets)) * cum[which, -1]).astype(np.int64)
+            combo = np.searchsorted(flat, which * big + pick, side="right") - which * len(u_cand)
+            offset = pick - (cum[which, combo] - combo_size[combo])
+            result[targets, 0] = by_combo[combo_start[combo] + offset]
             continue
         for i, row in enumerate(dist):
-            order = np.lexsort((combo_best, row))
+            order = np.argsort(row, kind="stable")
             sizes = np.cumsum(combo_size[order])
-            last = int(np.searchsorted(sizes, k))
-            cutoff = row[order[min(last, len(order) - 1)]]
+            cutoff = row[order[min(int(np.searchsorted(sizes, k)), len(order) - 1)]]
             near = np.flatnonzero(row <= cutoff)
             members = np.concatenate(
                 [by_combo[combo_start[c] : combo_start[c] + combo_size[c]] for c in near]
             )
-            ranked = np.lexsort((priority[members], row[cand_inverse[members]]))
-            result[start + i] = members[ranked[:k]]
-    return result[query_inverse.reshape(-1)]
+            member_dist = row[cand_inverse[members]]
+            for t in by_query[query_start[start + i] : query_start[start + i + 1]]:
+                ranked = np.lexsort((rng.random(len(members)), member_dist))
+                result[t] = members[ranked[:k]]
+    return result

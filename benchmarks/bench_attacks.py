@@ -1,0 +1,288 @@
+"""Attack lab benchmark on Adult: our attacks against anonymeter's, in the same run.
+
+The release is ARX's Adult example: k=5 + distinct 3-diversity (occupation), 2% suppression,
+on a seeded 2/3 : 1/3 split (20,108 released-part records, 10,054 control records); the
+original and control records are generalized with the release's own transformation. Each
+attack makes 2,000 guesses. anonymeter runs in its own venv (``benchmarks/oracle_env.py``
+creates it) as a subprocess that times itself; the ratio is ours / anonymeter's. The
+class-based figures of the same release (ARX's prosecutor risk, sample uniques) are printed
+beside the attacks.
+
+Usage: .venv/bin/python benchmarks/bench_attacks.py [--n-attacks 2000] [--no-oracle]
+
+More rows: append a function ``rows(ctx: BenchContext) -> list[Row]`` to ``ROW_BUILDERS``
+(e.g. linkage of an external table, the risk-bounded search); ``main`` prints them all.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+from common import ROOT, load_adult  # noqa: I001  (sets sys.path for anon_core)
+from oracle_env import ORACLE, ensure_oracle_env
+
+from anon_core.analysis.risk import risk_of_result
+from anon_core.attacks import inference, linkability, singling_out
+from anon_core.attacks.battery import AttackInputs, attack_inputs
+from anon_core.attacks.split import split_frame
+from anon_core.privacy.models import make_model
+from anon_core.services.problem import Problem
+
+SEED = 0
+SENSITIVE = "occupation"
+#: The attacker's two tables for linkability: the QIs split in two.
+AUX = (
+    ["sex", "age", "race", "marital-status"],
+    ["education", "native-country", "workclass", "salary-class"],
+)
+SECRETS = ("salary-class", "occupation")
+#: Both implementations stop generating multivariate predicates after this many tries.
+MAX_ATTEMPTS = 100_000
+
+
+@dataclass
+class BenchContext:
+    """What every row builder may use: the Adult split, the release and its attack inputs."""
+
+    part: pd.DataFrame
+    control: pd.DataFrame
+    hierarchies: dict[str, Any]
+    roles: dict[str, str]
+    problem: Problem
+    result: Any
+    inputs: AttackInputs
+    n_attacks: int
+    oracle: bool
+    workdir: Path
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Row:
+    """One line of the table: our figure and time, and optionally the baseline's."""
+
+    name: str
+    figure: str
+    wall: float
+    cpu: float
+    baseline_name: str = ""
+    baseline_figure: str = ""
+    baseline_wall: float | None = None
+    baseline_cpu: float | None = None
+    agree: str = ""
+
+
+def build_context(n_attacks: int, oracle: bool, workdir: Path) -> BenchContext | None:
+    loaded = load_adult()
+    if loaded is None:
+        return None
+    frame, _order, hierarchies = loaded
+    part, control = split_frame(frame, 1 / 3, SEED)
+    roles = {c: "quasi-identifier" for c in frame.columns}
+    roles[SENSITIVE] = "sensitive"
+    problem = Problem(
+        part,
+        roles,
+        {q: h for q, h in hierarchies.items() if roles[q] == "quasi-identifier"},
+        [
+            make_model({"model": "k-anonymity", "k": 5}),
+            make_model({"model": "distinct-l-diversity", "attribute": SENSITIVE, "l": 3}),
+        ],
+        0.02,
+    )
+    result = problem.search().optimum
+    inputs = attack_inputs(problem.dataset, result, control)
+    return BenchContext(
+        part, control, hierarchies, roles, problem, result, inputs, n_attacks, oracle, workdir
+    )
+
+
+def _read(path: Path) -> pd.DataFrame:
+    """The CSV reader the oracle script uses, so both sides attack the very same values."""
+    return pd.read_csv(path, keep_default_na=False, na_values=[""])
+
+
+def _interval(risk: float, ci) -> str:
+    return f"{risk:.3f} [{ci[0]:.3f}, {ci[1]:.3f}]"
+
+
+def class_rows(ctx: BenchContext) -> list[Row]:
+    """ARX's class-based figures of the same release, for comparison with the attacks."""
+    c0, w0 = time.process_time(), time.perf_counter()
+    report = risk_of_result(ctx.result)
+    wall, cpu = time.perf_counter() - w0, time.process_time() - c0
+    return [
+        Row(
+            "class-based: highest prosecutor risk / sample uniques",
+            f"{report.prosecutor.highest_risk:.3f} / {report.sample_uniques}",
+            wall,
+            cpu,
+        )
+    ]
+
+
+def _attack_specs(n: int) -> list[dict[str, Any]]:
+    specs: list[dict[str, Any]] = [
+        {"name": "singling-out-multivariate", "n_attacks": n, "max_attempts": MAX_ATTEMPTS},
+        {"name": "singling-out-univariate", "n_attacks": n},
+        {"name": "linkability", "n_attacks": n, "aux_columns": [list(g) for g in AUX]},
+    ]
+    for secret in SECRETS:
+        specs.append(
+            {
+                "name": "inference",
+                "key": f"inference-{secret}",
+                "secret": secret,
+                "n_attacks": n,
+                "regression": False,
+            }
+        )
+    return specs
+
+
+def run_ours(spec: dict[str, Any], original, released, control, seed: int):
+    name, n = spec["name"], spec["n_attacks"]
+    if name.startswith("singling-out-"):
+        return singling_out(
+            original,
+            released,
+            control,
+            mode=name.removeprefix("singling-out-"),
+            n_attacks=n,
+            max_attempts=spec.get("max_attempts"),
+            random_state=seed,
+        )
+    if name == "linkability":
+        return linkability(
+            original,
+            released,
+            control,
+            aux_columns=tuple(spec["aux_columns"]),
+            n_attacks=n,
+            random_state=seed,
+        )
+    return inference(
+        original,
+        released,
+        control,
+        secret=spec["secret"],
+        n_attacks=n,
+        regression=spec.get("regression"),
+        random_state=seed,
+    )
+
+
+def run_oracle(paths: list[Path], specs: list[dict[str, Any]], seed: int) -> dict[str, Any]:
+    """anonymeter's figures and self-measured times, from its venv (one subprocess)."""
+    python = ensure_oracle_env()
+    options = json.dumps({"attacks": specs, "seed": seed, "n_jobs": 1})
+    done = subprocess.run(
+        [str(python), str(ORACLE), *map(str, paths), options],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return json.loads(done.stdout)
+
+
+def within_each_other(ours, theirs: dict[str, Any], slack: float = 1e-9) -> bool:
+    lo, hi = theirs["ci"]
+    return (lo - slack <= ours.risk <= hi + slack) and (
+        ours.ci[0] - slack <= theirs["risk"] <= ours.ci[1] + slack
+    )
+
+
+def attack_rows(ctx: BenchContext) -> list[Row]:
+    """Singling out (multi/univariate), linkability and inference per secret: ours vs anonymeter."""
+    paths = []
+    for name, frame in (
+        ("original", ctx.inputs.original),
+        ("released", ctx.inputs.released),
+        ("control", ctx.inputs.control),
+    ):
+        path = ctx.workdir / f"{name}.csv"
+        frame.to_csv(path, index=False)
+        paths.append(path)
+    original, released, control = (_read(p) for p in paths)
+    specs = _attack_specs(ctx.n_attacks)
+    theirs = run_oracle(paths, specs, SEED) if ctx.oracle else {}
+    rows = []
+    for spec in specs:
+        key = spec.get("key", spec["name"])
+        c0, w0 = time.process_time(), time.perf_counter()
+        ours = run_ours(spec, original, released, control, SEED)
+        wall, cpu = time.perf_counter() - w0, time.process_time() - c0
+        row = Row(f"{key} (n={ctx.n_attacks})", _interval(ours.risk, ours.ci), wall, cpu)
+        if key in theirs:
+            t = theirs[key]
+            row.baseline_name = "anonymeter 1.1"
+            row.baseline_figure = _interval(t["risk"], t["ci"])
+            row.baseline_wall, row.baseline_cpu = t["seconds_wall"], t["seconds_cpu"]
+            row.agree = "yes" if within_each_other(ours, t) else "NO"
+        rows.append(row)
+    return rows
+
+
+#: Row builders, in print order; each takes the context and returns rows.
+ROW_BUILDERS: list[Callable[[BenchContext], list[Row]]] = [class_rows, attack_rows]
+
+
+def _ratio(ours: float, theirs: float | None) -> str:
+    if theirs is None or theirs <= 0:
+        return "-"
+    return f"{ours / theirs:.3f}x"
+
+
+def print_table(rows: list[Row]) -> None:
+    head = (
+        f"{'measure':<52} {'ours (risk [CI])':<24} {'wall s':>7} {'CPU s':>7} "
+        f"{'baseline (risk [CI])':<24} {'wall s':>7} {'CPU s':>7} {'wall ratio':>10} "
+        f"{'CPU ratio':>10} {'agree':>5}"
+    )
+    print(head)
+    print("-" * len(head))
+    for r in rows:
+        bw = "-" if r.baseline_wall is None else f"{r.baseline_wall:.2f}"
+        bc = "-" if r.baseline_cpu is None else f"{r.baseline_cpu:.2f}"
+        print(
+            f"{r.name:<52} {r.figure:<24} {r.wall:>7.2f} {r.cpu:>7.2f} "
+            f"{r.baseline_figure or '-':<24} {bw:>7} {bc:>7} "
+            f"{_ratio(r.wall, r.baseline_wall):>10} {_ratio(r.cpu, r.baseline_cpu):>10} "
+            f"{r.agree or '-':>5}"
+        )
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--n-attacks", type=int, default=2000)
+    parser.add_argument("--no-oracle", action="store_true", help="skip anonymeter")
+    args = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory(prefix="bench_attacks_") as tmp:
+        ctx = build_context(args.n_attacks, not args.no_oracle, Path(tmp))
+        if ctx is None:
+            return 0
+        levels = dict(ctx.result.transformation)
+        print(
+            f"Adult: {len(ctx.part)} released-part / {len(ctx.control)} control records; "
+            f"k=5 + distinct 3-diversity({SENSITIVE}), 2% suppression; levels {levels}; "
+            f"{len(ctx.inputs.released)} released rows; seed {SEED}; root {ROOT}"
+        )
+        rows: list[Row] = []
+        for build in ROW_BUILDERS:
+            rows.extend(build(ctx))
+        print_table(rows)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

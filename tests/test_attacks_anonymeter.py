@@ -1,0 +1,172 @@
+"""Our attacks against anonymeter 1.1 itself (run in its own venv) on Adult.
+
+Two settings, as in issue #13: the k=5 + distinct 3-diversity(occupation) release at 2%
+suppression of a 2/3 : 1/3 split (original and control generalized with the release's
+transformation), and the raw table released unprotected. For singling out (multivariate and
+univariate), linkability and inference (salary-class, occupation), each risk must lie within
+the other implementation's interval. The oracle venv is created when missing (pip from the
+package index); without it the test skips with the reason.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import subprocess
+import sys
+
+import pandas as pd
+import pytest
+
+from anon_core.attacks import inference, linkability, singling_out
+from anon_core.attacks.battery import attack_inputs
+from anon_core.attacks.split import split_frame
+from anon_core.privacy.models import make_model
+from anon_core.services.problem import Problem
+from tests.conftest import ROOT, needs_shared
+
+N = 500
+SEED = 0
+MAX_ATTEMPTS = 20_000
+AUX = (
+    ["sex", "age", "race", "marital-status"],
+    ["education", "native-country", "workclass", "salary-class"],
+)
+SPECS = [
+    {"name": "singling-out-multivariate", "n_attacks": N, "max_attempts": MAX_ATTEMPTS},
+    {"name": "singling-out-univariate", "n_attacks": N},
+    {"name": "linkability", "n_attacks": N, "aux_columns": [list(g) for g in AUX]},
+    {
+        "name": "inference",
+        "key": "inference-salary-class",
+        "secret": "salary-class",
+        "n_attacks": N,
+        "regression": False,
+    },
+    {
+        "name": "inference",
+        "key": "inference-occupation",
+        "secret": "occupation",
+        "n_attacks": N,
+        "regression": False,
+    },
+]
+
+pytestmark = [pytest.mark.slow, needs_shared]
+
+
+def _oracle_module():
+    spec = importlib.util.spec_from_file_location(
+        "oracle_env", ROOT / "benchmarks" / "oracle_env.py"
+    )
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def oracle_python():
+    module = _oracle_module()
+    try:
+        return module.ensure_oracle_env()
+    except (RuntimeError, subprocess.TimeoutExpired, OSError) as exc:
+        pytest.skip(f"the anonymeter venv cannot be created here (needs the package index): {exc}")
+
+
+def _read(path):
+    return pd.read_csv(path, keep_default_na=False, na_values=[""])
+
+
+def _ours(spec, original, released, control):
+    name = spec["name"]
+    if name.startswith("singling-out-"):
+        return singling_out(
+            original,
+            released,
+            control,
+            mode=name.removeprefix("singling-out-"),
+            n_attacks=N,
+            max_attempts=spec.get("max_attempts"),
+            random_state=SEED,
+        )
+    if name == "linkability":
+        return linkability(
+            original, released, control, aux_columns=AUX, n_attacks=N, random_state=SEED
+        )
+    return inference(
+        original,
+        released,
+        control,
+        secret=spec["secret"],
+        n_attacks=N,
+        regression=False,
+        random_state=SEED,
+    )
+
+
+def _compare(oracle_python, tmp_path, original, released, control):
+    paths = []
+    for name, frame in (("original", original), ("released", released), ("control", control)):
+        path = tmp_path / f"{name}.csv"
+        frame.to_csv(path, index=False)
+        paths.append(str(path))
+    done = subprocess.run(
+        [
+            str(oracle_python),
+            str(ROOT / "benchmarks" / "anonymeter_oracle.py"),
+            *paths,
+            json.dumps({"attacks": SPECS, "seed": SEED, "n_jobs": 1}),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    theirs = json.loads(done.stdout)
+    frames = [_read(p) for p in paths]  # the very values anonymeter read
+    disagreements = []
+    for spec in SPECS:
+        key = spec.get("key", spec["name"])
+        ours, t = _ours(spec, *frames), theirs[key]
+        lo, hi = t["ci"]
+        inside = (
+            lo - 1e-9 <= ours.risk <= hi + 1e-9
+            and ours.ci[0] - 1e-9 <= t["risk"] <= ours.ci[1] + 1e-9
+        )
+        if not inside:
+            disagreements.append((key, ours.risk, ours.ci, t["risk"], t["ci"]))
+    assert not disagreements, disagreements
+
+
+@pytest.fixture(scope="module")
+def adult_split(adult_frame):
+    return split_frame(adult_frame, 1 / 3, SEED)
+
+
+def test_generalized_release_agrees_with_anonymeter(
+    oracle_python, tmp_path, adult_split, adult_hierarchies
+):
+    part, control = adult_split
+    roles = {c: "quasi-identifier" for c in part.columns}
+    roles["occupation"] = "sensitive"
+    problem = Problem(
+        part,
+        roles,
+        {q: h for q, h in adult_hierarchies.items() if roles.get(q) == "quasi-identifier"},
+        [
+            make_model({"model": "k-anonymity", "k": 5}),
+            make_model({"model": "distinct-l-diversity", "attribute": "occupation", "l": 3}),
+        ],
+        0.02,
+    )
+    inputs = attack_inputs(problem.dataset, problem.search().optimum, control)
+    _compare(oracle_python, tmp_path, inputs.original, inputs.released, inputs.control)
+
+
+def test_unprotected_release_agrees_with_anonymeter(oracle_python, tmp_path, adult_split):
+    part, control = adult_split
+    _compare(oracle_python, tmp_path, part, part, control)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(pytest.main([__file__, "-q"]))
