@@ -24,23 +24,6 @@ from anon_core.validation import check_int
 
 #: ARX's ``ARXPopulationModel.create(Region.USA)``: the default population.
 USA_POPULATION = 317_238_626
-#: ARX's population regions (``ARXPopulationModel.Region``) by name.
-REGIONS = {
-    "africa": 1_100_000_000,
-    "australia": 23_130_900,
-    "europe": 740_000_000,
-    "north-america": 565_265_000,
-    "south-america": 385_742_554,
-    "european-union": 507_420_000,
-    "brasil": 202_656_788,
-    "canada": 34_834_841,
-    "china": 1_366_040_000,
-    "france": 65_820_916,
-    "germany": 80_767_000,
-    "india": 1_210_569_573,
-    "uk": 63_705_000,
-    "usa": USA_POPULATION,
-}
 #: The estimators, as the figures and the privacy model name them.
 ESTIMATORS = ("dankar", "zayatz", "pitman", "snb")
 _INT_MAX = 2**31 - 1  # Java Integer.MAX_VALUE

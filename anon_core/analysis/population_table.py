@@ -25,11 +25,29 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from anon_core.analysis.population import REGIONS, USA_POPULATION
+from anon_core.analysis.population import USA_POPULATION
 from anon_core.errors import ConfigError, DataError, PrivacyWarning
 from anon_core.validation import check_int, check_keys, check_mapping
 
 log = logging.getLogger(__name__)
+
+#: ARX's population regions (``ARXPopulationModel.Region``) by name.
+REGIONS = {
+    "africa": 1_100_000_000,
+    "australia": 23_130_900,
+    "europe": 740_000_000,
+    "north-america": 565_265_000,
+    "south-america": 385_742_554,
+    "european-union": 507_420_000,
+    "brasil": 202_656_788,
+    "canada": 34_834_841,
+    "china": 1_366_040_000,
+    "france": 65_820_916,
+    "germany": 80_767_000,
+    "india": 1_210_569_573,
+    "uk": 63_705_000,
+    "usa": USA_POPULATION,
+}
 
 #: Keys of a population given as a table (model parameter ``population`` or the ``population`` section).
 TABLE_KEYS = {"table", "separator", "count_column"}

@@ -40,7 +40,6 @@ import pandas as pd
 
 from anon_core.analysis.population import (
     ESTIMATORS,
-    REGIONS,
     USA_POPULATION,
     PopulationUniqueness,
     SolverConfig,
@@ -52,7 +51,7 @@ from anon_core.analysis.population import (
     population_figures,
     population_uniqueness,
 )
-from anon_core.analysis.population_table import PopulationMatcher, class_population
+from anon_core.analysis.population_table import REGIONS, PopulationMatcher, class_population
 from anon_core.analysis.qi_analysis import QIScore, check_combination_limits, qi_analysis
 from anon_core.errors import ConfigError, DataError
 from anon_core.validation import check_float
