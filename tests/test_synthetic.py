@@ -172,7 +172,7 @@ def test_unknown_method_parameter():
 
 # ------------------------------------------------------------------ registry and lazy imports
 def test_methods_are_registered_and_available():
-    for name in ("synthetic-mst", "synthetic-gaussian-copula", "synthetic-ctgan"):
+    for name in ("synthetic-mst", "synthetic-aim", "synthetic-gaussian-copula", "synthetic-ctgan"):
         assert METHODS[name].extra == "synthetic"
         assert method_available(name) == (True, "")
     assert METHODS["synthetic-ctgan"].reproducible is False
@@ -238,3 +238,19 @@ def test_ctgan_tiny_run_with_progress():
 def test_ctgan_bad_parameters(params, message):
     with pytest.raises(ConfigError, match=message):
         make_method({"name": "synthetic-ctgan", **params})
+
+
+# ------------------------------------------------------------------ AIM
+@pytest.mark.slow
+def test_aim_budget_domain_and_seed():
+    frame = _frame(200, seed=3)
+    method = make_method(
+        {"name": "synthetic-aim", "epsilon": 1.0, "iters": 100, "domains": DOMAINS}
+    )
+    out = method.release(frame, make_context(frame), random_state=5)
+    d = out.details
+    assert d["rho_spent"] <= d["rho"] and d["epsilon_spent"] <= 1.0
+    assert d["rounds"] >= 1 and d["domains_from_data"] == []
+    assert set(out.table["c"]) <= {"a", "b", "c", "d"} and out.table["x"].between(0, 100).all()
+    again = method.release(frame, make_context(frame), random_state=5)
+    pd.testing.assert_frame_equal(again.table, out.table)

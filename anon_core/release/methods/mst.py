@@ -116,7 +116,7 @@ def encode_table(
     return {c: v[keep] for c, v in codes.items()}, int((~keep).sum())
 
 
-def _jax() -> Any:
+def jax_x64() -> Any:
     """Import JAX in 64-bit mode (mbi's estimates stall in float32 on larger tables)."""
     import jax
 
@@ -155,7 +155,7 @@ def fit_and_sample(
     start: float,
 ) -> dict[str, np.ndarray]:
     """Private-PGM estimation from (clique, noisy vector, std, query weights) and sampled codes."""
-    _jax()
+    jax_x64()
     import mbi
     from mbi.estimation import MirrorDescent
 
