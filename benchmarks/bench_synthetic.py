@@ -1,8 +1,8 @@
 """Synthetic releases of Adult: time (wall and CPU), utility yardstick and memorization checks.
 
 Adult (30,162 rows, 9 columns) is split 80/20 (seeded): each synthesizer is fitted on the 80%
-part; the 20% holdout is the utility yardstick's test set and the DCR's reference. MST gets its
-domains from ARX's hierarchy files (leaves; age as integer bounds), so nothing is read from the
+part; the 20% holdout is the utility yardstick's test set and the DCR's reference. MST and AIM get
+their domains from ARX's hierarchy files (leaves; age as integer bounds), so nothing is read from the
 data. Rows: synthesizer and parameters; columns: wall and CPU seconds (one run each: the
 synthesizers are long), the ratio of wall time to the named baseline (the Gaussian copula),
 ML utility trained on the release and tested on the holdout (logistic regression, accuracy and
@@ -10,7 +10,7 @@ its drop from the baseline trained on the original part), marginal and associati
 exact copies of training rows and the share of checked rows closer to training than to holdout.
 
 Run: python benchmarks/bench_synthetic.py [--epsilons 1,10] [--ctgan-epochs 5] [--rows N]
-     [--skip-ctgan] [--mst-iters 1000]
+     [--skip-ctgan] [--skip-aim] [--mst-iters 1000]
 """
 
 from __future__ import annotations
@@ -55,6 +55,7 @@ def main() -> int:
     parser.add_argument("--epsilons", default="1,10", help="MST budgets (comma-separated)")
     parser.add_argument("--ctgan-epochs", type=int, default=5)
     parser.add_argument("--skip-ctgan", action="store_true")
+    parser.add_argument("--skip-aim", action="store_true")
     parser.add_argument("--mst-iters", type=int, default=1000)
     parser.add_argument("--rows", type=int, default=None, help="use only the first N rows")
     args = parser.parse_args()
@@ -72,10 +73,17 @@ def main() -> int:
     context = make_context(train)
     domains = declared_domains(hierarchies)
     specs = [{"name": "synthetic-gaussian-copula"}]
-    specs += [
-        {"name": "synthetic-mst", "epsilon": float(e), "iters": args.mst_iters, "domains": domains}
-        for e in args.epsilons.split(",")
-    ]
+    for e in args.epsilons.split(","):
+        specs.append(
+            {
+                "name": "synthetic-mst",
+                "epsilon": float(e),
+                "iters": args.mst_iters,
+                "domains": domains,
+            }
+        )
+        if not args.skip_aim:
+            specs.append({"name": "synthetic-aim", "epsilon": float(e), "domains": domains})
     if not args.skip_ctgan:
         specs.append({"name": "synthetic-ctgan", "epochs": args.ctgan_epochs})
     rows = []
