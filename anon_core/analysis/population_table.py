@@ -263,10 +263,11 @@ class PopulationMatcher:
 
     def __init__(self, population: PopulationTable, dataset: Any) -> None:
         self.population = population
+        self.dataset = dataset  # the sample this matcher is bound to
         self.qis = list(dataset.qis)
         self._codes: list[list[np.ndarray]] = []
         self._radix: list[list[int]] = []
-        for j, q in enumerate(self.qis):
+        for q in self.qis:
             col = dataset.columns[q]
             enc = dataset.hierarchy(q)
             table = np.asarray(col.hierarchy.table, dtype=object).astype(str)
@@ -289,7 +290,6 @@ class PopulationMatcher:
                 radix.append(enc.cardinality(h))
             self._codes.append(per_level)
             self._radix.append(radix)
-            del j
 
     def counts(self, codes: np.ndarray, levels: Sequence[int]) -> np.ndarray:
         """People of the population in each class; ``codes`` are the classes' generalized codes (classes x QIs)."""

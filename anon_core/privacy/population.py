@@ -168,7 +168,7 @@ class KMap(PrivacyModel):
 
     def prepare(self, freq: FrequencyTable) -> Any:
         if self.source is not None:
-            if self._matcher is None:
+            if self._matcher is None or self._matcher.dataset is not freq.dataset:
                 self._matcher = bind_population(self.source, freq.dataset)
             return self._matcher
         n = freq.n_records

@@ -106,7 +106,7 @@ class _Profitability(PrivacyModel):
     def _population(self, freq: FrequencyTable) -> PopulationMatcher | None:
         if self.attacker != "journalist":
             return None
-        if self._matcher is None:
+        if self._matcher is None or self._matcher.dataset is not freq.dataset:
             assert self.source is not None
             self._matcher = bind_population(self.source, freq.dataset)
         return self._matcher
