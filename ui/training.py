@@ -226,7 +226,7 @@ def dpsgd_section(ws) -> None:
                 released = (
                     ws.sample_release(current)
                     if ws.large is not None
-                    else problem(ws).apply(current)
+                    else problem(ws).apply(current, "mask")  # aligned: suppressed rows as '*'
                 )
                 references["k-anonymized"] = released[[c for c in columns if c in released]]
             if use_synth:
