@@ -76,11 +76,12 @@ def poisson_derived_k(k: int, lam: float, significance: float) -> tuple[int, flo
     threshold = 1.0 - significance
     counter, value = 0, 0.0
     while value < threshold:
+        previous = value
         value = float(special.pdtr(counter, lam))  # P(X <= counter)
         counter += 1
-        if counter >= k:
-            value = 1.0
-            break
+        if counter >= k or (counter > 1 and value == previous):
+            # ARX runs on until counter reaches k; a CDF that no longer moves cannot get there sooner.
+            return k + 1, 0.0
     return counter + 1, 1.0 - value
 
 
@@ -90,11 +91,12 @@ def zero_truncated_derived_k(k: int, lam: float, significance: float) -> tuple[i
     v2 = 1.0 - math.exp(-lam)
     counter, value = 1, 0.0
     while value < threshold:
-        value += math.exp(counter * math.log(lam) - lam - math.lgamma(counter + 1.0)) / v2
+        term = math.exp(counter * math.log(lam) - lam - math.lgamma(counter + 1.0)) / v2
+        value += term
         counter += 1
-        if counter >= k:
-            value = 1.0
-            break
+        if counter >= k or (term == 0.0 and value < threshold):
+            # ARX runs on until counter reaches k; once the terms underflow nothing else can stop it.
+            return k, 0.0
     return counter, 1.0 - value
 
 
