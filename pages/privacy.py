@@ -9,7 +9,6 @@ import streamlit as st
 from anon_core.analysis.risk import report_dict, risk_from_sizes
 from anon_core.privacy.models import MODELS
 from anon_core.quality.metrics import METRICS
-from anon_core.services.resolve import without_suppression
 from ui.widgets import (
     class_size_chart,
     current_levels,
@@ -183,16 +182,12 @@ with figures, friendly_errors():
         else "❌ **The transformation does not satisfy the configuration.**"
     )
     model_status_lines(result, ev)
-    shown = result
     if not result.satisfied:
-        # Honest figures: a failing transformation is never released, so its risk is shown
-        # for the table as it stands (no impossible suppression), and marked as such.
-        shown = without_suppression(result)
         st.warning(
-            "These figures describe a transformation that fails its privacy models: it would need "
+            "These figures describe a transformation that fails its privacy models: they assume "
             f"{result.suppressed_records:,} records suppressed, more than the limit of "
-            f"{ev.max_outliers:,}, so it cannot be released. Risk and classes below are those of "
-            "the table without that suppression. Press **Find the optimum** or raise the levels.",
+            f"{ev.max_outliers:,}, so this transformation cannot be released. Press **Find the "
+            "optimum** or raise the levels.",
             icon="⚠️",
         )
     n = ev.freq.n_records
@@ -208,7 +203,7 @@ with figures, friendly_errors():
     c[3].metric("Smallest class", f"{result.min_class_size:,}")
     c[4].metric("Average class", f"{result.average_class_size:,.1f}")
 
-    report = report_dict(risk_from_sizes(shown.table.sizes[~shown.suppressed]))
+    report = report_dict(risk_from_sizes(result.table.sizes[~result.suppressed]))
     st.subheader("Re-identification risk")
     attackers = pd.DataFrame(
         {
@@ -249,7 +244,7 @@ with figures, friendly_errors():
         )
 
     st.subheader("Equivalence classes")
-    st.plotly_chart(class_size_chart(shown), key="classes")
+    st.plotly_chart(class_size_chart(result), key="classes")
     explain(
         "How many released records sit in classes of each size; small classes are the risky ones.",
         "An equivalence class is the set of records sharing the same generalized quasi-identifier values.",

@@ -129,7 +129,10 @@ def test_the_engine_never_imports_streamlit():
         str(p.relative_to(ROOT))
         for p in PACKAGE.rglob("*.py")
         if any(
-            (isinstance(n, ast.Import) and any(a.name.split(".")[0] == "streamlit" for a in n.names))
+            (
+                isinstance(n, ast.Import)
+                and any(a.name.split(".")[0] == "streamlit" for a in n.names)
+            )
             or (isinstance(n, ast.ImportFrom) and (n.module or "").split(".")[0] == "streamlit")
             for n in ast.walk(ast.parse(p.read_text(encoding="utf-8")))
         )
@@ -144,3 +147,16 @@ def test_pages_hold_only_pages():
         for node in ast.walk(tree):
             if isinstance(node, ast.ImportFrom) and node.module:
                 assert not node.module.startswith("pages"), f"{path.name} imports {node.module}"
+
+
+def test_code_is_formatted_and_lint_clean():
+    """`ruff format --check` and `ruff check` pass on the whole project (CI keeps them)."""
+    import shutil
+    import subprocess
+    import sys
+
+    ruff = shutil.which("ruff", path=str(Path(sys.executable).parent)) or shutil.which("ruff")
+    assert ruff, "ruff is a dev dependency: pip install -e '.[dev]'"
+    for args in (["format", "--check", "."], ["check", "."]):
+        run = subprocess.run([ruff, *args], cwd=ROOT, capture_output=True, text=True)
+        assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
