@@ -4,7 +4,15 @@ Two settings, as in issue #13: the k=5 + distinct 3-diversity(occupation) releas
 suppression of a 2/3 : 1/3 split (original and control generalized with the release's
 transformation), and the raw table released unprotected. For singling out (multivariate and
 univariate), linkability and inference (salary-class, occupation), each risk must lie within
-the other implementation's interval. The oracle venv is created when missing (pip from the
+the other implementation's interval.
+
+One pair is left out on the generalized release: inference of salary-class. There nearly every
+target ties with several released records at distance 0, anonymeter keeps whichever tied record
+its sort puts first (the same one for every target of a class, whatever the seed) and its
+figure then depends on the order of the released rows: the same release in three row orders
+gave 0.00, 0.10 and 0.06 (n=2000), with intervals that ignore this spread. Our attack draws
+among tied records per target (the expectation over row orders). The pair is compared on the
+raw table, and the benchmark prints it for the generalized release. The oracle venv is created when missing (pip from the
 package index); without it the test skips with the reason.
 """
 
@@ -104,7 +112,7 @@ def _ours(spec, original, released, control):
     )
 
 
-def _compare(oracle_python, tmp_path, original, released, control):
+def _compare(oracle_python, tmp_path, original, released, control, specs=SPECS):
     paths = []
     for name, frame in (("original", original), ("released", released), ("control", control)):
         path = tmp_path / f"{name}.csv"
@@ -115,7 +123,7 @@ def _compare(oracle_python, tmp_path, original, released, control):
             str(oracle_python),
             str(ROOT / "benchmarks" / "anonymeter_oracle.py"),
             *paths,
-            json.dumps({"attacks": SPECS, "seed": SEED, "n_jobs": 1}),
+            json.dumps({"attacks": specs, "seed": SEED, "n_jobs": 1}),
         ],
         capture_output=True,
         text=True,
@@ -125,7 +133,7 @@ def _compare(oracle_python, tmp_path, original, released, control):
     theirs = json.loads(done.stdout)
     frames = [_read(p) for p in paths]  # the very values anonymeter read
     disagreements = []
-    for spec in SPECS:
+    for spec in specs:
         key = spec.get("key", spec["name"])
         ours, t = _ours(spec, *frames), theirs[key]
         lo, hi = t["ci"]
@@ -160,7 +168,8 @@ def test_generalized_release_agrees_with_anonymeter(
         0.02,
     )
     inputs = attack_inputs(problem.dataset, problem.search().optimum, control)
-    _compare(oracle_python, tmp_path, inputs.original, inputs.released, inputs.control)
+    specs = [s for s in SPECS if s.get("key") != "inference-salary-class"]
+    _compare(oracle_python, tmp_path, inputs.original, inputs.released, inputs.control, specs)
 
 
 def test_unprotected_release_agrees_with_anonymeter(oracle_python, tmp_path, adult_split):
