@@ -116,9 +116,15 @@ def run_one(engine: str, data: Path, out: Path) -> dict:
         t3 = time.perf_counter()
     import pyarrow.parquet as pq
 
-    released_rows = (
-        pq.ParquetDataset(out).read().num_rows if out.is_dir() else pq.read_metadata(out).num_rows
-    )
+    if out.suffix == ".csv":
+        parts = sorted(out.glob("part-*.csv")) if out.is_dir() else [out]
+        released_rows = sum(sum(1 for _ in p.open("rb")) - 1 for p in parts)
+    else:
+        released_rows = (
+            pq.ParquetDataset(out).read().num_rows
+            if out.is_dir()
+            else pq.read_metadata(out).num_rows
+        )
     return {
         "engine": engine,
         "rows": problem.dataset.n_rows,
@@ -146,8 +152,8 @@ def measure(engine: str, data: Path, out: Path) -> dict:
     return json.loads(lines[-1])
 
 
-def generate(rows: int, folder: Path) -> Path:
-    path = folder / f"adult_like_{rows}.parquet"
+def generate(rows: int, folder: Path, fmt: str = "parquet") -> Path:
+    path = folder / f"adult_like_{rows}.{fmt}"
     if path.is_file():
         return path
     spec = importlib.util.spec_from_file_location(
@@ -173,6 +179,9 @@ def main() -> None:
     parser.add_argument(
         "--data-dir", default=None, help="where generated inputs are kept (default: a temp folder)"
     )
+    parser.add_argument(
+        "--format", default="parquet", choices=["parquet", "csv"], help="input and release format"
+    )
     args = parser.parse_args()
     if not (ADULT / "adult_hierarchy_age.csv").is_file():
         print(
@@ -185,7 +194,8 @@ def main() -> None:
         folder = Path(args.data_dir) if args.data_dir else Path(tmp)
         folder.mkdir(parents=True, exist_ok=True)
         print(
-            f"{os.cpu_count()} cores; k=5, 2% suppression, 7 QIs with ARX's Adult hierarchies; input Parquet"
+            f"{os.cpu_count()} cores; k=5, 2% suppression, 7 QIs with ARX's Adult hierarchies; "
+            f"input and release {args.format}; wall seconds, peak RSS of the process and its children"
         )
         header = (
             f"{'rows':>11} {'engine':>7} {'freq s':>8} {'search s':>9} {'write s':>8} {'total s':>8} "
@@ -193,7 +203,7 @@ def main() -> None:
         )
         print(header)
         for rows in sizes:
-            data = generate(rows, folder)
+            data = generate(rows, folder, args.format)
             results = {}
             for engine in engines:
                 if engine == "pandas" and rows > PANDAS_MAX_ROWS:
@@ -201,7 +211,7 @@ def main() -> None:
                         f"{rows:>11,} {engine:>7}  skipped: the whole table in memory would exceed the machine"
                     )
                     continue
-                out = Path(tmp) / f"released_{engine}_{rows}.parquet"
+                out = Path(tmp) / f"released_{engine}_{rows}.{args.format}"
                 r = measure(engine, data, out)
                 results[engine] = r
                 if "error" in r:
