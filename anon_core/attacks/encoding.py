@@ -9,7 +9,7 @@ distances; a missing value is code -1 in every column.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
@@ -109,3 +109,13 @@ def row_keys(*matrices: np.ndarray) -> list[np.ndarray]:
     else:
         keys = np.unique(stacked, axis=0, return_inverse=True)[1].reshape(-1).astype(np.int64)
     return [keys[sizes[i] : sizes[i + 1]] for i in range(len(matrices))]
+
+
+def distinct_rows(enc: EncodedTables) -> EncodedTables:
+    """The same encoding with each table's duplicate rows dropped (first occurrences, in order)."""
+    tables = []
+    for table in enc.codes:
+        (keys,) = row_keys(table)
+        _, first = np.unique(keys, return_index=True)
+        tables.append(table[np.sort(first)])
+    return replace(enc, codes=tuple(tables))

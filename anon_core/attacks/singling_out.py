@@ -16,7 +16,7 @@ from collections.abc import Callable
 import numpy as np
 import pandas as pd
 
-from anon_core.attacks.encoding import MISSING, EncodedTables, encode_tables
+from anon_core.attacks.encoding import MISSING, EncodedTables, distinct_rows, encode_tables
 from anon_core.attacks.inputs import check_common, check_tables
 from anon_core.attacks.predicates import (
     EQ,
@@ -201,8 +201,8 @@ def singling_out(
         max_attempts = 1000 * n_attacks
     max_attempts = check_int("max_attempts", max_attempts, minimum=1)
     rng = np.random.default_rng(random_state)
-    frames = [f[columns].drop_duplicates() for f in (original, released, control)]
-    enc = encode_tables(frames, columns)
+    # anonymeter deduplicates the tables: a predicate singles out one distinct record
+    enc = distinct_rows(encode_tables([original, released, control], columns))
     ori, rel, ctl = enc.codes
     ori_index, rel_index, ctl_index = (TableIndex(t, enc.radices) for t in enc.codes)
     progress(0.0, f"singling out ({mode}): building predicates")
