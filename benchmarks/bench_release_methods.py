@@ -66,7 +66,15 @@ def config(n_attacks: int):
                     }
                     for q in QIS
                 },
-                "salary-class": {"role": "sensitive"},
+                # hierarchy files declare these columns' domains too (DP synthesizers read them)
+                "salary-class": {
+                    "role": "sensitive",
+                    "hierarchy": {"file": str(ADULT / "adult_hierarchy_salary-class.csv")},
+                },
+                "occupation": {
+                    "role": "insensitive",
+                    "hierarchy": {"file": str(ADULT / "adult_hierarchy_occupation.csv")},
+                },
             },
             "privacy_models": [{"model": "k-anonymity", "k": 5}],
             "suppression_limit": 0.05,
