@@ -515,3 +515,22 @@ def test_attack_risk_search_with_a_loose_threshold_finds_the_plain_optimum(peopl
     assert found.optimum.transformation == expected.optimum.transformation
     assert found.optimum.quality.value == pytest.approx(expected.optimum.quality.value)
     assert len(found.attack_checks) == 1 and found.attack_checks[0].passed
+
+
+def test_attack_risk_with_confidence_bounds_the_upper_end(people_config):
+    # The same attack at 99% confidence: same counts and risk, a wider interval, and the model
+    # compares the interval's upper end (not the risk) with its threshold.
+    _, _, frame = people_config
+    part, control = split_frame(frame, 1 / 3, 0)
+    base = {"model": "attack-risk", "attack": "singling-out-multivariate", "threshold": 0.5}
+    config = parse_config(_config(frame, privacy_models=[{"model": "k-anonymity", "k": 2}]))
+    problem = Problem.from_config(config, part)
+    result = problem.search().optimum
+    plain = make_model({**base, "n_attacks": 200}).bind(control)
+    strict = make_model({**base, "n_attacks": 200, "confidence": 0.99}).bind(control)
+    a = measure_attack(plain, problem.evaluator, result)
+    b = measure_attack(strict, problem.evaluator, result)
+    assert b.attack_rate.n_success == a.attack_rate.n_success
+    assert b.ci[0] <= a.ci[0] and b.ci[1] >= a.ci[1]
+    assert strict.bound_value(b.risk, b.ci) == b.ci[1]
+    assert plain.bound_value(a.risk, a.ci) == a.risk

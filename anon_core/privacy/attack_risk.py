@@ -72,6 +72,15 @@ class AttackRisk(PrivacyModel):
         Param("n_attacks", "int", 2000, 1, None, help="Guesses of the attack"),
         Param("random_state", "int", 0, 0, None, help="Seed of the attack"),
         Param(
+            "max_attempts",
+            "int",
+            None,
+            1,
+            None,
+            help="Singling out only: predicate tries per attack (default 1000 x n_attacks)",
+            optional=True,
+        ),
+        Param(
             "secret",
             "attribute",
             None,

@@ -106,7 +106,12 @@ def measure_attack(
     common = {"n_attacks": model.n_attacks, "random_state": model.random_state}
     if model.attack == "singling-out-multivariate":
         out = singling_out(
-            inputs.original, inputs.released, inputs.control, mode="multivariate", **common
+            inputs.original,
+            inputs.released,
+            inputs.control,
+            mode="multivariate",
+            max_attempts=model.max_attempts,
+            **common,
         )
     elif model.attack == "linkability":
         aux = default_aux_columns(inputs.qis)
