@@ -203,14 +203,17 @@ class KMap(PrivacyModel):
         return table.sizes >= self.derived_k
 
 
-def arx_binary_suppression(n: int, fulfilled: Callable[[int], bool]) -> int:
+def arx_binary_suppression(
+    n: int, fulfilled: Callable[[int], bool], over_budget: Callable[[int], bool] | None = None
+) -> int:
     """How many of ``n`` ordered classes ARX's ``suppressWhileNotFulfilledBinary`` suppresses.
 
     ``fulfilled(m)`` judges the release with the first ``m`` classes suppressed.
     ARX's search always suppresses a prefix of the order (classes 0..mid); this
     reproduces its steps exactly, including Java's integer division and the last
     step (one more class when the final state fails), so a model that is not
-    monotonic under suppression ends where ARX's does.
+    monotonic under suppression ends where ARX's does. ``over_budget(m)``: ARX's early abort,
+    which stops as soon as a failing state suppresses more records than the limit allows.
     """
     if n == 0:
         return 0
@@ -221,7 +224,10 @@ def arx_binary_suppression(n: int, fulfilled: Callable[[int], bool]) -> int:
     low, high = 0, n - 1
     mid = jmid(low, high)
     while low <= high:
-        if fulfilled(mid + 1):
+        ok = fulfilled(mid + 1)
+        if not ok and over_budget is not None and over_budget(mid + 1):
+            return mid + 1  # ARX: State.ABORT, no last step
+        if ok:
             high = mid - 1
             mid = jmid(low, high)  # classes after mid are released again
         else:
@@ -257,6 +263,11 @@ class ArxSampleModel(SampleBasedModel):
     def __init__(self, **values: Any) -> None:
         super().__init__(**values)
         self._accepted: bytes | None = None
+        self._budget: int | None = None
+
+    def set_suppression_budget(self, budget: int) -> None:
+        """Records the suppression limit allows (the evaluator sets it); enforcing stops past it."""
+        self._budget = int(budget)
 
     def fulfilled_hist(self, s: np.ndarray, c: np.ndarray) -> bool:
         """Does a release whose classes have sizes ``s`` (ascending, ``c`` classes each) meet the model?"""
@@ -287,7 +298,13 @@ class ArxSampleModel(SampleBasedModel):
         keys = (keep,) if class_loss is None else (keep, class_loss[keep])
         order = keep[np.lexsort((*keys, sizes[keep]))]
         suffix = _suffix_histograms(sizes[order])
-        m = arx_binary_suppression(len(order), lambda k: self.fulfilled_hist(*suffix(k)))
+        over = None
+        if self._budget is not None:
+            before = int(sizes[suppressed].sum())
+            prefix = np.concatenate(([0], np.cumsum(sizes[order])))
+            budget = self._budget
+            over = lambda k: before + int(prefix[k]) > budget  # noqa: E731
+        m = arx_binary_suppression(len(order), lambda k: self.fulfilled_hist(*suffix(k)), over)
         out = suppressed.copy()
         out[order[:m]] = True
         self._accepted = sizes[~out].tobytes()
