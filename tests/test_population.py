@@ -588,3 +588,66 @@ def test_risk_page_shows_journalist_basis_and_suda2():
     assert not at.exception, at.exception
     ids = [c.proto.id for c in at.get("plotly_chart")]
     assert any("suda_dis" in i for i in ids) and any("suda_contrib" in i for i in ids)
+
+
+# ------------------------------------------------------------------ ARX's binary suppression
+def _java_binary(n, fulfilled, over_budget=None):
+    """ARX's HashGroupifyDistribution.suppressWhileNotFulfilledBinary transcribed line by line
+    (entries as flags; Java integer division); returns how many entries end suppressed."""
+    if n == 0:
+        return 0
+    flags = [False] * n
+
+    def state():
+        m = sum(flags)
+        assert flags == [True] * m + [False] * (n - m)  # always a prefix
+        ok = fulfilled(m)
+        if not ok and over_budget is not None and over_budget(m):
+            return "abort"
+        return ok
+
+    low, high = 0, n - 1
+    mid = int((low + high) / 2)
+    for i in range(low, mid + 1):
+        flags[i] = True
+    st = "abort"
+    while low <= high:
+        st = state()
+        if st == "abort":
+            break
+        if st:
+            high = mid - 1
+            mid = int((low + high) / 2)
+            i = mid + 1
+            while i < n and flags[i]:
+                flags[i] = False
+                i += 1
+        else:
+            low = mid + 1
+            mid = int((low + high) / 2)
+            for i in range(low, mid + 1):
+                flags[i] = True
+    if st != "abort":
+        st = state()
+        if st is False and mid + 1 < n and not flags[mid + 1]:
+            flags[mid + 1] = True
+    return sum(flags)
+
+
+def test_binary_suppression_matches_arx_transcription_on_non_monotone_predicates():
+    from anon_core.privacy.population import arx_binary_suppression
+
+    rng = np.random.default_rng(5)
+    for _ in range(300):
+        n = int(rng.integers(0, 40))
+        verdict = rng.random(n + 1) < rng.random()  # arbitrary, not monotone
+        budget = int(rng.integers(0, n + 1))
+
+        def fulfilled(m, v=verdict):
+            return bool(v[m])
+
+        def over(m, b=budget):
+            return m > b
+
+        assert arx_binary_suppression(n, fulfilled) == _java_binary(n, fulfilled)
+        assert arx_binary_suppression(n, fulfilled, over) == _java_binary(n, fulfilled, over)
