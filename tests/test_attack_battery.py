@@ -534,3 +534,33 @@ def test_attack_risk_with_confidence_bounds_the_upper_end(people_config):
     assert b.ci[0] <= a.ci[0] and b.ci[1] >= a.ci[1]
     assert strict.bound_value(b.risk, b.ci) == b.ci[1]
     assert plain.bound_value(a.risk, a.ci) == a.risk
+
+
+def test_report_section_and_linkage_chart(people_config):
+    from anon_core.report.attacks import attacks_section, compare_sections
+    from ui.attacks import linkage_chart
+
+    _, _, frame = people_config
+    config = parse_config(_config(frame))
+    part, control = split_frame(frame, 1 / 3, 2)
+    problem = Problem.from_config(config, part)
+    result = problem.search().optimum
+    section = parse_attack_section({"n_attacks": 50, "random_state": 2})
+    external = frame[["name", "age", "zip", "sex"]].iloc[:80]
+    report = run_battery(
+        attack_inputs(problem.dataset, result, control), config_section=section, external=external
+    )
+    data = attacks_section(report)
+    assert data["figures"] == report.to_dict()
+    assert data["reproduce"]["random_state"] == 2 and data["reproduce"]["n_attacks"] == 50
+    assert data["linkage"]["truth_known"]  # the input's identifier column 'name' is shared
+    assert compare_sections(data, attacks_section(report)) == []
+    changed = json.loads(json.dumps(data))
+    changed["figures"]["membership"]["advantage"] += 0.5
+    assert compare_sections(data, changed) == [
+        f"attacks.membership.advantage: report {data['figures']['membership']['advantage']}, "
+        f"re-run {changed['figures']['membership']['advantage']}"
+    ]
+    fig = linkage_chart(report.linkage)
+    assert list(fig.data[0].x) == list(report.linkage.group_sizes)
+    assert sum(report.linkage.size_distribution().values()) == 80
