@@ -489,10 +489,15 @@ OUTPUT_FORMATS = {
 }
 
 
+#: A signed decimal number ("-5", "+3.2", "-1e3"): a number to a spreadsheet, never a formula.
+_PLAIN_NUMBER = r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?"
+
+
 def escape_formulas(frame: pd.DataFrame) -> pd.DataFrame:
     """A copy whose string cells starting with = + - @ tab or CR get a leading apostrophe.
 
-    Only string cells change: the number -5 stays a number. This is the usual
+    Only text changes: the number -5, and the text "-5" read from a CSV, stay as
+    they are (a spreadsheet reads them as numbers, not formulas). This is the usual
     neutralization of spreadsheet formula injection: a recipient who opens the
     file sees the text, and no formula runs.
     """
@@ -503,11 +508,20 @@ def escape_formulas(frame: pd.DataFrame) -> pd.DataFrame:
             continue
         is_text = s.map(lambda v: isinstance(v, str))
         text = s[is_text].astype(str)
-        hit = text.str.startswith(FORMULA_PREFIXES)
+        hit = text.str.startswith(FORMULA_PREFIXES) & ~text.str.fullmatch(_PLAIN_NUMBER)
         if hit.any():
             out[col] = s.astype(object)
             out.loc[hit[hit].index, col] = "'" + text[hit]
     return out
+
+
+def _has_carriage_return(frame: pd.DataFrame) -> bool:
+    for col in frame.columns:
+        s = frame[col]
+        if s.dtype == object or pd.api.types.is_string_dtype(s):
+            if s.map(lambda v: isinstance(v, str) and "\r" in v).any():
+                return True
+    return any("\r" in str(c) for c in frame.columns)
 
 
 def output_format(path: str | os.PathLike[str]) -> str:
@@ -533,7 +547,12 @@ def table_bytes(frame: pd.DataFrame, fmt: str, formula_escape: bool = True) -> b
     if fmt in {"csv", "tsv"}:
         table = escape_formulas(frame) if formula_escape else frame
         sep = "\t" if fmt == "tsv" else ","
-        return table.to_csv(index=False, sep=sep, lineterminator="\n").encode("utf-8")
+        # The csv writer quotes a value with a line feed but not one with a bare CR (a reader
+        # would split the row there): such tables are written with every field quoted.
+        quoting = csv.QUOTE_ALL if _has_carriage_return(table) else csv.QUOTE_MINIMAL
+        return table.to_csv(index=False, sep=sep, lineterminator="\n", quoting=quoting).encode(
+            "utf-8"
+        )
     if fmt == "xlsx":
         return xlsx_bytes(frame)
     if fmt == "json":
