@@ -15,6 +15,7 @@ import numpy as np
 from anon_core.attacks.encoding import EncodedTables, row_keys
 
 _CELLS_PER_CHUNK = 2_000_000
+_ONE_HOT_MAX = 512
 
 
 def _features(enc: EncodedTables, table: int, cols: np.ndarray) -> np.ndarray:
@@ -28,16 +29,41 @@ def _features(enc: EncodedTables, table: int, cols: np.ndarray) -> np.ndarray:
     return out
 
 
+def _one_hot(features: np.ndarray, columns: list[tuple[int, int, int]], width: int) -> np.ndarray:
+    """Rows x categories indicator matrix (float32) of the categorical ``columns``
+    (position, offset, cardinality); a missing code -1 is its own category."""
+    out = np.zeros((len(features), width), dtype=np.float32)
+    rows = np.arange(len(features))
+    for k, offset, _ in columns:
+        out[rows, offset + features[:, k].astype(np.int64) + 1] = 1.0
+    return out
+
+
 def gower_distances(queries: np.ndarray, candidates: np.ndarray, numeric: np.ndarray) -> np.ndarray:
-    """(len(queries), len(candidates)) distances between feature rows (see the module doc)."""
+    """(len(queries), len(candidates)) distances between feature rows (see the module doc).
+
+    Categorical columns of modest cardinality are compared all at once: the number of equal
+    columns is a product of indicator matrices (exact in float32 for small counts).
+    """
     dist = np.zeros((len(queries), len(candidates)))
+    small: list[tuple[int, int, int]] = []
+    width = 0
     for k in range(queries.shape[1]):
         q, c = queries[:, k][:, None], candidates[:, k][None, :]
         if numeric[k]:
             diff = np.abs(q - c)
             dist += np.where(np.isnan(diff), 1.0, diff)
+            continue
+        top = max(queries[:, k].max(initial=-1.0), candidates[:, k].max(initial=-1.0))
+        cardinality = int(top) + 2
+        if cardinality <= _ONE_HOT_MAX:
+            small.append((k, width, cardinality))
+            width += cardinality
         else:
             dist += q != c
+    if small:
+        equal = _one_hot(queries, small, width) @ _one_hot(candidates, small, width).T
+        dist += len(small) - np.rint(equal)
     return dist
 
 
