@@ -135,7 +135,7 @@ class Hierarchy:
         try:
             rows = [
                 r
-                for r in csv.reader(io.StringIO(text, newline=None), delimiter=separator)
+                for r in csv.reader(io.StringIO(text, newline=""), delimiter=separator)
                 if any(x.strip() for x in r)
             ]
         except csv.Error as exc:

@@ -242,7 +242,7 @@ def read_text_table(
     _check_names(header, name)
     try:
         frame = pd.read_csv(
-            io.StringIO(text, newline=None),
+            io.StringIO(text),
             sep=sep,
             dtype=str,
             keep_default_na=False,
