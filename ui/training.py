@@ -21,6 +21,7 @@ from anon_core.errors import PrivacyWarning
 from anon_core.training import (
     DEFAULT_CURVE_EPSILONS,
     INSTALL_HINT,
+    MODEL_ATTACKS,
     TrainingCurve,
     advantage_bound,
     estimate_seconds,
@@ -260,7 +261,7 @@ def dpsgd_section(ws) -> None:
         attack = st.radio(
             "Attack",
             ["loss", "lr"],
-            format_func={"loss": "loss threshold (Yeom)", "lr": "likelihood ratio"}.get,
+            format_func=lambda a: MODEL_ATTACKS[a].label,
             horizontal=True,
             key="dpsgd_attack",
         )

@@ -38,7 +38,9 @@ from anon_core.training.experiment import Split, TrainRunResult, split_table, tr
 from anon_core.training.features import FeatureEncoder, fit_features
 from anon_core.training.membership import (
     ATTACKS,
+    MODEL_ATTACKS,
     MembershipResult,
+    ModelAttack,
     advantage_bound,
     auc_score,
     membership_inference,
@@ -57,11 +59,13 @@ __all__ = [
     "DEFAULT_ACCOUNTANT",
     "DEFAULT_CURVE_EPSILONS",
     "INSTALL_HINT",
+    "MODEL_ATTACKS",
     "MODEL_KINDS",
     "TRAIN_KEYS",
     "EpochRecord",
     "FeatureEncoder",
     "MembershipResult",
+    "ModelAttack",
     "Split",
     "TrainConfig",
     "TrainRunResult",

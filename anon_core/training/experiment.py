@@ -47,6 +47,16 @@ class Split:
         counts = np.bincount(self.y[self.holdout], minlength=len(self.classes))
         return float(counts.max() / max(counts.sum(), 1))
 
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "classes": list(self.classes),
+            "train": int(len(self.train)),
+            "holdout": int(len(self.holdout)),
+            "members": int(len(self.members)),
+            "evaluation": int(len(self.evaluation)),
+            "reference": int(len(self.reference)),
+        }
+
 
 def split_table(frame: pd.DataFrame, target: str, test_size: float, random_state: int) -> Split:
     """The seeded member / non-member split of ``frame`` by ``target`` (see the module docstring)."""

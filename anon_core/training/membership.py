@@ -40,7 +40,52 @@ import numpy as np
 from anon_core.errors import ConfigError
 from anon_core.validation import check_choice, check_int
 
-ATTACKS = ("loss", "lr")
+
+@dataclass(frozen=True)
+class ModelAttack:
+    """A declared membership attack on trained models (what it measures, its source, its rule)."""
+
+    name: str
+    label: str
+    measures: str
+    reference: str
+    threshold: str
+    needs_reference: bool
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "label": self.label,
+            "measures": self.measures,
+            "reference": self.reference,
+            "threshold": self.threshold,
+            "needs_reference": self.needs_reference,
+        }
+
+
+#: The model attacks (the ML counterpart of the attack lab's table attacks), by name.
+MODEL_ATTACKS = {
+    a.name: a
+    for a in (
+        ModelAttack(
+            "loss",
+            "loss threshold (Yeom)",
+            "whether a record was trained on, from its loss: advantage TPR - FPR and AUC",
+            "Yeom, Giacomelli, Fredrikson and Jha, CSF 2018",
+            "loss below the model's average training loss",
+            False,
+        ),
+        ModelAttack(
+            "lr",
+            "likelihood ratio (offline, no shadow models)",
+            "whether a record was trained on, from its class-calibrated confidence",
+            "after Carlini, Chien, Nasr, Song, Terzis and Tramer, S&P 2022",
+            f"score above the reference non-members' {1 - 0.1:.0%} quantile (10 % false positives)",
+            True,
+        ),
+    )
+}
+ATTACKS = tuple(MODEL_ATTACKS)
 BOOTSTRAP = 200
 CONFIDENCE = 0.95
 #: False positive rate on the reference non-members that sets the ``lr`` attack's threshold.
