@@ -116,6 +116,7 @@ def main() -> int:
                 "cpu_s": cpu,
                 "accuracy": ml["accuracy"],
                 "acc_drop": ml["accuracy_drop"],
+                "roc_auc": ml["roc_auc"],
                 "marginal": report.marginal_distance,
                 "association": report.association_distance,
                 "copies": checks.exact_copies,
