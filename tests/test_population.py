@@ -651,3 +651,26 @@ def test_binary_suppression_matches_arx_transcription_on_non_monotone_predicates
 
         assert arx_binary_suppression(n, fulfilled) == _java_binary(n, fulfilled)
         assert arx_binary_suppression(n, fulfilled, over) == _java_binary(n, fulfilled, over)
+
+
+def test_cli_anonymize_with_kmap_population_table(tmp_path, capsys):
+    # No transformation: the search picks one; every released class must match >= 2 people of POP.
+    path = _write_config(tmp_path)
+    cfg = json.loads(path.read_text())
+    del cfg["transformation"]
+    path.write_text(json.dumps(cfg))
+    out_file = tmp_path / "released.csv"
+    assert main(["anonymize", str(path), "--output", str(out_file)]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["satisfied"] is True
+    released = pd.read_csv(out_file, dtype=str)
+    levels = summary["transformation"]
+    people = {}
+    for _, row in POP.iterrows():
+        key = tuple(
+            TINY_H[q].table[list(TINY_H[q].table[:, 0]).index(row[q]), levels[q]]
+            for q in ("zip", "age")
+        )
+        people[key] = people.get(key, 0) + 1
+    for key in released[["zip", "age"]].itertuples(index=False):
+        assert people[tuple(key)] >= 2
