@@ -16,9 +16,9 @@ import pandas as pd
 
 from anon_core.data.io import (
     MISSING_TOKENS,
-    _check_not_binary,
-    _detect_separator,
+    check_not_binary,
     detect_encoding,
+    detect_separator,
 )
 from anon_core.errors import DataError
 from anon_core.release.plan import (  # noqa: F401 - re-exported for the engines
@@ -138,7 +138,7 @@ class TableSource:
             raise DataError(
                 f"{p.name} is empty. Choose a file with a header row and at least one data row."
             )
-        _check_not_binary(head, p.name)
+        check_not_binary(head, p.name)
         enc = (encoding or detect_encoding(head)).lower().replace("_", "-")
         duck_enc = {
             "utf-8": "utf-8",
@@ -158,7 +158,7 @@ class TableSource:
         text = head.decode(enc if enc != "ascii" else "utf-8", errors="ignore")
         if len(head) == _HEAD_BYTES:  # drop a possibly cut last line
             text = text[: text.rfind("\n") + 1] or text
-        sep = separator or ("\t" if p.suffix.lower() == ".tsv" else _detect_separator(text))
+        sep = separator or ("\t" if p.suffix.lower() == ".tsv" else detect_separator(text))
         lines = text.lstrip("\ufeff").splitlines()
         header = next(csv.reader([lines[0]], delimiter=sep), []) if lines else []
         if len(lines) < 2:
