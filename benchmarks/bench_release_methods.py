@@ -95,11 +95,32 @@ def _fmt(v, pattern="{:.3f}"):
     return "n/a" if v is None else pattern.format(v)
 
 
+def _row(m, base_seconds: float | None) -> str:
+    if m.error:
+        return f"{m.name:<34} error: {m.error}"
+    a, u = m.attacks, m.utility
+    ratio = m.seconds / base_seconds if base_seconds else None
+    inference = _get(a, "inference") or {}
+    infer = max((v.get("risk", 0.0) for v in inference.values()), default=None)
+    return (
+        f"{m.name:<34}{m.seconds:>8.2f}{m.cpu_seconds:>8.2f}{_fmt(ratio, '{:.2f}'):>7}"
+        f"{_fmt(_get(a, 'singling_out', 'multivariate', 'risk')):>10}"
+        f"{_fmt(_get(a, 'singling_out', 'univariate', 'risk')):>8}"
+        f"{_fmt(_get(a, 'linkability', 'risk')):>7}{_fmt(infer):>7}"
+        f"{_fmt(_get(a, 'membership', 'advantage')):>8}"
+        f"{_fmt(_get(u, 'ml', 'accuracy')):>8}{_fmt(_get(u, 'ml', 'accuracy_drop')):>8}"
+        f"{_fmt(u.get('marginal_distance')):>7}{_fmt(u.get('association_distance')):>7}"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n-attacks", type=int, default=500)
     parser.add_argument("--only", help="comma-separated labels to run")
     parser.add_argument("--rows", type=int, help="use the first N rows of Adult only")
+    parser.add_argument(
+        "--ml-models", default="logistic_regression", help="ML utility models (comma-separated)"
+    )
     args = parser.parse_args()
     loaded = load_adult()
     if loaded is None:
@@ -112,64 +133,43 @@ def main() -> None:
         keep = set(args.only.split(","))
         specs = [s for s in specs if s.get("label", s["name"]) in keep]
     cfg = config(args.n_attacks)
-    t0, c0 = time.perf_counter(), time.process_time()
-    try:
-        result = compare(cfg, frame, specs, baseline=True, random_state=0)
-    except AnonError as exc:  # the battery or yardstick missing: time the methods alone
-        print(f"attack/utility figures unavailable ({exc}); timing the methods only")
-        result = None
-    total_wall, total_cpu = time.perf_counter() - t0, time.process_time() - c0
+    options = {"models": args.ml_models.split(",")}
     print(
-        f"Adult: {len(frame):,} rows, QIs {', '.join(QIS)}; target salary-class; "
-        f"n_attacks={args.n_attacks}; 20 % control/holdout; seed 0"
+        f"Adult: {len(frame):,} rows, QIs {', '.join(QIS)}; target salary-class "
+        f"(ML: {args.ml_models}); n_attacks={args.n_attacks}; 20 % control/holdout; seed 0",
+        flush=True,
     )
     header = (
         f"{'method':<34}{'wall s':>8}{'CPU s':>8}{'x gen':>7}{'SO-multi':>10}{'SO-uni':>8}"
         f"{'link':>7}{'infer':>7}{'member':>8}{'ML acc':>8}{'ML drop':>8}{'marg':>7}{'assoc':>7}"
     )
     print(header)
-    print("-" * len(header))
-    if result is None:
-        from anon_core.release.methods.config import parse_method_section
-
-        base = None
-        for spec in specs:
-            section = parse_method_section({k: v for k, v in spec.items() if k != "label"})
-            try:
-                rel = run_method(section.method, frame, cfg, random_state=0)
-            except AnonError as exc:
-                print(f"{spec.get('label', spec['name']):<34} error: {exc}")
-                continue
-            base = rel.seconds if spec["name"] == BASELINE_METHOD else base
-            ratio = rel.seconds / base if base else None
-            print(
-                f"{spec.get('label', spec['name']):<34}{rel.seconds:>8.2f}{rel.cpu_seconds:>8.2f}"
-                f"{_fmt(ratio, '{:.2f}'):>7}"
+    print("-" * len(header), flush=True)
+    t0, c0 = time.perf_counter(), time.process_time()
+    base_seconds = None
+    # One comparison per method (the seeded split is the same every time), printed as it ends.
+    for i, spec in enumerate(specs):
+        try:
+            result = compare(
+                cfg, frame, [spec], baseline=(i == 0), random_state=0, utility_options=options
             )
-        return
-    rows = {m.name: m for m in result.methods}
-    base = rows.get(BASELINE_METHOD)
-    for m in result.methods:
-        if m.error:
-            print(f"{m.name:<34} error: {m.error}")
+        except AnonError as exc:  # the battery or yardstick missing: time the method alone
+            from anon_core.release.methods.config import parse_method_section
+
+            section = parse_method_section({k: v for k, v in spec.items() if k != "label"})
+            rel = run_method(section.method, frame, cfg, random_state=0)
+            print(f"{spec.get('label', spec['name']):<34}{rel.seconds:>8.2f}{rel.cpu_seconds:>8.2f}"
+                  f"   (figures unavailable: {exc})", flush=True)  # fmt: skip
             continue
-        a, u = m.attacks, m.utility
-        ratio = m.seconds / base.seconds if base is not None and base.seconds else None
-        inference = _get(a, "inference") or {}
-        infer = max((v.get("risk", 0.0) for v in inference.values()), default=None)
-        print(
-            f"{m.name:<34}{m.seconds:>8.2f}{m.cpu_seconds:>8.2f}{_fmt(ratio, '{:.2f}'):>7}"
-            f"{_fmt(_get(a, 'singling_out', 'multivariate', 'risk')):>10}"
-            f"{_fmt(_get(a, 'singling_out', 'univariate', 'risk')):>8}"
-            f"{_fmt(_get(a, 'linkability', 'risk')):>7}{_fmt(infer):>7}"
-            f"{_fmt(_get(a, 'membership', 'advantage')):>8}"
-            f"{_fmt(_get(u, 'ml', 'accuracy')):>8}{_fmt(_get(u, 'ml', 'accuracy_drop')):>8}"
-            f"{_fmt(u.get('marginal_distance')):>7}{_fmt(u.get('association_distance')):>7}"
-        )
+        for m in result.methods:
+            if m.name == BASELINE_METHOD and not m.error:
+                base_seconds = m.seconds
+            print(_row(m, base_seconds), flush=True)
     print(
-        f"\nwhole comparison: {total_wall:.1f} s wall, {total_cpu:.1f} s CPU; 'x gen' = wall time "
-        f"/ {BASELINE_METHOD}'s; {BASELINE} is the unprotected risk baseline; risks are "
-        "anonymeter-style (0 = no better than the control baseline)."
+        f"\nwhole run: {time.perf_counter() - t0:.1f} s wall, {time.process_time() - c0:.1f} s CPU; "
+        f"'x gen' = wall time / {BASELINE_METHOD}'s; {BASELINE} is the unprotected risk baseline; "
+        "risks are anonymeter-style (0 = no better than the control baseline), 'member' is the DCR "
+        "membership advantage."
     )
 
 
