@@ -238,15 +238,15 @@ ROW_BUILDERS: list[Callable[[BenchContext], list[Row]]] = [class_rows, attack_ro
 
 
 # ---------------------------------------------------------------- attacks-battery rows
-#: The risk-bounded search's bound: multivariate singling-out risk at most 5% (the plain
-#: search's optimum measures about 0.03 here, so the first candidate passes; every candidate
-#: that fails would cost one more attack run).
+#: The risk-bounded search's bound: multivariate singling-out risk (the plain search's optimum
+#: measures about 0.03 here; every candidate that fails the bound costs one more attack run).
 BOUND = {
     "model": "attack-risk",
     "attack": "singling-out-multivariate",
-    "threshold": 0.05,
     "max_attempts": MAX_ATTEMPTS,
 }
+#: 0.05 passes at the plain optimum (one attack run); 0.02 needs a walk down the candidates.
+THRESHOLDS = (0.05, 0.02)
 N_EXTERNAL = 5000
 
 
@@ -322,7 +322,7 @@ def linkage_rows(ctx: BenchContext) -> list[Row]:
 
 
 def bounded_search_rows(ctx: BenchContext) -> list[Row]:
-    """Risk-bounded search (k=5 + 3-diversity + singling-out risk <= 5%) against the plain search."""
+    """Risk-bounded search (k=5 + 3-diversity + singling-out risk bounds) against the plain search."""
     from anon_core.search.attack_bounded import measure_attack
 
     models = [
@@ -330,36 +330,39 @@ def bounded_search_rows(ctx: BenchContext) -> list[Row]:
         make_model({"model": "distinct-l-diversity", "attribute": SENSITIVE, "l": 3}),
     ]
     hierarchies = {q: h for q, h in ctx.hierarchies.items() if ctx.roles[q] == "quasi-identifier"}
-    bound = make_model({**BOUND, "n_attacks": ctx.n_attacks}).bind(ctx.control)
-    bounded = Problem(ctx.part, ctx.roles, hierarchies, [*models, bound], 0.02)
     plain = Problem(ctx.part, ctx.roles, hierarchies, models, 0.02)
-    c0, w0 = time.process_time(), time.perf_counter()
-    found = bounded.search()
-    wall, cpu = time.perf_counter() - w0, time.process_time() - c0
     c0, w0 = time.process_time(), time.perf_counter()
     base = plain.search()
     b_wall, b_cpu = time.perf_counter() - w0, time.process_time() - c0
-    figure, runs = "none passes", len(found.attack_checks)
-    if found.optimum is not None:
-        check = measure_attack(
-            make_model({**BOUND, "n_attacks": ctx.n_attacks}).bind(ctx.control),
-            bounded.evaluator,
-            found.optimum,
+    rows = []
+    for threshold in THRESHOLDS:
+        spec = {**BOUND, "threshold": threshold, "n_attacks": ctx.n_attacks}
+        bounded = Problem(
+            ctx.part, ctx.roles, hierarchies, [*models, make_model(spec).bind(ctx.control)], 0.02
         )
-        figure = f"loss {found.optimum.quality.value:.4f} risk {check.risk:.3f}"
-        runs = len(found.attack_checks)
-    return [
-        Row(
-            f"risk-bounded search, singling out <= 0.05 ({runs} attack run)",
-            figure,
-            wall,
-            cpu,
-            "plain search (k=5 + 3-diversity)",
-            f"loss {base.optimum.quality.value:.4f}",
-            b_wall,
-            b_cpu,
+        c0, w0 = time.process_time(), time.perf_counter()
+        found = bounded.search()
+        wall, cpu = time.perf_counter() - w0, time.process_time() - c0
+        runs, figure = len(found.attack_checks), "none passes"
+        if found.optimum is not None:
+            # Re-measured with a fresh model (no cache): the bound holds on the optimum.
+            check = measure_attack(
+                make_model(spec).bind(ctx.control), bounded.evaluator, found.optimum
+            )
+            figure = f"loss {found.optimum.quality.value:.4f} risk {check.risk:.3f}"
+        rows.append(
+            Row(
+                f"risk-bounded search, singling out <= {threshold} ({runs} attack runs)",
+                figure,
+                wall,
+                cpu,
+                "plain search (k=5 + 3-diversity)",
+                f"loss {base.optimum.quality.value:.4f}",
+                b_wall,
+                b_cpu,
+            )
         )
-    ]
+    return rows
 
 
 ROW_BUILDERS.extend([linkage_rows, bounded_search_rows])
