@@ -506,12 +506,17 @@ def escape_formulas(frame: pd.DataFrame) -> pd.DataFrame:
         s = out[col]
         if s.dtype != object and not pd.api.types.is_string_dtype(s):
             continue
-        is_text = s.map(lambda v: isinstance(v, str))
-        text = s[is_text].astype(str)
-        hit = text.str.startswith(FORMULA_PREFIXES) & ~text.str.fullmatch(_PLAIN_NUMBER)
+        try:
+            starts = s.str.startswith(FORMULA_PREFIXES, na=False).astype(bool)  # text cells only
+        except AttributeError:  # an object column without any text (dates, decimals...)
+            continue
+        if not starts.any():
+            continue
+        candidates = s[starts]
+        hit = ~candidates.str.fullmatch(_PLAIN_NUMBER, na=False).astype(bool)
         if hit.any():
             out[col] = s.astype(object)
-            out.loc[hit[hit].index, col] = "'" + text[hit]
+            out.loc[hit[hit].index, col] = "'" + candidates[hit]
     return out
 
 
@@ -519,8 +524,11 @@ def _has_carriage_return(frame: pd.DataFrame) -> bool:
     for col in frame.columns:
         s = frame[col]
         if s.dtype == object or pd.api.types.is_string_dtype(s):
-            if s.map(lambda v: isinstance(v, str) and "\r" in v).any():
-                return True
+            try:
+                if s.str.contains("\r", regex=False, na=False).astype(bool).any():
+                    return True
+            except AttributeError:  # no text in this column
+                continue
     return any("\r" in str(c) for c in frame.columns)
 
 
