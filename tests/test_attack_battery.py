@@ -564,3 +564,34 @@ def test_report_section_and_linkage_chart(people_config):
     fig = linkage_chart(report.linkage)
     assert list(fig.data[0].x) == list(report.linkage.group_sizes)
     assert sum(report.linkage.size_distribution().values()) == 80
+
+
+def test_registrations_page_command_and_attack_registry():
+    import ast
+    from pathlib import Path
+
+    from anon_core.attacks import ATTACKS
+    from anon_core.cli import build_parser
+
+    app = Path(__file__).resolve().parents[1] / "app.py"
+    tree = ast.parse(app.read_text())
+    analysis = next(
+        node.values[i]
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Dict)
+        for i, key in enumerate(node.keys)
+        if isinstance(key, ast.Constant) and key.value == "Analysis"
+    )
+    assert "pages/attacks.py" in ast.unparse(analysis)
+    parser = build_parser()
+    args = parser.parse_args(["attack", "c.json", "--n-attacks", "5", "--seed", "3"])
+    assert (args.n_attacks, args.seed, args.released, args.external) == (5, 3, None, None)
+    assert {"linkage", "membership"} <= set(ATTACKS)
+    released = pd.DataFrame({"age": ["25", "35"], "sex": ["M", "F"]})
+    result = ATTACKS["linkage"].run(None, released, None, external=EXTERNAL, qis=["age", "sex"])
+    assert result.group_sizes == (1, 1, 0, 0, 0)  # x (25, M) and y (35, F) are released raw
+    frame = _people(200, seed=9).drop(columns="name")
+    member = ATTACKS["membership"].run(
+        frame.iloc[:100], frame.iloc[:100], frame.iloc[100:], n_attacks=50, random_state=0
+    )
+    assert member.tpr == 1.0
