@@ -178,9 +178,16 @@ def check_visible(report_path: Path, embedded: Mapping[str, Any]) -> list[str]:
     raw = report_path.read_bytes()
     if raw.lstrip()[:5] == b"%PDF-":
         if render_pdf(report) != raw:
+            written = (report.meta.get("software") or {}).get("fpdf2")
+            here = _installed("fpdf2")
+            versions = (
+                f" (written with fpdf2 {written}, re-rendered with {here})"
+                if written != here
+                else ""
+            )
             return [
                 "report: the PDF differs from the one its embedded figures, configuration and sign-off "
-                "render to (edited pages, text, metadata or attachments)"
+                f"render to (edited pages, text, metadata or attachments){versions}"
             ]
         return []
     text = raw.decode("utf-8", errors="replace")
