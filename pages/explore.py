@@ -7,6 +7,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from anon_core.search.lattice import score_tradeoff
+from ui.attacks import add_attack_risk_trace, candidate_attack_risks
 from ui.widgets import (
     cached,
     current_levels,
@@ -103,6 +104,7 @@ with friendly_errors():
                 hovertemplate="current: %{customdata[1]}<extra></extra>",
             )
         )
+    add_attack_risk_trace(fig, rows, risk, ws)
     fig.update_layout(
         xaxis_title=f"{risk.replace('_', ' ')} (prosecutor)",
         yaxis_title=ev.metric.label,
@@ -117,6 +119,7 @@ with friendly_errors():
         "Pareto frontier: satisfying transformations that no other satisfying one beats on both "
         "risk and quality.",
     )
+    candidate_attack_risks(ws, rows[rows["satisfied"]].sort_values("quality"), qis)
     points = (event or {}).get("selection", {}).get("points", []) if isinstance(event, dict) else []
     if points and points[0].get("customdata"):
         picked = points[0]["customdata"]

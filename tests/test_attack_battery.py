@@ -595,3 +595,29 @@ def test_registrations_page_command_and_attack_registry():
         frame.iloc[:100], frame.iloc[:100], frame.iloc[100:], n_attacks=50, random_state=0
     )
     assert member.tpr == 1.0
+
+
+def test_explore_page_colours_selected_candidates_by_attack_risk():
+    from pathlib import Path
+
+    from streamlit.testing.v1 import AppTest
+
+    app = Path(__file__).resolve().parents[1] / "app.py"
+    at = AppTest.from_file(str(app), default_timeout=180)
+    at.run()
+    at.switch_page("pages/privacy.py").run()
+    next(b for b in at.button if "Find the optimum" in b.label).click().run()
+    assert not at.exception, at.exception
+    at.switch_page("pages/explore.py").run()
+    assert not at.exception, at.exception
+    at.number_input(key="explore_attack_n").set_value(40).run()
+    at.button(key="explore_attack_run").click().run()
+    assert not at.exception, at.exception
+    assert not at.error, [e.value for e in at.error]
+    charts = {c.proto.id: json.loads(c.proto.spec) for c in at.get("plotly_chart")}
+    spec = next(s for cid, s in charts.items() if "tradeoff_chart" in cid)
+    traces = {t["name"]: t for t in spec["data"]}
+    measured = traces["singling-out-multivariate risk"]
+    chosen = at.multiselect(key="explore_attack_candidates").value
+    assert sorted(r[0] for r in measured["customdata"]) == sorted(chosen) and chosen
+    assert all(0.0 <= r[3] <= r[2] <= r[4] <= 1.0 for r in measured["customdata"])

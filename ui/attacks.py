@@ -194,3 +194,96 @@ def linkage_chart(result: LinkageResult) -> go.Figure:
         margin={"t": 30},
     )
     return fig
+
+
+EXPLORE_KEY = "explore_attack_risks"
+
+
+def add_attack_risk_trace(
+    fig: go.Figure, rows: pd.DataFrame, risk_axis: str, ws: Workspace
+) -> None:
+    """Colour the candidates whose attack risk was measured (Explore page), by that risk."""
+    stored = st.session_state.get(EXPLORE_KEY)
+    if not stored or stored["key"] != ws.search_key():
+        return
+    measured = rows[rows["transformation"].isin(stored["risks"])]
+    if measured.empty:
+        return
+    risks = [stored["risks"][t] for t in measured["transformation"]]
+    fig.add_trace(
+        go.Scatter(
+            x=measured[risk_axis],
+            y=measured["quality"],
+            mode="markers",
+            name=f"{stored['attack']} risk",
+            marker=dict(
+                color=[r[0] for r in risks],
+                colorscale="YlOrRd",
+                cmin=0.0,
+                cmax=max(0.05, max(r[0] for r in risks)),
+                size=14,
+                symbol="diamond",
+                line=dict(width=1, color="#333"),
+                colorbar=dict(title="attack risk", x=1.02),
+            ),
+            customdata=[
+                [t, lab, r[0], r[1], r[2]]
+                for t, lab, r in zip(
+                    measured["transformation"], measured["levels"], risks, strict=True
+                )
+            ],
+            hovertemplate="%{customdata[1]}<br>attack risk %{customdata[2]:.1%} "
+            "[%{customdata[3]:.1%}, %{customdata[4]:.1%}]<extra></extra>",
+        )
+    )
+
+
+def candidate_attack_risks(ws: Workspace, satisfying: pd.DataFrame, qis: list[str]) -> None:
+    """Pick satisfying candidates and an attack; measure it on each (same split and seed)."""
+    from anon_core.search.attack_bounded import candidate_risks  # attacks load on demand
+
+    with st.expander("🗡️ Colour candidates by an attack risk"):
+        names = dict(zip(satisfying["transformation"], satisfying["levels"], strict=False))
+        chosen = st.multiselect(
+            "Candidates (satisfying transformations, best quality first)",
+            list(names),
+            default=list(names)[:3],
+            format_func=lambda t: names.get(t, t),
+            max_selections=12,
+            key="explore_attack_candidates",
+        )
+        c = st.columns(3)
+        attack = c[0].selectbox(
+            "Attack",
+            ["singling-out-multivariate", "linkability", "inference"],
+            key="explore_attack",
+        )
+        n_attacks = int(c[1].number_input("Guesses", 10, 5000, 300, 50, key="explore_attack_n"))
+        seed = int(c[2].number_input("Seed", 0, value=0, key="explore_attack_seed"))
+        if st.button("Measure", key="explore_attack_run", disabled=not chosen):
+            section = parse_attack_section({"n_attacks": n_attacks, "random_state": seed})
+            bar = st.progress(0.0, text="Attacking the candidates…")
+            checks = candidate_risks(
+                ws.frame,
+                ws.roles,
+                ws.hierarchies(),
+                [dict(zip(qis, map(int, t.split("-")), strict=True)) for t in chosen],
+                attack,
+                section,
+                models=[make_model(m) for m in ws.models],
+                suppression_limit=ws.suppression_limit,
+                metric=make_metric(ws.metric),
+                progress=lambda f, m: bar.progress(min(max(f, 0.0), 1.0), text=m),
+            )
+            st.session_state[EXPLORE_KEY] = {
+                "key": ws.search_key(),
+                "attack": attack,
+                "risks": {
+                    t: (c.risk, c.ci[0], c.ci[1]) for t, c in zip(chosen, checks, strict=True)
+                },
+            }
+            st.rerun()
+        st.caption(
+            "The input is split once (a third held back as never-released control records); each "
+            "candidate's release is attacked with the same seed, so the colours compare."
+        )

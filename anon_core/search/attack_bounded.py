@@ -28,14 +28,19 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+import pandas as pd
+
 from anon_core.attacks.battery import attack_inputs
 from anon_core.attacks.inference import inference
 from anon_core.attacks.linkability import linkability
 from anon_core.attacks.results import AttackResult
 from anon_core.attacks.singling_out import singling_out
-from anon_core.attacks.split import default_aux_columns
+from anon_core.attacks.split import AttackSection, default_aux_columns, split_frame
+from anon_core.data.dataset import Dataset
+from anon_core.data.frequency import FrequencyTable
 from anon_core.errors import ConfigError
 from anon_core.privacy.attack_risk import AttackRisk, AttackRiskContext
+from anon_core.privacy.models import make_model
 from anon_core.search.evaluate import Evaluator, ModelStatus, TransformationResult
 from anon_core.search.lattice import (
     DEFAULT_EXACT_LIMIT,
@@ -379,7 +384,65 @@ def attack_bounded_search(
     )
 
 
+def candidate_risks(
+    frame: pd.DataFrame,
+    roles: Mapping[str, Any],
+    hierarchies: Mapping[str, Any],
+    transformations: Sequence[Mapping[str, int]],
+    attack: str,
+    section: AttackSection,
+    *,
+    models: Sequence[Any] = (),
+    suppression_limit: float = 0.0,
+    metric: Any = None,
+    progress: Callable[[float, str], None] | None = None,
+) -> list[AttackCheck]:
+    """One attack's risk on each of several candidate transformations (the Explore page's colours).
+
+    The input is split once as ``section`` says; each transformation is evaluated on the released
+    part with the other ``models`` and attacked like the ``attack-risk`` model would (same seed and
+    n_attacks for all, so the figures compare). ``threshold`` 1 is used, so ``passed`` is always
+    True; read ``risk`` and ``ci``.
+    """
+    part, control = split_frame(frame, section.control_fraction, section.random_state)
+    dataset = Dataset(part, roles, hierarchies)
+    others = [m for m in models if not getattr(m, "needs_records", False)]
+    ev = Evaluator(FrequencyTable(dataset), others, suppression_limit, metric)
+    model = make_model(
+        {
+            "model": "attack-risk",
+            "attack": attack,
+            "threshold": 1.0,
+            "n_attacks": section.n_attacks,
+            "random_state": section.random_state,
+        }
+    )
+    assert isinstance(model, AttackRisk)
+    model.bind(control)
+    out = []
+    for i, levels in enumerate(transformations):
+        if progress is not None:
+            progress(i / max(len(transformations), 1), f"attacking candidate {i + 1}")
+        result = ev.evaluate(dict(levels))
+        r = measure_attack(model, ev, result)
+        out.append(
+            AttackCheck(
+                tuple(int(v) for v in result.levels),
+                repr(model),
+                float(r.risk),
+                (float(r.ci[0]), float(r.ci[1])),
+                float(r.risk),
+                1.0,
+                True,
+            )
+        )
+    if progress is not None:
+        progress(1.0, "done")
+    return out
+
+
 __all__ = [
+    "candidate_risks",
     "AttackBoundedResult",
     "AttackCheck",
     "attack_bounded_search",
