@@ -621,3 +621,31 @@ def test_explore_page_colours_selected_candidates_by_attack_risk():
     chosen = at.multiselect(key="explore_attack_candidates").value
     assert sorted(r[0] for r in measured["customdata"]) == sorted(chosen) and chosen
     assert all(0.0 <= r[3] <= r[2] <= r[4] <= 1.0 for r in measured["customdata"])
+
+
+def test_cli_attack_with_released_and_control_files(people_config, capsys):
+    # CONFIG's input is the original released part; the released file is attacked as given.
+    write, tmp_path, frame = people_config
+    part, control = split_frame(frame, 1 / 3, 4)
+    part.to_csv(tmp_path / "part.csv", index=False)
+    control.to_csv(tmp_path / "control.csv", index=False)
+    config = _config(frame, input={"path": "part.csv"})
+    problem = Problem.from_config(parse_config(config), part)
+    problem.apply(problem.search().optimum).to_csv(tmp_path / "released.csv", index=False)
+    path = write("files", input={"path": "part.csv"}, attack={"n_attacks": 40})
+    argv = [
+        "attack",
+        str(path),
+        "--released",
+        str(tmp_path / "released.csv"),
+        "--control",
+        str(tmp_path / "control.csv"),
+    ]
+    code, out, err = _cli(argv, capsys)
+    assert code == 0, err
+    data = json.loads(out)
+    assert {"singling_out", "linkability", "inference", "membership"} == set(data)
+    code, again, _ = _cli([*argv, "--seed", "0"], capsys)
+    assert json.loads(again) == data  # the section's seed is 0 too
+    code, out, err = _cli(argv[:4], capsys)  # --released without --control
+    assert code == 2 and "--control" in err
