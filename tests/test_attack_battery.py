@@ -649,3 +649,20 @@ def test_cli_attack_with_released_and_control_files(people_config, capsys):
     assert json.loads(again) == data  # the section's seed is 0 too
     code, out, err = _cli(argv[:4], capsys)  # --released without --control
     assert code == 2 and "--control" in err
+
+
+def test_cli_attack_risk_model_is_searched_with_the_control_part(people_config, capsys):
+    write, _, _ = people_config
+    models = [
+        {"model": "k-anonymity", "k": 2},
+        {"model": "attack-risk", "attack": "linkability", "threshold": 1.0, "n_attacks": 30},
+    ]
+    path = write("bounded", privacy_models=models, attack={"n_attacks": 30})
+    code, out, err = _cli(["attack", str(path)], capsys)
+    assert code == 0, err
+    assert "singling_out" in json.loads(out)
+    # 'anonymize' has no control set to give the model: one line says how to get one.
+    code, out, err = _cli(["anonymize", str(path)], capsys)
+    assert code == 2
+    lines = [ln for ln in err.splitlines() if ln.startswith("error:")]
+    assert len(lines) == 1 and "control set" in lines[0]
