@@ -212,6 +212,17 @@ def test_features_are_fitted_on_the_training_rows_only():
     assert fixed.from_data == () and fixed.transform(frame)[0, 0] == pytest.approx(-0.6)
 
 
+def test_time_estimate_grows_with_the_work():
+    from anon_core.training import estimate_seconds
+
+    config = parse_train_section({"target": "y", "epsilon": 1.0, "epochs": 2})
+    more = parse_train_section({"target": "y", "epsilon": 1.0, "epochs": 4})
+    base = estimate_seconds(5000, config, [1.0, math.inf], 1)
+    assert 0 < base < estimate_seconds(5000, more, [1.0, math.inf], 1)
+    assert estimate_seconds(5000, config, [1.0, math.inf], 3) == pytest.approx(3 * base)
+    assert estimate_seconds(5000, config, [1.0], 1) > estimate_seconds(5000, config, [math.inf], 1)
+
+
 def test_split_is_seeded_disjoint_and_refuses_a_single_class(census):
     a = split_table(census, "income", 0.3, 5)
     b = split_table(census, "income", 0.3, 5)

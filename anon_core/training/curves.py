@@ -141,6 +141,7 @@ def training_rows(
 #: accountant's search for the noise multiplier once per private model.
 SECONDS_PER_STEP = {"dp": 0.025, "non_private": 0.003}
 SECONDS_PER_ACCOUNTANT = 1.5
+SECONDS_PER_EPSILON_CHECK = 0.3  # the accountant's epsilon after each private epoch
 
 
 def estimate_seconds(
@@ -155,9 +156,12 @@ def estimate_seconds(
     steps = math.ceil(n_train / config.settings.batch_size) * config.settings.epochs
     private = sum(1 for e in epsilons if math.isfinite(float(e)))
     plain = len(epsilons) - private + references
-    per_seed = private * (steps * SECONDS_PER_STEP["dp"] + SECONDS_PER_ACCOUNTANT) + plain * (
-        steps * SECONDS_PER_STEP["non_private"]
+    per_private = (
+        steps * SECONDS_PER_STEP["dp"]
+        + SECONDS_PER_ACCOUNTANT
+        + config.settings.epochs * SECONDS_PER_EPSILON_CHECK
     )
+    per_seed = private * per_private + plain * steps * SECONDS_PER_STEP["non_private"]
     return float(seeds * per_seed)
 
 
