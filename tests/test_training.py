@@ -395,3 +395,23 @@ def test_page_without_the_extra_says_what_to_install(monkeypatch):
     at = _dp_page()
     assert not at.exception, at.exception
     assert any('pip install -e ".[training]"' in i.value for i in at.info)
+
+
+@needs_torch
+def test_a_callable_reference_is_made_from_each_seeds_members_only(census):
+    config = parse_train_section(
+        {"target": "income", "epsilon": 1.0, "epochs": 1, "batch_size": 100, "hidden": [8]}
+    )
+    seen = {}
+
+    def release(rows: pd.DataFrame, seed: int) -> pd.DataFrame:
+        seen[seed] = rows.index.tolist()
+        return rows.reset_index(drop=True)  # a "release" of the members, not aligned
+
+    curve = training_curve(
+        census, config, epsilons=[math.inf], seeds=2, references={"members": release}
+    )
+    for seed in (0, 1):
+        split = split_table(census, "income", 0.3, seed)
+        assert seen[seed] == census.index[split.rows[split.train]].tolist()
+    assert set(curve.scores["setting"]) == {"non_private", "members"}
