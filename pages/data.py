@@ -14,6 +14,7 @@ from ui.widgets import (
     SAMPLES,
     friendly_errors,
     load_sample,
+    path_guard,
     set_large_workspace,
     set_workspace,
     sidebar,
@@ -63,7 +64,9 @@ with st.expander("🗄️ …or open a large file on this machine by path (DuckD
             with st.spinner(f"Opening {large_path} with {engine_name} and drawing a sample…"):
                 separator = None if sep_choice == "detect" else sep_choice.replace("\\t", "\t")
                 encoding = None if enc_choice == "detect" else enc_choice
-                large = LargeTable.open(large_path.strip(), engine_name, separator, encoding)
+                large = LargeTable.open(
+                    path_guard().for_read(large_path.strip()), engine_name, separator, encoding
+                )
             set_large_workspace(large)
             st.session_state["table_info"] = (
                 large.source.format,

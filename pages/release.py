@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-from pathlib import Path
 
 import streamlit as st
 
@@ -19,6 +18,7 @@ from ui.widgets import (
     download_name,
     frequency_table,
     friendly_errors,
+    path_guard,
     search_result,
     start_page,
 )
@@ -41,7 +41,7 @@ def _write_large_release(ws: Workspace, result, mode: str, disabled: bool) -> No
         bar = st.progress(0.0, text="Writing…")
         written = ws.write_release(
             result,
-            Path(out).expanduser(),
+            path_guard().for_write(out),
             mode,
             progress=lambda f, m: bar.progress(min(max(f, 0.0), 1.0), text=f"{m}: {f:.0%}"),
         )

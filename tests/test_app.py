@@ -218,9 +218,25 @@ def test_release_config_round_trip_through_the_cli(tmp_path):
     assert "patient_name" not in out.columns and "notes" not in out.columns
 
 
-def test_large_file_by_path_works_on_every_page(tmp_path):
+def test_open_and_write_by_path_stay_inside_the_allowed_folders(tmp_path, monkeypatch):
+    """Open-by-path refuses a file outside the allowed folders (default: the working folder), and
+    write-by-path never writes over a file that was read."""
+    outside = tmp_path / "secret.csv"
+    outside.write_text("a,b\n1,2\n")
+    monkeypatch.setenv("ANON_ALLOWED_FOLDERS", str(tmp_path / "allowed"))
+    (tmp_path / "allowed").mkdir()
+    at = _goto(_app(), "pages/data.py")
+    at.text_input(key="large_path").input(str(outside)).run()
+    at.button(key="large_open").click().run()
+    assert any("outside the allowed folder" in e.value for e in at.error)
+    assert at.session_state["workspace"].large is None
+
+
+def test_large_file_by_path_works_on_every_page(tmp_path, monkeypatch):
     """Open a file by path with DuckDB: every page runs; the release is written by the engine and is k-anonymous."""
     import importlib.util
+
+    monkeypatch.setenv("ANON_ALLOWED_FOLDERS", str(tmp_path))
 
     spec = importlib.util.spec_from_file_location(
         "generate_large", ROOT / "sample_data" / "generate_large.py"

@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
+import os
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -21,6 +22,7 @@ import streamlit as st
 
 from anon_core.data.frequency import FrequencyTable
 from anon_core.data.io import LoadedTable, load_table
+from anon_core.data.paths import PathGuard
 from anon_core.errors import AnonError
 from anon_core.search.evaluate import Evaluator, TransformationResult
 from anon_core.search.lattice import SearchResult, search
@@ -66,6 +68,20 @@ def load_sample(path: str) -> LoadedTable:
 
 
 PREVIOUS_KEY = "previous_workspaces"
+GUARD_KEY = "path_guard"
+#: Folders the dashboard may open and write files in by path (os.pathsep-separated); default:
+#: the folder it was started from. Nothing outside them is read or written.
+ALLOWED_FOLDERS_ENV = "ANON_ALLOWED_FOLDERS"
+
+
+def path_guard() -> PathGuard:
+    """The session's guard for open/write by path (allowed folders, files read so far)."""
+    guard = st.session_state.get(GUARD_KEY)
+    if guard is None:
+        folders = [f for f in os.environ.get(ALLOWED_FOLDERS_ENV, "").split(os.pathsep) if f]
+        roots = tuple(Path(f).expanduser().resolve() for f in folders) or (Path.cwd(),)
+        guard = st.session_state[GUARD_KEY] = PathGuard(allowed_roots=roots)
+    return guard
 
 
 def _replace_workspace(ws: Workspace) -> Workspace:
