@@ -25,7 +25,9 @@ PathLike = str | os.PathLike[str]
 def _roots(allowed_roots: Iterable[PathLike] | None) -> list[Path]:
     roots = [Path.cwd()] if allowed_roots is None else [Path(r) for r in allowed_roots]
     if not roots:
-        raise ConfigError("'allowed_roots' is empty: name at least one folder files may be opened from.")
+        raise ConfigError(
+            "'allowed_roots' is empty: name at least one folder files may be opened from."
+        )
     return [r.expanduser().resolve(strict=False) for r in roots]
 
 
