@@ -583,8 +583,3 @@ def write_table(
     path = Path(path)
     data = table_bytes(frame, output_format(path), formula_escape=formula_escape)
     return atomic_write(path, data)
-
-
-# Former private names, still imported by anon_core.release.engines.base.
-_check_not_binary = check_not_binary
-_detect_separator = detect_separator
