@@ -53,12 +53,27 @@ def test_compiled_and_numpy_paths_agree_on_random_lattices(seed):
     """Every node, visited in a random order (so roll-ups start from varied cached tables)."""
     ds = _dataset(_frame(seed, 600))
     compiled, plain = FrequencyTable(ds), FrequencyTable(ds)
-    plain.use_kernels = False
-    assert compiled.use_kernels
+    compiled.use_kernels, plain.use_kernels = True, False  # small tables default to numpy
     nodes = list(itertools.product(*[range(h) for h in ds.heights]))
     order = np.random.default_rng(seed).permutation(len(nodes))
     for i in order:
         _same_table(compiled.classes(nodes[i]), plain.classes(nodes[i]))
+
+
+def test_frequency_table_built_by_the_kernel_equals_numpy(monkeypatch):
+    from anon_core.data import frequency
+
+    ds = _dataset(_frame(4, 900))
+    monkeypatch.setattr(frequency, "KERNEL_MIN_ROWS", 0)
+    compiled = FrequencyTable(ds)
+    monkeypatch.setattr(frequency, "KERNEL_MIN_ROWS", 10**12)
+    plain = FrequencyTable(ds)
+    for name in ("row_tuple", "tuples", "counts"):
+        np.testing.assert_array_equal(getattr(compiled, name), getattr(plain, name))
+    for field in ("tuple_idx", "value", "count", "global_counts"):
+        np.testing.assert_array_equal(
+            getattr(compiled.sensitive["s"], field), getattr(plain.sensitive["s"], field)
+        )
 
 
 def _first_appearance(key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

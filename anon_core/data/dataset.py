@@ -56,6 +56,7 @@ class FrameCodes:
         self.frame = frame
         self._codes: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         self._encoded: dict[tuple[str, int], tuple[Hierarchy, EncodedHierarchy]] = {}
+        self._memo: dict[tuple, object] = {}
 
     def codes(self, column: str) -> tuple[np.ndarray, np.ndarray]:
         """(int32 code per row, label per code) of a column, by first appearance."""
@@ -65,6 +66,17 @@ class FrameCodes:
             hit = (codes.astype(np.int32), np.asarray(uniques, dtype=object))
             self._codes[column] = hit
         return hit
+
+    def memo(self, key: tuple, make):
+        """A value derived from the frame's codes alone (e.g. the grouping of some columns),
+        made once per key; arrays in it are made read-only, as every user shares them."""
+        if key not in self._memo:
+            value = make()
+            for part in value if isinstance(value, tuple) else (value,):
+                if isinstance(part, np.ndarray):
+                    part.flags.writeable = False
+            self._memo[key] = value
+        return self._memo[key]
 
     def encoded(self, column: str, hierarchy: Hierarchy) -> EncodedHierarchy:
         """The hierarchy's lookup arrays over the column's labels (cached per hierarchy object)."""
@@ -105,6 +117,7 @@ class Dataset:
                 "'codes' were computed for another DataFrame: pass FrameCodes(frame) of this frame."
             )
         codes = codes or FrameCodes(frame)
+        self.frame_codes = codes  # shared by the frequency tables of this frame
         if len(frame) == 0:
             raise DataError("The table has no rows.")
         if weights is not None:

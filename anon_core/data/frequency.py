@@ -20,6 +20,9 @@ from anon_core.data.dataset import Dataset
 from anon_core.errors import ConfigError
 
 _MAX_DENSE = 1 << 24  # cells of a dense (classes x values) block
+#: Smallest tables grouped by the compiled kernels (loading them costs about a second of CPU).
+KERNEL_MIN_ROWS = 10_000
+KERNEL_MIN_TUPLES = 1_000
 
 try:  # pandas' hash-table factorization without the public wrapper's checks (~35 µs a call)
     from pandas.core.algorithms import factorize_array as _factorize_array
@@ -183,23 +186,11 @@ class FrequencyTable:
         self.qis = list(dataset.qis)
         self.n_records = dataset.n_rows
         w = dataset.weights  # None: one record per row
-        cols = [dataset.columns[q].codes for q in self.qis]
-        radices = [dataset.columns[q].cardinality for q in self.qis]
-        n_rows = len(dataset.frame)
-        counts = None
-        if cols and kernels.AVAILABLE and _fits(radices):
-            stacked = np.stack(cols)
-            ones = np.ones(n_rows, dtype=np.int64) if w is None else w
-            self.row_tuple, first, counts = kernels.group_levels(
-                stacked, np.arange(len(cols), dtype=np.int64), np.asarray(radices), ones
-            )
-            self.tuples = np.ascontiguousarray(stacked[:, first].T, dtype=np.int32)
-        elif cols:
-            self.row_tuple, first = group_rows(cols, radices)
-            self.tuples = np.column_stack([c[first] for c in cols]).astype(np.int32)
+        if w is None:  # the grouping depends on the codes alone: shared per frame and QIs
+            grouped = dataset.frame_codes.memo(("tuples", tuple(self.qis)), self._group_rows)
         else:
-            self.row_tuple = np.zeros(n_rows, dtype=np.int64)
-            self.tuples = np.zeros((1, 0), dtype=np.int32)
+            grouped = self._group_rows()
+        self.row_tuple, self.tuples, counts = grouped
         self.n_tuples = len(self.tuples)
 
         self.counts = self._count(self.row_tuple, self.n_tuples) if counts is None else counts
@@ -207,7 +198,14 @@ class FrequencyTable:
         # attribute: its (tuple, value, count) triplets. Both computed when first read.
         self.value_counts: Mapping[str, np.ndarray] = _Lazy(self.qis, self._value_counts)
         self.sensitive: Mapping[str, SensitiveCounts] = _Lazy(
-            dataset.sensitive, self._sensitive_counts
+            dataset.sensitive,
+            (
+                lambda s: dataset.frame_codes.memo(
+                    ("sensitive", tuple(self.qis), s), lambda: self._sensitive_counts(s)
+                )
+            )
+            if w is None
+            else self._sensitive_counts,
         )
         # Class tables kept for roll-up: the largest hold one int64 per tuple, so
         # bound the cache at about 200 MB of those (64 to 1024 tables).
@@ -228,8 +226,27 @@ class FrequencyTable:
             if fits and cards
             else None
         )
-        self.use_kernels = kernels.AVAILABLE  # False: numpy's path (tests compare both)
+        # Compiled kernels where they repay loading them; numpy's path otherwise (tests compare both).
+        self.use_kernels = kernels.AVAILABLE and self.n_tuples >= KERNEL_MIN_TUPLES
         self._injective: bool | None = None
+
+    def _group_rows(self) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+        """(tuple of each row, the distinct tuples' codes, records per tuple or None)."""
+        dataset, w = self.dataset, self.dataset.weights
+        cols = [dataset.columns[q].codes for q in self.qis]
+        radices = [dataset.columns[q].cardinality for q in self.qis]
+        n_rows = len(dataset.frame)
+        if cols and kernels.AVAILABLE and n_rows >= KERNEL_MIN_ROWS and _fits(radices):
+            stacked = np.stack(cols)
+            ones = np.ones(n_rows, dtype=np.int64) if w is None else w
+            row_tuple, first, counts = kernels.group_levels(
+                stacked, np.arange(len(cols), dtype=np.int64), np.asarray(radices), ones
+            )
+            return row_tuple, np.ascontiguousarray(stacked[:, first].T, dtype=np.int32), counts
+        if cols:
+            row_tuple, first = group_rows(cols, radices)
+            return row_tuple, np.column_stack([c[first] for c in cols]).astype(np.int32), None
+        return np.zeros(n_rows, dtype=np.int64), np.zeros((1, 0), dtype=np.int32), None
 
     def _count(self, ids: np.ndarray, n: int) -> np.ndarray:
         return np.bincount(ids, weights=self.dataset.weights, minlength=n).astype(np.int64)
@@ -506,7 +523,9 @@ class ClassTable:
         if hit is None:
             m = self.freq.sensitive[attribute].cardinality
             dense = self._dense_counts(attribute)
-            if dense is not None:
+            if dense is not None and self.freq.use_kernels:
+                hit = kernels.nonzero_cells(dense)
+            elif dense is not None:
                 nz = np.flatnonzero(dense)
                 hit = (nz // m, nz % m, dense.ravel()[nz].astype(np.int64))
             elif (

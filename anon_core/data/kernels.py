@@ -5,30 +5,81 @@ NumPy needs four passes for it (key, pandas' hash factorization, first rows,
 weighted counts); the kernels here do it in one pass with an open-addressing
 hash table (or a direct table when the key space is small), numbering groups in
 order of first appearance exactly as ``pandas.factorize`` does. The frequency
-table uses them when numba is importable and the key fits in 62 bits, else the
-numpy path; tests/test_kernels.py checks that both agree.
+table uses them for tables large enough to repay loading them (numba importable,
+key within 62 bits), else the numpy path; tests/test_kernels.py checks that both
+agree.
 """
 
 from __future__ import annotations
 
+import importlib.util
+from collections.abc import Callable
+
 import numpy as np
 
-try:
-    import numba
-
-    AVAILABLE = True
-except ImportError:  # pragma: no cover - numba is a core dependency; numpy's path remains
-    numba = None
-    AVAILABLE = False
+#: numba is a core dependency; without it the frequency table keeps numpy's path.
+AVAILABLE = importlib.util.find_spec("numba") is not None
 
 _MIX = 0x9E3779B97F4A7C15  # Fibonacci hashing multiplier (Knuth)
+_compiled: dict[str, Callable] = {}
 
 
-def _jit(fn):
-    return numba.njit(cache=True, nogil=True)(fn) if AVAILABLE else fn
+def _load() -> dict[str, Callable]:
+    """Compile (or load from numba's cache) the kernels on first use: importing numba and
+    loading them costs about a second of CPU, which small tables never pay."""
+    if not _compiled:
+        import numba
+
+        def jit(fn: Callable) -> Callable:
+            return numba.njit(cache=True, nogil=True)(fn)
+
+        # Callees first: the callers resolve them as module globals when they compile.
+        globals()["_group_keys"] = jit(_group_keys)
+        for name, fn in (
+            ("group_levels", _group_levels),
+            ("roll_up", _roll_up),
+            ("roll_up_counts", _roll_up_counts),
+            ("count_pairs", _count_pairs),
+            ("nonzero_cells", _nonzero_cells),
+        ):
+            _compiled[name] = jit(fn)
+    return _compiled
 
 
-@_jit
+def group_levels(gen, rows, radices, weights):
+    """Group the columns ``gen[rows[j]]`` (one per QI) on a mixed-radix key (``radices``).
+
+    Returns (group of each column position, first position of each group,
+    summed ``weights`` per group); groups are numbered by first appearance.
+    The key must fit in 63 bits (the caller checks).
+    """
+    return _load()["group_levels"](gen, rows, radices, weights)
+
+
+def roll_up(codes, ups, offsets, radices, weights):
+    """Group classes after mapping each QI's codes up: ``ups[offsets[j] + codes[:, j]]``.
+
+    Returns (new class of each old class, the new classes' codes, summed
+    ``weights`` per new class), new classes numbered by first appearance.
+    """
+    return _load()["roll_up"](codes, ups, offsets, radices, weights)
+
+
+def roll_up_counts(parent_class, parent_counts, n_classes):
+    """Sum the rows of a (parent classes x values) count block into ``n_classes`` rows."""
+    return _load()["roll_up_counts"](parent_class, parent_counts, n_classes)
+
+
+def count_pairs(tuple_class, tuple_idx, value, count, n_classes, m):
+    """Dense (classes x values) float counts from (tuple, value, count) triplets."""
+    return _load()["count_pairs"](tuple_class, tuple_idx, value, count, n_classes, m)
+
+
+def nonzero_cells(dense):
+    """(row, column, int64 value) of the non-zero cells of a 2-D count array, in row-major order."""
+    return _load()["nonzero_cells"](dense)
+
+
 def _group_keys(key, weights):
     """Group ids by first appearance of ``key`` (all below ``span``), first rows, summed weights."""
     n = len(key)
@@ -76,14 +127,7 @@ def _group_keys(key, weights):
     return inv, first[:n_groups].copy(), sizes[:n_groups].copy()
 
 
-@_jit
-def group_levels(gen, rows, radices, weights):
-    """Group the columns ``gen[rows[j]]`` (one per QI) on a mixed-radix key (``radices``).
-
-    Returns (group of each column position, first position of each group,
-    summed ``weights`` per group); groups are numbered by first appearance.
-    The key must fit in 63 bits (the caller checks).
-    """
+def _group_levels(gen, rows, radices, weights):
     n = gen.shape[1]
     key = np.zeros(n, dtype=np.int64)
     for j in range(len(rows)):
@@ -94,13 +138,7 @@ def group_levels(gen, rows, radices, weights):
     return _group_keys(key, weights)
 
 
-@_jit
-def roll_up(codes, ups, offsets, radices, weights):
-    """Group classes after mapping each QI's codes up: ``ups[offsets[j] + codes[:, j]]``.
-
-    Returns (new class of each old class, the new classes' codes, summed
-    ``weights`` per new class), new classes numbered by first appearance.
-    """
+def _roll_up(codes, ups, offsets, radices, weights):
     n, q = codes.shape
     mapped = np.empty((n, q), dtype=np.int32)
     key = np.zeros(n, dtype=np.int64)
@@ -118,9 +156,7 @@ def roll_up(codes, ups, offsets, radices, weights):
     return inv, out, sizes
 
 
-@_jit
-def roll_up_counts(parent_class, parent_counts, n_classes):
-    """Sum the rows of a (parent classes x values) count block into ``n_classes`` rows."""
+def _roll_up_counts(parent_class, parent_counts, n_classes):
     m = parent_counts.shape[1]
     out = np.zeros((n_classes, m), dtype=parent_counts.dtype)
     for i in range(len(parent_class)):
@@ -131,10 +167,29 @@ def roll_up_counts(parent_class, parent_counts, n_classes):
     return out
 
 
-@_jit
-def count_pairs(tuple_class, tuple_idx, value, count, n_classes, m):
-    """Dense (classes x values) float counts from (tuple, value, count) triplets."""
+def _count_pairs(tuple_class, tuple_idx, value, count, n_classes, m):
     out = np.zeros((n_classes, m), dtype=np.float64)
     for i in range(len(tuple_idx)):
         out[tuple_class[tuple_idx[i]], value[i]] += count[i]
     return out
+
+
+def _nonzero_cells(dense):
+    n, m = dense.shape
+    k = 0
+    for i in range(n):
+        for v in range(m):
+            if dense[i, v] != 0:
+                k += 1
+    rows = np.empty(k, dtype=np.int64)
+    cols = np.empty(k, dtype=np.int64)
+    vals = np.empty(k, dtype=np.int64)
+    k = 0
+    for i in range(n):
+        for v in range(m):
+            if dense[i, v] != 0:
+                rows[k] = i
+                cols[k] = v
+                vals[k] = np.int64(dense[i, v])
+                k += 1
+    return rows, cols, vals
