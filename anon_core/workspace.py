@@ -29,6 +29,7 @@ from anon_core.data.io import infer_kind, to_labels
 from anon_core.data.roles import suggest_roles
 from anon_core.errors import ConfigError
 from anon_core.privacy.models import make_model
+from anon_core.privacy.presence import research_subset_rows
 from anon_core.quality.metrics import make_metric
 from anon_core.release.apply import apply_transformation
 from anon_core.search.evaluate import Evaluator
@@ -490,4 +491,7 @@ class Workspace:
 
             frame, config = release_sections(self.frame, parse_config(self.to_config()))
             roles = {c: Role(config.roles.get(c, Role.INSENSITIVE)) for c in self.frame.columns}
-        return apply_transformation(dataset, result, suppressed_records, frame=frame, roles=roles)
+        keep = research_subset_rows([make_model(m) for m in self.models], self.frame)
+        return apply_transformation(
+            dataset, result, suppressed_records, frame=frame, roles=roles, keep=keep
+        )

@@ -133,10 +133,17 @@ def report_rows(
     return rows
 
 
+#: What a scale engine's grouped table (distinct rows with counts, no records) cannot give.
+GROUPED_EXTRAS = {
+    "weighted_risk": {"explanation": "Not computed: the table was grouped by a scale engine."},
+    "suda2": {"explanation": "Not computed: the table was grouped by a scale engine."},
+}
+
+
 def original_extras(config: Any, problem: Any) -> dict[str, Any]:
     """Weighted risk and SUDA2 of the input table (not available for an engine's grouped table)."""
     if problem.dataset.grouped:
-        return {"suda2": {"explanation": "Not computed: the table was grouped by a scale engine."}}
+        return GROUPED_EXTRAS
     frame = problem.dataset.frame
     return extra_dict(*extra_figures(frame, list(problem.dataset.qis), weight_column(config.roles)))
 
@@ -144,7 +151,7 @@ def original_extras(config: Any, problem: Any) -> dict[str, Any]:
 def release_extras(config: Any, problem: Any, result: Any) -> dict[str, Any]:
     """Weighted risk and SUDA2 of the released rows of ``result`` (suppressed records left out)."""
     if problem.dataset.grouped:
-        return {"suda2": {"explanation": "Not computed: the table was grouped by a scale engine."}}
+        return GROUPED_EXTRAS
     released = released_frame(problem, result)
     weight = weight_column(config.roles)
     return extra_dict(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
 from anon_core.data.dataset import Dataset, Role
@@ -18,13 +19,15 @@ def apply_transformation(
     suppression: str = "remove",
     frame: pd.DataFrame | None = None,
     roles: dict[str, Role] | None = None,
+    keep: np.ndarray | None = None,
 ) -> pd.DataFrame:
     """The released table: QIs generalized, identifiers dropped, row order kept.
 
     ``suppression='remove'`` drops suppressed records; ``'mask'`` keeps them with
     every quasi-identifier set to ``*`` (as ARX outputs them). ``frame`` and
     ``roles`` replace the dataset's for the columns that are not generalized
-    (e.g. after text de-identification or pseudonymization).
+    (e.g. after text de-identification or pseudonymization). ``keep`` limits the release to
+    some rows (delta-presence releases only its research subset of the population table).
     """
     check_choice("suppression", suppression, ("remove", "mask"))
     frame = dataset.frame if frame is None else frame
@@ -35,4 +38,4 @@ def apply_transformation(
         [str(c) for c in frame.columns],
         dict(dataset.roles if roles is None else roles),
     )
-    return plan.apply_rows(dataset, frame)
+    return plan.apply_rows(dataset, frame, keep)

@@ -59,7 +59,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from anon_core.data.dataset import Role
+from anon_core.data.dataset import DROPPED_ROLES, Role
 from anon_core.errors import ConfigError
 from anon_core.privacy.kanonymity import KAnonymity
 from anon_core.privacy.models import PrivacyModel
@@ -297,7 +297,7 @@ def _released_frame(
     out = {}
     for col in ds.frame.columns:
         role = ds.roles[str(col)]
-        if role == Role.IDENTIFIER:
+        if role in DROPPED_ROLES:
             continue
         if role == Role.QUASI_IDENTIFIER:
             j = ds.qis.index(str(col))

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from anon_core.data.dataset import Dataset, Role
+from anon_core.data.dataset import DROPPED_ROLES, Dataset, Role
 from anon_core.data.io import MISSING, to_labels
 from anon_core.errors import ConfigError, DataError
 from anon_core.search.evaluate import TransformationResult
@@ -83,9 +83,12 @@ class ReleasePlan:
                 codes.append(mapped.to_numpy(dtype=np.int64))
         return self.apply_codes(frame, codes)
 
-    def apply_codes(self, frame: pd.DataFrame, codes: list[np.ndarray]) -> pd.DataFrame:
+    def apply_codes(
+        self, frame: pd.DataFrame, codes: list[np.ndarray], keep: np.ndarray | None = None
+    ) -> pd.DataFrame:
         """The release of ``frame`` whose generalized codes per quasi-identifier (in plan order)
-        are known: suppressed classes removed or masked, identifiers dropped, order kept."""
+        are known: suppressed classes removed or masked, identifiers dropped, order kept.
+        ``keep`` limits the release to some rows (delta-presence's research subset)."""
         out = {}
         supp = (
             np.isin(self.class_keys(codes), self.suppressed_keys)
@@ -103,11 +106,14 @@ class ReleasePlan:
             else:
                 out[c.name] = frame[c.name].to_numpy()
         released = pd.DataFrame(out, index=frame.index)
-        if self.mode == "remove":
-            released = released.loc[~supp]
-        return released.reset_index(drop=True)
+        rows = ~supp if self.mode == "remove" else np.ones(len(frame), dtype=bool)
+        if keep is not None:
+            rows &= np.asarray(keep, dtype=bool)
+        return released.loc[rows].reset_index(drop=True)
 
-    def apply_rows(self, dataset: Dataset, frame: pd.DataFrame | None = None) -> pd.DataFrame:
+    def apply_rows(
+        self, dataset: Dataset, frame: pd.DataFrame | None = None, keep: np.ndarray | None = None
+    ) -> pd.DataFrame:
         """The release of the dataset's own rows (in memory), from the codes it already holds.
 
         ``frame`` replaces the dataset's frame for the columns that are kept (e.g. after text
@@ -120,7 +126,7 @@ class ReleasePlan:
                 [by_name[q].leaf_code[str(v)] for v in dataset.columns[q].labels], dtype=np.int64
             )
             codes.append(leaf_codes[dataset.columns[q].codes])
-        return self.apply_codes(dataset.frame if frame is None else frame, codes)
+        return self.apply_codes(dataset.frame if frame is None else frame, codes, keep)
 
     @property
     def suppressed_label_keys(self) -> list[str]:
@@ -152,7 +158,7 @@ def build_release_plan(
     plans = []
     for col in columns:
         role = roles.get(col, Role.INSENSITIVE)
-        if role == Role.IDENTIFIER:
+        if role in DROPPED_ROLES:  # identifiers and survey weights are never released
             plans.append(ColumnPlan(col, "drop"))
         elif role == Role.QUASI_IDENTIFIER:
             j = dataset.qis.index(col)

@@ -21,6 +21,7 @@ from anon_core.data.hierarchy import Hierarchy
 from anon_core.data.io import LoadedTable, load_table, to_labels
 from anon_core.errors import ConfigError, PrivacyWarning
 from anon_core.privacy.models import PrivacyModel, make_model
+from anon_core.privacy.presence import research_subset_rows
 from anon_core.quality.metrics import QualityMetric, make_metric
 from anon_core.release.apply import apply_transformation
 from anon_core.release.engines import (
@@ -291,7 +292,9 @@ class Problem:
         """The optimal transformation (see :func:`anon_core.search.lattice.search`); with an
         ``attack-risk`` model, the risk-bounded search (:mod:`anon_core.search.attack_bounded`)."""
         if any(getattr(m, "needs_records", False) for m in self.evaluator.models):
-            from anon_core.search.attack_bounded import attack_bounded_search  # attacks load on demand
+            from anon_core.search.attack_bounded import (
+                attack_bounded_search,  # attacks load on demand
+            )
 
             return attack_bounded_search(self.evaluator, **options)
         return search(self.evaluator, **options)
@@ -305,7 +308,8 @@ class Problem:
                 f"The table was grouped by the {self.engine_name} engine and is not in memory: write the release "
                 "to a file instead (CLI: --output FILE.parquet)."
             )
-        return apply_transformation(self.dataset, result, suppressed_records)
+        keep = research_subset_rows(self.evaluator.models, self.dataset.frame)
+        return apply_transformation(self.dataset, result, suppressed_records, keep=keep)
 
     def write_release(
         self,
@@ -335,6 +339,11 @@ class Problem:
                 time.perf_counter() - t0,
                 file_sha256(out),
                 "pandas",
+            )
+        if any(getattr(m, "key", "") == "delta-presence" for m in self.evaluator.models):
+            raise ConfigError(
+                f"delta-presence releases only its research subset of the population table; the "
+                f"{self.engine_name} engine writes whole files. Use engine: pandas for this release."
             )
         plan = build_release_plan(
             self.dataset, result, suppressed_records, list(self.source.columns), self.input_roles

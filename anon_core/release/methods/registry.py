@@ -21,7 +21,7 @@ from typing import Any, ClassVar
 import pandas as pd
 
 from anon_core.config import ReleaseConfig
-from anon_core.data.dataset import Role
+from anon_core.data.dataset import DROPPED_ROLES, Role
 from anon_core.data.io import infer_kinds
 from anon_core.errors import ConfigError
 from anon_core.validation import (
@@ -240,7 +240,7 @@ def method_available(name: str) -> tuple[bool, str]:
 def drop_identifiers(frame: pd.DataFrame, roles: Mapping[str, Role | str]) -> pd.DataFrame:
     """The frame without identifier columns: no method ever releases them."""
     keep = [
-        c for c in frame.columns if Role(roles.get(str(c), Role.INSENSITIVE)) != Role.IDENTIFIER
+        c for c in frame.columns if Role(roles.get(str(c), Role.INSENSITIVE)) not in DROPPED_ROLES
     ]
     return frame.loc[:, keep]
 
