@@ -313,3 +313,40 @@ def test_the_pandas_engine_groups_and_releases_like_duckdb(tmp_path):
     out = pd.read_csv(tmp_path / "pandas.csv", dtype=str, keep_default_na=False)
     assert "name" not in out.columns
     assert out.groupby(["age", "sex", "zip"]).size().min() >= 5
+
+
+def test_weights_are_never_released_and_delta_presence_releases_its_subset():
+    """A survey-weight column stays out of the release; with delta-presence the input is the
+    population table and only the research subset is released (hand-made table)."""
+    frame = _frame(60).assign(
+        w=[float(10 + i) for i in range(60)], in_study=[i % 2 == 0 for i in range(60)]
+    )
+    base = {
+        "attributes": {
+            "age": {"role": "quasi-identifier"},
+            "sex": {"role": "quasi-identifier"},
+            "disease": {"role": "sensitive"},
+            "w": {"role": "weight"},
+            "in_study": {"role": "insensitive"},
+        },
+        "privacy_models": [{"model": "k-anonymity", "k": 2}],
+        "suppression_limit": 0.1,
+    }
+    plain = resolve(parse_config(base), frame)
+    released = plain.problem.apply(plain.result)
+    assert "w" not in released.columns and len(released) >= 54
+    presence = {
+        **base,
+        "privacy_models": [
+            {
+                "model": "delta-presence",
+                "delta_min": 0.0,
+                "delta_max": 1.0,
+                "research_subset": {"column": "in_study"},
+            }
+        ],
+    }
+    subset = resolve(parse_config(presence), frame)
+    released = subset.problem.apply(subset.result)
+    assert len(released) == int(frame["in_study"].sum())  # 30 of the 60 population records
+    assert released["in_study"].astype(str).eq("True").all()
