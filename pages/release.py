@@ -213,6 +213,7 @@ def _release_report_section(ws: Workspace, suppressed_records: str) -> None:
                         "comments": comments,
                     },
                     audit=ws.audit,
+                    chosen_by=ws.chosen_by,
                 )
                 st.session_state["release_report"] = {
                     "key": state_key,

@@ -16,19 +16,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import pandas as pd
-
-from anon_core.attacks.split import AttackSection, parse_attack_section, split_frame
+from anon_core.attacks.split import AttackSection, parse_attack_section
 from anon_core.commands import EXIT_NOT_SATISFIED, EXIT_OK
 from anon_core.config import ReleaseConfig, load_config
-from anon_core.data.io import load_table
-from anon_core.errors import AnonError, ConfigError, DataError
-from anon_core.privacy.attack_risk import AttackRisk
-from anon_core.services.problem import Problem, load_input
-
-
-class NothingReleased(Exception):
-    """The configuration releases nothing (no transformation satisfies its models)."""
+from anon_core.errors import ConfigError
+from anon_core.services.attacks import NothingReleased, attack_release
 
 
 def _section(config: ReleaseConfig, args: argparse.Namespace) -> AttackSection:
@@ -39,102 +31,6 @@ def _section(config: ReleaseConfig, args: argparse.Namespace) -> AttackSection:
         raise ConfigError(f"'--seed' must be a non-negative whole number, got {args.seed}.")
     return section.with_options(
         n_attacks=args.n_attacks, random_state=args.seed, external=args.external
-    )
-
-
-def _load(path: Path, what: str) -> pd.DataFrame:
-    if not Path(path).is_file():
-        raise DataError(f"The {what} file {str(path)!r} does not exist. Check the path.")
-    try:
-        frame = load_table(path).frame
-    except AnonError as exc:
-        raise DataError(f"The {what} table cannot be used: {exc}") from None
-    if len(frame) == 0:
-        raise DataError(f"The {what} table {str(path)!r} has no records.")
-    return frame
-
-
-def _check_input_columns(config: ReleaseConfig, frame: pd.DataFrame) -> None:
-    missing = [a for a in config.roles if a not in frame.columns]
-    if missing:
-        raise ConfigError(
-            f"'attributes' names {missing}, which are not columns of the input. Columns are: "
-            f"{list(frame.columns)}."
-        )
-
-
-def attack_release(
-    config: ReleaseConfig,
-    section: AttackSection,
-    *,
-    released_file: Path | None = None,
-    control_file: Path | None = None,
-    progress: Any = None,
-) -> Any:
-    """The battery's :class:`~anon_core.attacks.battery.AttackReport` on the configuration's release
-    (see the module docstring)."""
-    # The attack stack loads only when this command runs, not with every other command.
-    from anon_core.attacks.battery import (
-        attack_inputs,
-        dataset_hierarchies,
-        frame_inputs,
-        run_battery,
-    )
-    from anon_core.search.attack_bounded import evaluate_with_attacks
-
-    external = _load(section.external, "external") if section.external is not None else None
-    released_file = released_file or section.released
-    control_file = control_file or section.control
-    if (released_file is None) != (control_file is None):
-        raise ConfigError(
-            "Give both --released and --control (the release and the never-released records), or neither "
-            "and let the configuration split its input."
-        )
-    if released_file is not None and control_file is not None:
-        original = load_input(config).frame
-        _check_input_columns(config, original)
-        released = _load(released_file, "released")
-        control = _load(control_file, "control")
-        problem = Problem.from_config(config, original)
-        inputs = frame_inputs(
-            original, released, control, problem.dataset.roles, dataset_hierarchies(problem.dataset)
-        )
-        split = {"mode": "files", "released": str(released_file), "control": str(control_file)}
-        return run_battery(
-            inputs, config_section=section, external=external, split=split, progress=progress
-        )
-    full = load_input(config).frame
-    _check_input_columns(config, full)
-    part, control = split_frame(full, section.control_fraction, section.random_state)
-    problem, built, _ = Problem.for_release(config, frame=part)
-    for model in problem.evaluator.models:
-        if isinstance(model, AttackRisk):
-            model.bind(control)
-    if built.transformation is not None:
-        result = (
-            evaluate_with_attacks(problem.evaluator, dict(built.transformation))
-            if any(isinstance(m, AttackRisk) for m in problem.evaluator.models)
-            else problem.evaluate(dict(built.transformation))
-        )
-    else:
-        result = problem.search(**dict(built.search)).optimum
-    if result is None or not result.satisfied:
-        raise NothingReleased(
-            "no transformation of the released part satisfies the privacy models within the suppression "
-            "limit, so nothing would be released to attack. Relax the models or raise the limit."
-            if result is None
-            else "the configured transformation does not satisfy the privacy models on the released part, "
-            "so 'anonymize' would not release it. Choose another transformation or remove it to search."
-        )
-    inputs = attack_inputs(problem.dataset, result, control)
-    split = {
-        "mode": "split",
-        "control_fraction": section.control_fraction,
-        "random_state": section.random_state,
-        "transformation": dict(result.transformation),
-    }
-    return run_battery(
-        inputs, config_section=section, external=external, split=split, progress=progress
     )
 
 

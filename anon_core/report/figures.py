@@ -18,6 +18,7 @@ import numpy as np
 from anon_core.config import ReleaseConfig, load_config, parse_config
 from anon_core.data.dataset import Role
 from anon_core.errors import ConfigError
+from anon_core.report.evidence import attack_figures, method_figures, population_figures
 from anon_core.report.model import (
     DECISIONS,
     FIGURES_SCHEMA,
@@ -269,6 +270,14 @@ def compute_figures(
         "disclosure": disclosure_dict(disclosure),
         "utility": {"quality": quality.to_dict(), "distributions": distributions.to_dict()},
     }
+    # Evidence beyond class sizes: the method and its guarantee, the population figures and,
+    # with an 'attack' section, the attack battery on the configuration's seeded split.
+    figures["method"] = method_figures(config, result)
+    if not grouped:
+        figures["population"] = population_figures(config, problem, result)
+    attacks = attack_figures(config)
+    if attacks is not None:
+        figures["attacks"] = attacks
     details = {
         "hierarchies": hierarchy_details,
         "distributions": _distribution_details(distributions.distributions, int(ds.n_rows)),
@@ -423,6 +432,7 @@ def build_report(
     *,
     generated_at: datetime | None = None,
     signing_key: Any = None,
+    chosen_by: str | None = None,
 ) -> Report:
     """The release report of ``result`` (a transformation of ``problem``, built from the configuration).
 
@@ -437,7 +447,9 @@ def build_report(
     * ``signoff``: ``{"name", "role", "decision": "approve"|"reject", "comments"}``;
       ``audit``: ``Workspace.audit``; ``pii``, ``dp``: the PII-handling and
       differential-privacy summaries to show (secret fields redacted); ``ml``:
-      an :class:`~anon_core.analysis.utility.MLUtilityResult` (or its ``to_dict()``).
+      an :class:`~anon_core.analysis.utility.MLUtilityResult` (or its ``to_dict()``);
+      ``chosen_by``: how the transformation was chosen in the dashboard (search, explore,
+      manual, configured), recorded as given.
     * ``signing_key``: an Ed25519 private key to sign the sign-off with; by default
       the key the configuration names (``output.signing_key_file`` or
       ``output.signing_key_env``), else the report is unsigned.
@@ -462,6 +474,7 @@ def build_report(
         "pii": _provided("pii", pii),
         "dp": _provided("dp", dp),
         "ml": _provided("ml", ml),
+        "chosen_by": _chosen_by(chosen_by),
     }
     search_ms = details.pop("search_ms")
     meta = {
@@ -485,6 +498,14 @@ def build_report(
         provided=provided,
         details=details,
     )
+
+
+def _chosen_by(value: str | None) -> str | None:
+    from anon_core.services.resolve import CHOSEN_BY
+
+    if value is not None and value not in CHOSEN_BY:
+        raise ConfigError(f"'chosen_by' must be one of {list(CHOSEN_BY)}, got {value!r}.")
+    return value
 
 
 def report_figures(report: Report) -> dict[str, Any]:

@@ -11,6 +11,11 @@ from anon_core.report.blocks import (
     table_block,
     text_block,
 )
+from anon_core.report.evidence import (
+    attacks_report_section,
+    method_report_section,
+    population_report_section,
+)
 from anon_core.report.model import Report
 from anon_core.report.sections_results import (
     disclosure_section,
@@ -128,8 +133,11 @@ SECTION_BUILDERS = (
     attributes_section,
     hierarchies_section,
     privacy_section,
+    method_report_section,
     transformation_section,
     risk_section,
+    population_report_section,
+    attacks_report_section,
     disclosure_section,
     utility_section,
     pii_section,

@@ -16,6 +16,20 @@ from anon_core.report.blocks import (
 )
 from anon_core.report.model import MIN_CELL, SHOWN_LABELS, Report
 
+CHOSEN_BY_TEXT = {
+    "search": "search optimum",
+    "explore": "picked on the trade-off chart (Explore)",
+    "manual": "levels set by hand",
+    "configured": "configured",
+}
+
+
+def _chosen_by_text(chosen_by: str | None, method: str) -> str:
+    """How the transformation was chosen: as the dashboard recorded it, else as the figures say."""
+    if chosen_by is None:
+        chosen_by = "search" if method == "search" else "configured"
+    return CHOSEN_BY_TEXT.get(chosen_by, chosen_by)
+
 
 def summary_section(report: Report) -> dict[str, Any] | None:
     """Verdict, decision, transformation and the headline figures."""
@@ -41,7 +55,7 @@ def summary_section(report: Report) -> dict[str, Any] | None:
                 ),
                 ("decision", signoff.get("decision") or "pending sign-off"),
                 ("transformation", levels_text(tr["transformation"])),
-                ("chosen by", "search optimum" if sel["method"] == "search" else "configured"),
+                ("chosen by", _chosen_by_text(report.provided.get("chosen_by"), sel["method"])),
                 ("records released", f"{f['output']['rows']:,} of {f['input']['rows']:,}"),
                 (
                     "highest prosecutor risk",

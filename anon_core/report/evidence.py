@@ -1,0 +1,154 @@
+"""The report's evidence beyond class sizes: the release method and its guarantee, the attack
+battery (when the configuration has an ``attack`` section) and the population figures (journalist
+risk basis, survey-weighted risk, SUDA2).
+
+Figures are computed from the configuration, so ``verify`` recomputes them with the same seeds and
+compares; the sections render them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from anon_core.config import ReleaseConfig
+from anon_core.report.blocks import fmt, kv_block, section, table_block, text_block
+from anon_core.report.model import Report
+from anon_core.search.evaluate import TransformationResult
+from anon_core.services.problem import Problem
+
+
+# ----------------------------------------------------------------------------- figures
+def method_figures(config: ReleaseConfig, result: TransformationResult) -> dict[str, Any]:
+    """The release method (generalization unless the configuration's ``method`` says otherwise),
+    its parameters and the guarantee it gives."""
+    from anon_core.release.methods.config import method_section
+
+    chosen = method_section(config)
+    method = chosen.method
+    guarantee = method.guarantee
+    if method.name == "generalization":
+        guarantee = "; ".join(s.model for s in result.models) or "none"
+    return {
+        "name": method.name,
+        "label": method.label,
+        "parameters": {k: v for k, v in method.parameters.items() if v is not None},
+        "random_state": chosen.random_state,
+        "guarantee": guarantee,
+        "protects": method.protects,
+        "does_not_protect": method.does_not_protect,
+    }
+
+
+def attack_figures(config: ReleaseConfig) -> dict[str, Any] | None:
+    """The ``anon-core attack`` figures of the configuration's release (None without an ``attack``
+    section): the same seeded split and battery, so ``verify`` gets the same figures again."""
+    if "attack" not in config.sections:
+        return None
+    from anon_core.attacks.split import parse_attack_section
+    from anon_core.report.attacks import attacks_section
+    from anon_core.services.attacks import attack_release
+
+    report = attack_release(
+        config, parse_attack_section(config.sections["attack"], config.base_dir)
+    )
+    out = attacks_section(report)
+    return {
+        "figures": out["figures"],
+        "rows": out["rows"],
+        "reproduce": out["reproduce"],
+        "explanation": out["explanation"],
+    }
+
+
+def population_figures(
+    config: ReleaseConfig, problem: Problem, result: TransformationResult
+) -> dict[str, Any]:
+    """Journalist risk's basis (population table or not), survey-weighted risk and SUDA2."""
+    from anon_core.analysis.population_report import population_matcher, release_extras
+    from anon_core.analysis.risk import report_dict, risk_of_result
+
+    matcher = population_matcher(config, problem)
+    risk = report_dict(risk_of_result(result, population=matcher))
+    return {
+        "journalist_basis": risk.get("journalist_basis"),
+        "journalist": risk.get("journalist"),
+        **release_extras(config, problem, result),
+    }
+
+
+# ----------------------------------------------------------------------------- sections
+def method_report_section(report: Report) -> dict[str, Any] | None:
+    """How the table was released: the method, its parameters and its guarantee."""
+    m = report.figures.get("method")
+    if not m:
+        return None
+    return section(
+        "method",
+        "Release method",
+        kv_block(
+            [
+                ("method", f"{m['label']} ({m['name']})"),
+                *[(f"parameter {k}", fmt(v)) for k, v in m["parameters"].items()],
+                ("random_state", fmt(m["random_state"])),
+                ("guarantee", m["guarantee"]),
+                ("protects", m["protects"]),
+                ("does not protect", m["does_not_protect"]),
+            ]
+        ),
+    )
+
+
+def attacks_report_section(report: Report) -> dict[str, Any] | None:
+    """The attack battery's figures with their intervals, seeds, n_attacks and split."""
+    a = report.figures.get("attacks")
+    if not a:
+        return None
+    rows = []
+    for row in a["rows"]:
+        cells = [str(row.get("attack", ""))]
+        for key in ("risk", "ci_low", "ci_high", "attack_rate", "control_rate", "baseline_rate"):
+            cells.append(fmt(row.get(key)))
+        rows.append(cells)
+    header = ["attack", "risk", "CI low", "CI high", "attack rate", "control rate", "baseline"]
+    figures = a["figures"]
+    extra = []
+    if "linkage" in figures:
+        extra.append(kv_block([(f"linkage: {k}", fmt(v)) for k, v in figures["linkage"].items()]))
+    if "membership" in figures:
+        extra.append(
+            kv_block([(f"membership: {k}", fmt(v)) for k, v in figures["membership"].items()])
+        )
+    reproduce = a["reproduce"]
+    return section(
+        "attacks",
+        "Attacks",
+        text_block(a["explanation"]),
+        table_block(header, rows, text_columns=(0,)) if rows else None,
+        *extra,
+        kv_block(
+            [
+                ("random_state", fmt(reproduce.get("random_state"))),
+                ("n_attacks", fmt(reproduce.get("n_attacks"))),
+                ("split", fmt(reproduce.get("split"))),
+                ("re-run", "anon-core attack CONFIG (verify re-runs it with the same seeds)"),
+            ]
+        ),
+    )
+
+
+def population_report_section(report: Report) -> dict[str, Any] | None:
+    """Journalist risk's basis, survey-weighted risk and SUDA2 of the release."""
+    p = report.figures.get("population")
+    if not p:
+        return None
+    rows = [("journalist risk basis", fmt(p.get("journalist_basis")))]
+    for key in ("weighted_risk", "suda2"):
+        part = p.get(key) or {}
+        if "explanation" in part and len(part) == 1:
+            rows.append((key.replace("_", " "), part["explanation"]))
+            continue
+        for k, v in part.items():
+            if k == "explanation" or isinstance(v, dict | list):
+                continue
+            rows.append((f"{key.replace('_', ' ')}: {k.replace('_', ' ')}", fmt(v)))
+    return section("population", "Population figures", kv_block(rows))
