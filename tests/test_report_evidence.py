@@ -95,3 +95,33 @@ def test_without_an_attack_section_the_report_has_no_attack_figures(tmp_path, at
     built = R.build_report(cfg, resolution.problem, resolution.result)
     assert "attacks" not in built.figures
     assert "attacks" not in {s["id"] for s in R.report_sections(built)}
+
+
+def test_anonymize_with_attack_risk_releases_the_released_part_within_the_bound(tmp_path, capsys):
+    """The analyst's ask, headless: minimum loss such that multivariate singling-out risk <= 5%.
+    The configuration's split holds the control records back; only the released part is written,
+    and the attack on it (same seeds) measures at most the threshold."""
+    cfg_path = _write_case(tmp_path)
+    config = json.loads((tmp_path / "release.json").read_text())
+    config["privacy_models"].append(
+        {
+            "model": "attack-risk",
+            "attack": "singling-out-multivariate",
+            "threshold": 0.05,
+            "n_attacks": 100,
+            "random_state": 3,
+        }
+    )
+    (tmp_path / "release.json").write_text(json.dumps(config))
+    out = tmp_path / "out.csv"
+    assert main(["anonymize", cfg_path, "-o", str(out)]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["satisfied"] is True and summary["control_records"] == 200  # 1/3 of 600
+    released = pd.read_csv(out, dtype=str, keep_default_na=False)
+    assert len(released) <= 400
+    assert released.groupby(["age", "sex", "zip"]).size().min() >= 5  # k=5 still holds
+    config["transformation"] = summary["transformation"]
+    (tmp_path / "release.json").write_text(json.dumps(config))
+    assert main(["attack", cfg_path]) == 0
+    measured = json.loads(capsys.readouterr().out)["singling_out"]["multivariate"]["risk"]
+    assert measured <= 0.05

@@ -98,8 +98,8 @@ def require_context(model: AttackRisk) -> AttackRiskContext:
     if model.context is None:
         raise ConfigError(
             "The attack-risk model needs a control set of records that were never released: run "
-            "'anon-core attack CONFIG' (it splits the input as the 'attack' section says) or bind one "
-            "with AttackRisk.bind(control)."
+            "'anon-core anonymize CONFIG' or 'anon-core attack CONFIG' (they split the input as the "
+            "'attack' section says) or bind one with AttackRisk.bind(control)."
         )
     return model.context
 

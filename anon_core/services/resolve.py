@@ -18,7 +18,7 @@ from anon_core.config import ReleaseConfig
 from anon_core.release.engines.base import Progress, no_progress
 from anon_core.search.evaluate import TransformationResult
 from anon_core.search.lattice import SearchResult
-from anon_core.services.problem import Problem
+from anon_core.services.problem import Problem, load_input
 
 #: How the released transformation was chosen (the report records it).
 CHOSEN_BY = ("configured", "search", "explore", "manual")
@@ -39,6 +39,8 @@ class Resolution:
     search: SearchResult | None
     chosen_by: str
     mapping: pd.DataFrame | None = None
+    #: Records held back as the attack-risk model's control set (never released), or 0.
+    control_records: int = 0
 
     @property
     def satisfied(self) -> bool:
@@ -55,6 +57,8 @@ class Resolution:
             out = {}
         out["satisfied"] = self.satisfied
         out["chosen_by"] = self.chosen_by
+        if self.control_records:
+            out["control_records"] = self.control_records
         if self.result is not None:
             out["models"] = [
                 {
@@ -72,11 +76,27 @@ def choose(
     transformation: Mapping[str, int] | None,
     search_options: Mapping[str, Any] | None = None,
 ) -> tuple[TransformationResult | None, SearchResult | None, str]:
-    """The configured transformation evaluated, else the optimum of the search (with its options)."""
+    """The configured transformation evaluated, else the optimum of the search (with its options).
+
+    With an ``attack-risk`` model the configured transformation is evaluated with its attacks run
+    (the plain evaluator cannot tell, and never reports it satisfied)."""
     if transformation is not None:
+        if needs_control(problem):
+            from anon_core.search.attack_bounded import evaluate_with_attacks
+
+            return (
+                evaluate_with_attacks(problem.evaluator, dict(transformation)),
+                None,
+                "configured",
+            )
         return problem.evaluate(dict(transformation)), None, "configured"
     found = problem.search(**dict(search_options or {}))
     return found.optimum, found, "search"
+
+
+def needs_control(problem: Problem) -> bool:
+    """Does a model of the problem attack the release (and so need never-released records)?"""
+    return any(getattr(m, "needs_records", False) for m in problem.evaluator.models)
 
 
 def without_suppression(result: TransformationResult) -> TransformationResult:
@@ -109,8 +129,23 @@ def resolve(
     With ``frame`` the table is not read from ``input.path`` (the dashboard's upload, a test's
     table); the module sections still apply to it.
     """
+    control = None
+    if any(m.get("model") == "attack-risk" for m in config.models):
+        # The attack needs records that are never released: the configuration's seeded split
+        # holds them back, and only the released part is anonymized and released.
+        from anon_core.attacks.split import parse_attack_section, split_frame
+
+        section = parse_attack_section(config.sections.get("attack"), config.base_dir)
+        full = frame if frame is not None else load_input(config).frame
+        frame, control = split_frame(full, section.control_fraction, section.random_state)
     problem, config, mapping = Problem.for_release(
         config, return_mapping=return_mapping, engine=engine, progress=progress, frame=frame
     )
+    if control is not None:
+        for model in problem.evaluator.models:
+            if getattr(model, "needs_records", False):
+                model.bind(control)
     result, found, chosen_by = choose(problem, config.transformation, config.search)
-    return Resolution(problem, config, result, found, chosen_by, mapping)
+    return Resolution(
+        problem, config, result, found, chosen_by, mapping, 0 if control is None else len(control)
+    )
