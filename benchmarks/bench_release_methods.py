@@ -103,7 +103,7 @@ def _row(m, base_seconds: float | None) -> str:
     inference = _get(a, "inference") or {}
     infer = max((v.get("risk", 0.0) for v in inference.values()), default=None)
     return (
-        f"{m.name:<34}{m.seconds:>8.2f}{m.cpu_seconds:>8.2f}{_fmt(ratio, '{:.2f}'):>7}"
+        f"{m.name:<34}{m.seconds:>9.2f}{m.cpu_seconds:>9.2f}{_fmt(ratio, '{:.2f}'):>9}"
         f"{_fmt(_get(a, 'singling_out', 'multivariate', 'risk')):>10}"
         f"{_fmt(_get(a, 'singling_out', 'univariate', 'risk')):>8}"
         f"{_fmt(_get(a, 'linkability', 'risk')):>7}{_fmt(infer):>7}"
@@ -140,7 +140,7 @@ def main() -> None:
         flush=True,
     )
     header = (
-        f"{'method':<34}{'wall s':>8}{'CPU s':>8}{'x gen':>7}{'SO-multi':>10}{'SO-uni':>8}"
+        f"{'method':<34}{'wall s':>9}{'CPU s':>9}{'x gen':>9}{'SO-multi':>10}{'SO-uni':>8}"
         f"{'link':>7}{'infer':>7}{'member':>8}{'ML acc':>8}{'ML drop':>8}{'marg':>7}{'assoc':>7}"
     )
     print(header)
@@ -158,7 +158,7 @@ def main() -> None:
 
             section = parse_method_section({k: v for k, v in spec.items() if k != "label"})
             rel = run_method(section.method, frame, cfg, random_state=0)
-            print(f"{spec.get('label', spec['name']):<34}{rel.seconds:>8.2f}{rel.cpu_seconds:>8.2f}"
+            print(f"{spec.get('label', spec['name']):<34}{rel.seconds:>9.2f}{rel.cpu_seconds:>9.2f}"
                   f"   (figures unavailable: {exc})", flush=True)  # fmt: skip
             continue
         for m in result.methods:
