@@ -34,6 +34,7 @@ from __future__ import annotations
 import logging
 import math
 import time
+import weakref
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -196,6 +197,10 @@ def _restrict(
     return lower, upper
 
 
+#: Per frequency table (weakly held): lattice bounds -> nodes, level sums, Flash order, ranks, masks.
+_LAYOUTS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
 class _Search:
     def __init__(
         self, evaluator: Evaluator, lattice: Lattice, progress: Callable[[float], None] | None
@@ -203,10 +208,19 @@ class _Search:
         self.ev = evaluator
         self.lattice = lattice
         self.progress = progress
-        self.nodes = lattice.nodes()
-        self.n = len(self.nodes)
         self.records: dict[int, NodeRecord] = {}
         self.checked: set[int] = set()  # distinct nodes checked, in either phase
+        # The lattice's nodes, Flash order and masks depend only on the hierarchies and
+        # the bounds: computed once per frequency table and reused by every search on it.
+        per_table = _LAYOUTS.setdefault(evaluator.freq, {})
+        key = (tuple(lattice.lower.tolist()), tuple(lattice.upper.tolist()))
+        if key not in per_table:
+            per_table[key] = self._layout(evaluator, lattice)
+        self.nodes, self.level_sum, self.order, self.rank, self._masks = per_table[key]
+        self.n = len(self.nodes)
+
+    def _layout(self, evaluator: Evaluator, lattice: Lattice) -> tuple:
+        nodes = lattice.nodes()
         freq = evaluator.freq
         heights = np.asarray(freq.dataset.heights)
         top = np.maximum(heights - 1, 1)
@@ -220,16 +234,19 @@ class _Search:
             )
             for q in freq.qis
         ]
-        rel = self.nodes / top
+        rel = nodes / top
         dd = 1.0 - np.mean(
-            [distinct[j][self.nodes[:, j]] / distinct[j][0] for j in range(len(freq.qis))], axis=0
+            [distinct[j][nodes[:, j]] / distinct[j][0] for j in range(len(freq.qis))], axis=0
         )
-        self.level_sum = self.nodes.sum(axis=1).astype(np.int64)
-        order = np.lexsort((dd, rel.mean(axis=1), self.level_sum))
-        self.rank = np.empty(self.n, dtype=np.int64)
-        self.rank[order] = np.arange(self.n)
-        self.order = order
-        self._masks = self.masks()
+        level_sum = nodes.sum(axis=1).astype(np.int64)
+        order = np.lexsort((dd, rel.mean(axis=1), level_sum))
+        rank = np.empty(len(nodes), dtype=np.int64)
+        rank[order] = np.arange(len(nodes))
+        self.nodes = nodes
+        masks = self.masks()
+        for arr in (nodes, level_sum, order, rank):
+            arr.flags.writeable = False
+        return nodes, level_sum, order, rank, masks
 
     # ---------------------------------------------------------------- checks
     def assess(self, idx: int, with_quality: bool | str = True) -> tuple[bool, float]:
