@@ -23,6 +23,7 @@ _MAX_DENSE = 1 << 24  # cells of a dense (classes x values) block
 #: Smallest tables grouped by the compiled kernels (loading them costs about a second of CPU).
 KERNEL_MIN_ROWS = 10_000
 KERNEL_MIN_TUPLES = 1_000
+_NO_TABLE = np.iinfo(np.int64).max
 
 try:  # pandas' hash-table factorization without the public wrapper's checks (~35 µs a call)
     from pandas.core.algorithms import factorize_array as _factorize_array
@@ -96,7 +97,7 @@ class _ClassCache:
         self.capacity = capacity
         self.levels = np.zeros((capacity, n_qis), dtype=np.int16)
         self.filled = 0  # slots are filled in order until the cache is full
-        self.n_classes = np.full(capacity, np.iinfo(np.int64).max, dtype=np.int64)
+        self.n_classes = np.full(capacity, _NO_TABLE, dtype=np.int64)
         self.tick = np.full(capacity, -1, dtype=np.int64)
         self.tables: list[ClassTable | None] = [None] * capacity
         self.slot: dict[tuple[int, ...], int] = {}
@@ -110,17 +111,20 @@ class _ClassCache:
         self.tick[i] = self.clock
         return self.tables[i]
 
-    def finest_below(self, lv: tuple[int, ...]) -> ClassTable | None:
-        """The cached table with the fewest classes among those at or below ``lv``."""
+    def finest_below(self, lv: tuple[int, ...], compiled: bool = False) -> ClassTable | None:
+        """The cached table with the fewest classes among those at or below ``lv``
+        (the first such slot on ties)."""
         if not self.slot:
             return None
         n = self.filled
-        below = (self.levels[:n] <= np.asarray(lv, dtype=np.int16)).all(axis=1)
+        target = np.asarray(lv, dtype=np.int16)
+        if compiled:
+            i = kernels.finest_below(self.levels, self.n_classes, n, target)
+            return None if i < 0 else self.tables[i]
+        below = (self.levels[:n] <= target).all(axis=1)
         if not below.any():
             return None
-        return self.tables[
-            int(np.argmin(np.where(below, self.n_classes[:n], np.iinfo(np.int64).max)))
-        ]
+        return self.tables[int(np.argmin(np.where(below, self.n_classes[:n], _NO_TABLE)))]
 
     def put(self, lv: tuple[int, ...], table: ClassTable) -> None:
         if self.filled < self.capacity:
@@ -312,7 +316,7 @@ class FrequencyTable:
         hit = self._cache.get(lv)
         if hit is not None:
             return hit
-        base = self._cache.finest_below(lv)
+        base = self._cache.finest_below(lv, self.use_kernels)
         table = (
             self._rollup(base, lv)
             if base is not None and base.n_classes < self.n_tuples // 2

@@ -41,6 +41,7 @@ def _load() -> dict[str, Callable]:
             ("roll_up_counts", _roll_up_counts),
             ("count_pairs", _count_pairs),
             ("nonzero_cells", _nonzero_cells),
+            ("finest_below", _finest_below),
         ):
             _compiled[name] = jit(fn)
     return _compiled
@@ -78,6 +79,12 @@ def count_pairs(tuple_class, tuple_idx, value, count, n_classes, m):
 def nonzero_cells(dense):
     """(row, column, int64 value) of the non-zero cells of a 2-D count array, in row-major order."""
     return _load()["nonzero_cells"](dense)
+
+
+def finest_below(levels, n_classes, n, target):
+    """Index of the first of the ``n`` level rows at or below ``target`` with the fewest
+    classes, or -1 when none is."""
+    return _load()["finest_below"](levels, n_classes, n, target)
 
 
 def _group_keys(key, weights):
@@ -193,3 +200,16 @@ def _nonzero_cells(dense):
                 vals[k] = np.int64(dense[i, v])
                 k += 1
     return rows, cols, vals
+
+
+def _finest_below(levels, n_classes, n, target):
+    best = -1
+    for i in range(n):
+        ok = True
+        for j in range(levels.shape[1]):
+            if levels[i, j] > target[j]:
+                ok = False
+                break
+        if ok and (best < 0 or n_classes[i] < n_classes[best]):
+            best = i
+    return best
