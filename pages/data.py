@@ -19,6 +19,7 @@ from ui.widgets import (
     set_workspace,
     sidebar,
     start_at_optimum,
+    tiles,
     workspace,
 )
 
@@ -26,7 +27,9 @@ UPLOAD_TYPES = ["csv", "tsv", "txt", "xlsx", "parquet", "json", "jsonl"]
 PREVIEW_ROWS = 200
 SEPARATORS = {",": "comma ( , )", ";": "semicolon ( ; )", "\t": "tab", "|": "pipe ( | )"}
 
-sidebar("Data")
+# The step line and the sidebar are drawn after this run has loaded an upload or a sample (see
+# below), so they name the table just loaded, not the previous one.
+header = st.container()
 st.title("📂 Data")
 st.write(
     "Pick a built-in synthetic sample or upload your own table. Files are read in memory and never "
@@ -114,9 +117,13 @@ if wanted is not None:
         st.session_state["table_info"] = (table.format, table.separator, table.encoding)
     except AnonError as exc:
         st.error(str(exc), icon="🚫")
+        with header:
+            sidebar("Data")
         st.stop()
 
 ws = workspace()
+with header:
+    sidebar("Data")
 if ws is not None:
     with friendly_errors():
         fmt, sep, enc = st.session_state.get("table_info", ("csv", ",", "utf-8"))
@@ -129,12 +136,16 @@ if ws is not None:
                 f"seeded sample of {len(frame):,} rows.",
                 icon="🗄️",
             )
-        c = st.columns(5)
-        c[0].metric("Rows", f"{ws.n_rows:,}")
-        c[1].metric("Columns", f"{frame.shape[1]:,}")
-        c[2].metric("Format", fmt)
-        c[3].metric("Separator", SEPARATORS.get(sep or "", sep or "–"))
-        c[4].metric("Encoding", enc or "–")
+        tiles(
+            [
+                ("Rows", f"{ws.n_rows:,}", None),
+                ("Columns", f"{frame.shape[1]:,}", None),
+                ("Format", fmt, None),
+                ("Separator", SEPARATORS.get(sep or "", sep or "–"), None),
+                ("Encoding", enc or "–", None),
+            ],
+            per_row=3,
+        )
         shown = min(PREVIEW_ROWS, len(frame))
         st.markdown(
             f"**Preview** (first {shown:,} of {len(frame):,} rows"

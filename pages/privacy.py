@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-import pandas as pd
-import plotly.express as px
 import streamlit as st
+from streamlit.errors import StreamlitAPIException
 
 from anon_core.analysis.risk import report_dict, risk_from_sizes
 from anon_core.privacy.models import MODELS
 from anon_core.quality.metrics import METRICS
 from ui.widgets import (
+    WS_KEY,
+    attacker_chart,
+    cached_figure,
     class_size_chart,
     current_levels,
     evaluator,
@@ -21,16 +23,58 @@ from ui.widgets import (
     risk_distribution_chart,
     run_search,
     search_result,
+    sidebar_outdated,
     start_page,
+    tiles,
 )
 
 ws = start_page("Privacy", "🛡️ Privacy")
 
-settings, figures = st.columns([2, 3], gap="large")
-version = len(ws.history)  # widget keys change after undo so widgets show the restored state
 
-# ----------------------------------------------------------------------------- settings
-with settings:
+# Everything below is one fragment: moving a level slider, k or the suppression limit reruns
+# this part only (not the sidebar and the page around it), and applies the change in the same
+# run (no second rerun). Figures are cached by the configuration's fingerprint.
+@st.fragment
+def live() -> None:
+    settings, figures = st.columns([2, 3], gap="large")
+    version = len(ws.history)  # widget keys change with every change, so Undo shows its state
+    with settings:
+        settings_column(version)
+    if sidebar_outdated(ws):  # e.g. the first change makes Undo usable: redraw the sidebar once
+        st.rerun(scope="app")
+    with figures, friendly_errors():
+        figures_column()
+
+
+def rerun_fragment() -> None:
+    """Rerun the fragment only, or the page when this run is a whole-page run (Streamlit allows
+    scope="fragment" during a fragment's own rerun only)."""
+    try:
+        st.rerun(scope="fragment")
+    except StreamlitAPIException:
+        st.rerun()
+
+
+def set_level(q: str, key: str) -> None:
+    """A level slider's callback: applied before the fragment reruns, so one run shows it and the
+    slider keeps its key (and the keyboard focus)."""
+    ws = st.session_state[WS_KEY]
+    ws.update("levels", transformation={**current_levels(ws), q: int(st.session_state[key])})
+
+
+def level_labels(freq, q: str):
+    """Level -> "level: example value" (the slider shows the example of the level it is at)."""
+    enc = freq.dataset.hierarchy(q)
+
+    def label(level: int) -> str:
+        example = enc.labels[level][0] if enc.cardinality(level) else ""
+        return f"{level}: {example}"
+
+    return label
+
+
+def settings_column(version: int) -> None:
+    """Models, suppression, metric and levels; a change is applied in this run (no rerun)."""
     st.subheader("Privacy models")
     models = [dict(m) for m in ws.models]
     for i, spec in enumerate(models):
@@ -75,10 +119,10 @@ with settings:
             if st.button("Remove", key=f"rm{i}_{version}"):
                 models.pop(i)
                 ws.update(f"removed {cls.label}", models=models)
-                st.rerun()
+                rerun_fragment()
     if models != ws.models:
         ws.update("model parameters", models=models)
-        st.rerun()
+        rerun_fragment()  # the widgets' keys follow the history (Undo shows its state)
     add_col, btn_col = st.columns([3, 1])
     to_add = add_col.selectbox(
         "Add a model", list(MODELS), format_func=lambda k: MODELS[k].label, key=f"add_{version}"
@@ -97,7 +141,7 @@ with settings:
             )
         else:
             ws.update(f"added {cls.label}", models=[*ws.models, spec])
-            st.rerun()
+            rerun_fragment()
 
     limit = st.slider(
         "Suppression limit (% of records)",
@@ -124,23 +168,26 @@ with settings:
         )
     if abs(limit / 100 - ws.suppression_limit) > 1e-12 or metric != ws.metric:
         ws.update("suppression and metric", suppression_limit=round(limit / 100, 6), metric=metric)
-        st.rerun()
+        rerun_fragment()
 
     st.subheader("Generalization levels")
     levels = current_levels(ws)
     with friendly_errors():
         freq = frequency_table(ws)
         heights = dict(zip(freq.qis, freq.dataset.heights, strict=True))
-        new_levels = {}
         for q in ws.qis:
-            enc = freq.dataset.hierarchy(q)
-            example = enc.labels[levels[q]][0] if enc.cardinality(levels[q]) else ""
-            new_levels[q] = st.slider(
-                f"{q}  (e.g. {example})", 0, heights[q] - 1, levels[q], key=f"lv_{q}_{version}"
+            key = f"lv_{q}"
+            if st.session_state.get(key) != levels[q]:  # after Undo, Redo, a search or a load
+                st.session_state[key] = levels[q]
+            st.select_slider(
+                q,
+                options=list(range(heights[q])),
+                format_func=level_labels(freq, q),
+                key=key,
+                on_change=set_level,
+                args=(q, key),
+                help="Generalization level of this quasi-identifier, with an example value.",
             )
-        if new_levels != levels:
-            ws.update("levels", transformation=new_levels)
-            st.rerun()
         if st.button("🔎 Find the optimum", type="primary"):
             bar = st.progress(0.0, text="Searching the lattice…")
             found = run_search(
@@ -160,12 +207,39 @@ with settings:
                     transformation=dict(found.optimum.transformation),
                     chosen_by="search",
                 )
-                st.rerun()
+                rerun_fragment()
 
-# ----------------------------------------------------------------------------- figures
-with figures, friendly_errors():
+
+def privacy_figures() -> dict:
+    """Everything the figures column shows, computed once per configuration fingerprint."""
     ev = evaluator(ws)
     result = ev.evaluate(current_levels(ws))
+    report = report_dict(risk_from_sizes(result.table.sizes[~result.suppressed]))
+    per = result.quality.per_attribute
+    return {
+        "ev": ev,
+        "result": result,
+        "attackers": attacker_chart(
+            {
+                "prosecutor": report["prosecutor"]["highest_risk"],
+                "journalist": report["journalist"]["highest_risk"],
+                "marketer": None,
+            },
+            {
+                "prosecutor": report["prosecutor"]["average_risk"],
+                "journalist": report["journalist"]["average_risk"],
+                "marketer": report["marketer"]["average_risk"],
+            },
+        ),
+        "riskdist": risk_distribution_chart(report["distribution"]),
+        "classes": class_size_chart(result),
+        "loss": per_attribute_chart(per, ev.metric.label) if per else None,
+    }
+
+
+def figures_column() -> None:
+    fig = cached_figure("privacy", ws.config_key(), privacy_figures)
+    ev, result = fig["ev"], fig["result"]
     found = search_result(ws)
     if found is not None and found.optimum is not None:
         st.success(
@@ -191,69 +265,52 @@ with figures, friendly_errors():
             icon="⚠️",
         )
     n = ev.freq.n_records
-    c = st.columns(5)
-    c[0].metric(ev.metric.label, f"{result.quality.value:.4g}")
-    c[1].metric(
-        "Suppressed records",
-        f"{result.suppressed_records:,}",
-        f"{result.suppressed_records / n:.1%}",
-        delta_color="off",
+    tiles(
+        [
+            (ev.metric.label, f"{result.quality.value:.4g}", ev.metric.description),
+            (
+                "Suppressed",
+                f"{result.suppressed_records:,} ({result.suppressed_records / n:.1%})",
+                "Records removed because their class violates a model (share of all records).",
+            ),
+            ("Classes", f"{result.equivalence_classes:,}", "Equivalence classes released."),
+            ("Smallest class", f"{result.min_class_size:,}", "Records in the smallest class."),
+            (
+                "Mean class",
+                f"{result.average_class_size:,.1f}",
+                "Average records per class (ARX's AECS).",
+            ),
+        ],
+        per_row=2,  # the figures column is 3/5 of the page: two tiles keep 1024 px readable
     )
-    c[2].metric("Classes", f"{result.equivalence_classes:,}")
-    c[3].metric("Smallest class", f"{result.min_class_size:,}")
-    c[4].metric("Average class", f"{result.average_class_size:,.1f}")
 
-    report = report_dict(risk_from_sizes(result.table.sizes[~result.suppressed]))
     st.subheader("Re-identification risk")
-    attackers = pd.DataFrame(
-        {
-            "attacker model": ["prosecutor", "journalist", "marketer"],
-            "highest risk": [
-                report["prosecutor"]["highest_risk"],
-                report["journalist"]["highest_risk"],
-                None,
-            ],
-            "average risk": [
-                report["prosecutor"]["average_risk"],
-                report["journalist"]["average_risk"],
-                report["marketer"]["average_risk"],
-            ],
-        }
-    )
-    fig = px.bar(
-        attackers.melt(id_vars="attacker model", var_name="figure", value_name="risk").dropna(),
-        x="attacker model",
-        y="risk",
-        color="figure",
-        barmode="group",
-        range_y=[0, 1],
-    )
-    fig.update_layout(height=300, yaxis_tickformat=".0%", margin=dict(l=10, r=10, t=30, b=10))
-    st.plotly_chart(fig, key="attackers")
+    st.plotly_chart(fig["attackers"], key="attackers")
     explain(
         "Probability that an attacker re-identifies a record: highest over records, and on average.",
         "Prosecutor: the attacker knows the person is in the data; risk of a record = 1 / size of its class. "
         "Journalist: equals the prosecutor model when no population table is given. Marketer: expected share "
         "of records re-identified = classes / records.",
     )
-    fig = risk_distribution_chart(report["distribution"])
-    if fig is not None:
-        st.plotly_chart(fig, key="riskdist")
+    if fig["riskdist"] is not None:
+        st.plotly_chart(fig["riskdist"], key="riskdist")
         explain(
             "Share of released records by their prosecutor re-identification risk (1 / class size)."
         )
 
     st.subheader("Equivalence classes")
-    st.plotly_chart(class_size_chart(result), key="classes")
+    st.plotly_chart(fig["classes"], key="classes")
     explain(
         "How many released records sit in classes of each size; small classes are the risky ones.",
         "An equivalence class is the set of records sharing the same generalized quasi-identifier values.",
     )
-    per = result.quality.per_attribute
-    if per:
+    if fig["loss"] is not None:
         st.subheader("Information loss per attribute")
-        st.plotly_chart(per_attribute_chart(per, ev.metric.label), key="loss")
+        st.plotly_chart(fig["loss"], key="loss")
         explain(
             f"{ev.metric.label} of each quasi-identifier (0 = original values).",
             ev.metric.description,
         )
+
+
+live()

@@ -11,6 +11,7 @@ from anon_core.config import parse_config_text
 from anon_core.data.io import table_bytes
 from anon_core.errors import AnonError
 from anon_core.workspace import Workspace
+from ui.long_work import human_duration, report_seconds
 from ui.widgets import (
     cached,
     config_json,
@@ -174,6 +175,7 @@ def _release_report_section(ws: Workspace, suppressed_records: str) -> None:
             )
             comments = st.text_area("Comments")
             generate = st.form_submit_button("📝 Generate the report", type="primary")
+            st.caption(f"Writing the report takes {human_duration(report_seconds(ws.n_rows))}.")
         state_key = hashlib.sha256(
             json.dumps([ws.data_key(), config], sort_keys=True, default=str).encode()
         ).hexdigest()
@@ -188,7 +190,7 @@ def _release_report_section(ws: Workspace, suppressed_records: str) -> None:
                 icon="🚫",
             )
         elif generate:
-            with st.spinner("Writing the report…"):
+            with st.spinner(f"Writing the report, {human_duration(report_seconds(ws.n_rows))}…"):
                 sample = SAMPLE_DIR / ws.source
                 from_sample = (st.session_state.get("loaded_from") or ("sample",))[0] == "sample"
                 found = search_result(ws)

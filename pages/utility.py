@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import pandas as pd
 import plotly.express as px
 import streamlit as st
 
 from anon_core.analysis.utility import compare_distributions, ml_utility, quality_summary
 from anon_core.data.dataset import Role
+from ui.labels import ML_COLUMNS, human_frame, human_ml_frame
+from ui.long_work import cancel_button, default_target, human_duration, ml_seconds
 from ui.widgets import (
     current_result,
     explain,
@@ -16,15 +19,19 @@ from ui.widgets import (
 )
 
 ws = start_page("Utility", "📈 Utility")
+ML_RUN = ("logistic_regression", "random_forest")
 
 with friendly_errors():
     prob = problem(ws)
     result = current_result(ws)
-    st.caption(f"Current transformation: {result.transformation}")
+    st.caption(
+        "Current transformation: "
+        + ", ".join(f"{q} level {level}" for q, level in result.transformation.items())
+    )
 
     st.subheader("Quality metrics")
     summary = quality_summary(prob, result)
-    st.dataframe(summary.to_frame(), hide_index=True)
+    st.dataframe(human_frame(summary.to_frame().drop(columns=["metric"])), hide_index=True)
     explain(
         f"Every quality metric on the current transformation; {summary.suppression_rate:.1%} of records "
         "suppressed. All are minimised: lower keeps more information.",
@@ -40,9 +47,12 @@ with friendly_errors():
         x="attribute",
         y="hellinger",
         range_y=[0, 1],
-        labels={"hellinger": "Hellinger distance (0 = same, 1 = disjoint)"},
+        labels={
+            "hellinger": "Hellinger distance (0 = same, 1 = disjoint)",
+            "attribute": "attribute",
+        },
     )
-    fig.update_layout(height=300, margin=dict(l=10, r=10, t=30, b=10))
+    fig.update_layout(height=300, margin=dict(l=10, r=10, t=30, b=10), xaxis_type="category")
     st.plotly_chart(fig, key="hellinger")
     explain(
         "How far each attribute's released distribution is from the original one.",
@@ -57,15 +67,22 @@ with friendly_errors():
         var_name="table",
         value_name="share",
     )
+    part["table"] = part["table"].map({"original_share": "original", "released_share": "released"})
     fig = px.bar(
         part,
         x="value",
         y="share",
         color="table",
         barmode="group",
-        labels={"share": "share of records"},
+        labels={"share": "share of records", "value": attribute, "table": ""},
     )
-    fig.update_layout(height=320, yaxis_tickformat=".0%", margin=dict(l=10, r=10, t=30, b=10))
+    # ".3~%" prints 0.5% and 1% (never "1%, 1%, 2%" on a small range); values are categories
+    fig.update_layout(
+        height=320,
+        yaxis_tickformat=".3~%",
+        xaxis_type="category",
+        margin=dict(l=10, r=10, t=30, b=10),
+    )
     st.plotly_chart(fig, key="distribution")
     explain(f"Share of records per original value of {attribute}, before and after release.")
 
@@ -86,27 +103,62 @@ with friendly_errors():
             f"The file was opened by path: models are trained on its seeded sample of {len(ws.frame):,} rows "
             "and on the same rows as released."
         )
-    target = st.selectbox("Target column", kept, key="ml_target")
+    target = st.selectbox(
+        "Target column",
+        kept,
+        index=default_target(ws.frame, kept),
+        key="ml_target",
+        help="By default the kept column with the fewest classes (2 to 5): a binary target when "
+        "there is one.",
+    )
     folds = st.slider("Cross-validation folds", 2, 10, 5, key="ml_folds")
-    if st.button("▶️ Train on original and released data", type="primary"):
-        bar = st.progress(0.0, text="Training…")
-        # A file opened by path: train on its sample's rows and their released form.
-        released = ws.sample_release(result) if ws.large is not None else prob.apply(result)
-        original = ws.frame.drop(
-            columns=[c for c in ws.frame.columns if ws.roles.get(c) == Role.IDENTIFIER.value]
-        )
-        out = ml_utility(
-            original,
-            released,
-            target,
-            cv=folds,
-            model_params={"random_forest": {"n_estimators": 100}},
-            progress=lambda f, msg: bar.progress(min(max(f, 0.0), 1.0), text=msg),
-        )
-        bar.empty()
-        st.session_state["ml_result"] = out.to_frame()
+    rows = len(ws.frame)
+    estimate = ml_seconds(rows, folds, ML_RUN)
+    st.caption(
+        f"Estimated time: {human_duration(estimate)} ({rows:,} rows × {len(ML_RUN)} models × "
+        f"{folds} folds, on the original and the released table; a simple rows × models × folds "
+        "model measured on Adult, slower on a busy machine). Cancel stops it between folds."
+    )
+    run, cancel = st.columns([3, 1])
+    start = run.button("▶️ Train on original and released data", type="primary")
+    if cancel_button("ml_cancel") and not start:
+        st.session_state.pop("ml_result", None)
+        st.info("Training cancelled: no scores are shown.", icon="⏹️")
+    if start:
+        with st.status(f"Training, {human_duration(estimate)}…", expanded=True) as status:
+            bar = st.progress(0.0, text="Training…")
+            # A file opened by path: train on its sample's rows and their released form.
+            released = ws.sample_release(result) if ws.large is not None else prob.apply(result)
+            original = ws.frame.drop(
+                columns=[c for c in ws.frame.columns if ws.roles.get(c) == Role.IDENTIFIER.value]
+            )
+            frames = []
+            for i, model in enumerate(ML_RUN):  # one model at a time: Cancel stops between them
+
+                def step(f, msg, i=i):
+                    share = (i + min(max(f, 0.0), 1.0)) / len(ML_RUN)
+                    bar.progress(share, text=msg)
+
+                out = ml_utility(
+                    original,
+                    released,
+                    target,
+                    models=[model],
+                    cv=folds,
+                    model_params={"random_forest": {"n_estimators": 100}}
+                    if model == "random_forest"
+                    else None,
+                    progress=step,
+                )
+                frames.append(out.to_frame())
+            status.update(label="Training done", state="complete", expanded=False)
+        st.session_state["ml_result"] = pd.concat(frames, ignore_index=True)
     if "ml_result" in st.session_state:
-        st.dataframe(st.session_state["ml_result"], hide_index=True)
+        st.dataframe(
+            human_ml_frame(st.session_state["ml_result"]),
+            hide_index=True,
+            column_config=ML_COLUMNS,
+        )
         explain(
             "Cross-validated scores of models trained on the original and on the released table, and the drop.",
             "Logistic regression and random forest (scikit-learn), stratified k-fold; accuracy, macro F1 and "

@@ -85,19 +85,23 @@ def server():
 
 
 @pytest.fixture(scope="module")
-def page(server):
+def browser():
     RESULTS.mkdir(exist_ok=True)
     with playwright.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        context = browser.new_context(
-            accept_downloads=True, viewport={"width": 1400, "height": 1000}
-        )
-        pg = context.new_page()
-        pg.set_default_timeout(60_000)
-        pg.goto(server)
-        settle(pg)
-        yield pg
-        browser.close()
+        chromium = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture(scope="module")
+def page(server, browser):
+    context = browser.new_context(accept_downloads=True, viewport={"width": 1400, "height": 1000})
+    pg = context.new_page()
+    pg.set_default_timeout(60_000)
+    pg.goto(server)
+    settle(pg)
+    yield pg
+    context.close()
 
 
 def settle(pg) -> None:
@@ -176,3 +180,76 @@ def test_upload_mark_move_k_download(page, tmp_path):
     qis = [c for c in ["age", "zip", "sex"] if c in released.columns]
     assert set(qis) == {"age", "zip", "sex"} and "ward" in released.columns
     assert released.groupby(qis).size().min() >= 40
+
+
+# Every page at a projector's sizes: no metric tile, heading or tab label is cut (text wider than
+# its box, which the browser ends with "…"), and each tile shows its whole text.
+PROJECTOR_SIZES = [(1024, 768), (1280, 800)]
+ALL_PAGES = [
+    "Data",
+    "Attributes",
+    "Privacy",
+    "Explore",
+    "Release",
+    "PII",
+    "Risk",
+    "Attacks",
+    "Utility",
+    "Compare",
+    "Differential privacy",
+]
+CUT_JS = """() => {
+  const boxes = '[data-testid="stMetricValue"], [data-testid="stMetricLabel"], '
+    + '[data-testid="stHeading"], h1, h2, h3, [data-baseweb="tab"]';
+  const cut = [];
+  for (const box of document.querySelectorAll(boxes)) {
+    if (box.offsetParent === null) continue;  // hidden (e.g. a closed expander)
+    for (const el of [box, ...box.querySelectorAll('*')]) {
+      if (el.clientWidth > 0 && el.scrollWidth > el.clientWidth + 1) {
+        cut.push((box.dataset.testid || box.tagName) + ': ' + box.innerText.trim().slice(0, 80));
+        break;
+      }
+    }
+  }
+  return cut;
+}"""
+# Cut text on pages this test's owner does not own, reported to their owners (see the notes):
+# tolerated here so the rest stays checked; anything else cut fails the test.
+KNOWN_CUT = {
+    "Risk": ("Sample uniques (",),  # pages/risk.py: a long metric label at 1024 px
+}
+TILES_JS = """() => [...document.querySelectorAll('[data-testid="stMetric"]')].map(m => {
+  const value = m.querySelector('[data-testid="stMetricValue"]');
+  const box = value.querySelector('div') || value;
+  return [value.textContent.trim(), value.innerText.trim(), box.scrollWidth <= box.clientWidth + 1];
+})"""
+
+
+@pytest.mark.parametrize("size", PROJECTOR_SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_every_page_is_readable_on_a_projector(server, browser, size):
+    width, height = size
+    context = browser.new_context(viewport={"width": width, "height": height})
+    pg = context.new_page()
+    pg.set_default_timeout(60_000)
+    try:
+        pg.goto(server)
+        settle(pg)
+        problems = {}
+        for title in ALL_PAGES:
+            pg.locator('[data-testid="stSidebarNav"] a', has_text=title).first.click()
+            settle(pg)
+            pg.get_by_role("heading", name=title).first.wait_for()
+            name = title.lower().replace(" ", "_")
+            pg.screenshot(
+                path=str(RESULTS / f"projector_{width}x{height}_{name}.png"), full_page=True
+            )
+            cut = pg.evaluate(CUT_JS)
+            tiles = pg.evaluate(TILES_JS)
+            cut += [f"tile {full!r} shows {shown!r}" for full, shown, fits in tiles if not fits]
+            known = KNOWN_CUT.get(title, ())
+            cut = [c for c in cut if not any(k in c for k in known)]
+            if cut:
+                problems[title] = cut
+        assert not problems, f"cut text at {width}x{height}: {problems}"
+    finally:
+        context.close()

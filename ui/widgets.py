@@ -15,8 +15,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
 
+import numpy as np
 import pandas as pd
-import plotly.express as px
 import plotly.graph_objects as go
 import streamlit as st
 
@@ -280,13 +280,28 @@ def sidebar(current: str) -> None:
                 f"{' · by path (' + ws.large.engine.name + ')' if ws.large is not None else ''}"
             )
             left, right = st.columns(2)
-            can_undo = bool(ws.history or st.session_state.get(PREVIOUS_KEY))
+            can_undo, can_redo = undo_state(ws)
+            st.session_state[SIDEBAR_STATE_KEY] = (id(ws), can_undo, can_redo)
             if left.button("↩️ Undo", disabled=not can_undo, width="stretch"):
                 undo(ws)
                 st.rerun()
-            if right.button("↪️ Redo", disabled=not ws.redo_stack, width="stretch"):
+            if right.button("↪️ Redo", disabled=not can_redo, width="stretch"):
                 ws.redo()
                 st.rerun()
+
+
+SIDEBAR_STATE_KEY = "_sidebar_state"
+
+
+def undo_state(ws: Workspace) -> tuple[bool, bool]:
+    """Whether Undo and Redo can do something now."""
+    return bool(ws.history or st.session_state.get(PREVIOUS_KEY)), bool(ws.redo_stack)
+
+
+def sidebar_outdated(ws: Workspace) -> bool:
+    """True when a fragment's change made the sidebar (drawn outside the fragment) wrong: its
+    Undo/Redo buttons or the table it names. The fragment then reruns the whole page once."""
+    return st.session_state.get(SIDEBAR_STATE_KEY) != (id(ws), *undo_state(ws))
 
 
 def explain(line: str, definition: str | None = None) -> None:
@@ -302,48 +317,119 @@ def download_name(ws: Workspace, suffix: str) -> str:
 
 
 # --------------------------------------------------------------------------- charts
+CHART_MARGIN = dict(l=10, r=10, t=30, b=10)
+
+
 def class_size_chart(result: TransformationResult) -> go.Figure:
-    sizes = result.table.sizes[~result.suppressed]
-    frame = pd.DataFrame({"class size (records)": sizes, "records": sizes})
-    fig = px.histogram(
-        frame,
-        x="class size (records)",
-        y="records",
-        nbins=min(50, max(len(sizes), 1)),
-        labels={"records": "records"},
+    """Records per class size (released classes only); built with graph objects, not plotly
+    express, since this redraws on every move of a slider (about 5 ms instead of 60 ms)."""
+    sizes = np.asarray(result.table.sizes[~result.suppressed], dtype=np.int64)
+    values, counts = np.unique(sizes, return_counts=True)
+    if len(values) <= 50:
+        x = [f"{v:,}" for v in values]
+        y = values * counts
+    else:  # at most 50 bars: equal-width size ranges, weighted by records
+        y, edges = np.histogram(sizes, bins=50, weights=sizes)
+        lows, highs = np.ceil(edges[:-1]).astype(int), np.floor(edges[1:]).astype(int)
+        keep = y > 0
+        x = [f"{lo:,}–{hi:,}" for lo, hi in zip(lows[keep], highs[keep], strict=True)]
+        y = y[keep]
+    fig = go.Figure(
+        go.Bar(x=x, y=y, hovertemplate="class size %{x}: %{y:,} records<extra></extra>")
     )
     fig.update_layout(
+        xaxis_title="class size (records)",
         yaxis_title="records in classes of that size",
+        xaxis_type="category",
         bargap=0.05,
         height=320,
-        margin=dict(l=10, r=10, t=30, b=10),
+        margin=CHART_MARGIN,
     )
     return fig
 
 
 def per_attribute_chart(per_attribute: dict[str, float], metric: str) -> go.Figure:
-    frame = pd.DataFrame({"attribute": list(per_attribute), "loss": list(per_attribute.values())})
-    fig = px.bar(frame, x="attribute", y="loss", labels={"loss": f"{metric} (per attribute)"})
-    fig.update_layout(height=320, margin=dict(l=10, r=10, t=30, b=10))
+    fig = go.Figure(
+        go.Bar(
+            x=list(per_attribute),
+            y=list(per_attribute.values()),
+            hovertemplate="%{x}: %{y:.3g}<extra></extra>",
+        )
+    )
+    fig.update_layout(
+        xaxis_title="attribute",
+        yaxis_title=f"{metric} (per attribute)",
+        xaxis_type="category",
+        height=320,
+        margin=CHART_MARGIN,
+    )
     return fig
 
 
 def risk_distribution_chart(distribution: list[dict]) -> go.Figure | None:
     """Share of records per prosecutor-risk interval (ARX's intervals), or None when empty."""
-    dist = pd.DataFrame(distribution)
-    if dist.empty:
+    if not distribution:
         return None
-    dist["interval"] = [
-        f"({lo:.3g}, {hi:.3g}]" for lo, hi in zip(dist["low"], dist["high"], strict=True)
-    ]
-    fig = px.bar(
-        dist,
-        x="interval",
-        y="records",
-        labels={"records": "share of records", "interval": "prosecutor risk interval"},
+    x = [f"({d['low']:.3g}, {d['high']:.3g}]" for d in distribution]
+    fig = go.Figure(
+        go.Bar(
+            x=x,
+            y=[d["records"] for d in distribution],
+            hovertemplate="risk %{x}: %{y:.1%} of records<extra></extra>",
+        )
     )
-    fig.update_layout(height=320, yaxis_tickformat=".0%", margin=dict(l=10, r=10, t=30, b=10))
+    fig.update_layout(
+        xaxis_title="prosecutor risk interval",
+        yaxis_title="share of records",
+        xaxis_type="category",
+        height=320,
+        yaxis_tickformat=".0%",
+        margin=CHART_MARGIN,
+    )
     return fig
+
+
+def attacker_chart(highest: dict[str, float | None], average: dict[str, float]) -> go.Figure:
+    """Highest and average re-identification risk per attacker model, as grouped bars."""
+    fig = go.Figure()
+    for name, figures in (("highest risk", highest), ("average risk", average)):
+        shown = {k: v for k, v in figures.items() if v is not None}
+        fig.add_bar(
+            name=name,
+            x=list(shown),
+            y=list(shown.values()),
+            hovertemplate="%{x}: %{y:.1%}<extra>" + name + "</extra>",
+        )
+    fig.update_layout(
+        barmode="group",
+        xaxis_title="attacker model",
+        yaxis_title="risk",
+        yaxis_range=[0, 1],
+        yaxis_tickformat=".0%",
+        height=300,
+        margin=CHART_MARGIN,
+        legend=dict(orientation="h", y=1.12, x=0),
+    )
+    return fig
+
+
+FIGURES_KEY = "_figures"
+MAX_FIGURES = 24
+
+
+def cached_figure(kind: str, key: str, build: Callable[[], T]) -> T:
+    """A chart of ``kind`` for the fingerprint ``key``, built once per session. Kept apart from
+    :func:`cached` so that charts never push a frequency table or a search out of its store."""
+    store: OrderedDict = st.session_state.setdefault(FIGURES_KEY, OrderedDict())
+    slot = (kind, key)
+    if slot in store:
+        store.move_to_end(slot)
+        return store[slot]
+    value = build()
+    store[slot] = value
+    while len(store) > MAX_FIGURES:
+        store.popitem(last=False)
+    return value
 
 
 def model_status_lines(result: TransformationResult, ev: Evaluator) -> None:
@@ -365,3 +451,15 @@ def model_status_lines(result: TransformationResult, ev: Evaluator) -> None:
 
 def config_json(ws: Workspace) -> str:
     return json.dumps(ws.to_config(), indent=2, ensure_ascii=False)
+
+
+# --------------------------------------------------------------------------- projector-friendly tiles
+def tiles(items: list[tuple[str, str, str | None]], per_row: int = 3) -> None:
+    """Metric tiles (label, value, help) in rows of ``per_row``: short labels and at most three a
+    row keep every label and value whole at 1024 px (a projector), the full name in the help."""
+    for start in range(0, len(items), per_row):
+        columns = st.columns(per_row)
+        for column, (label, value, help_text) in zip(
+            columns, items[start : start + per_row], strict=False
+        ):
+            column.metric(label, value, help=help_text)
