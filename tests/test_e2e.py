@@ -63,6 +63,8 @@ def server():
             "127.0.0.1",
             "--server.headless",
             "true",
+            "--server.fileWatcherType",  # no polling of every module (CPU the app needs)
+            "none",
         ],
         cwd=ROOT,
         env=env,
