@@ -123,7 +123,7 @@ def settings_column(version: int) -> None:
     if models != ws.models:
         ws.update("model parameters", models=models)
         rerun_fragment()  # the widgets' keys follow the history (Undo shows its state)
-    add_col, btn_col = st.columns([3, 1])
+    add_col, btn_col = st.columns([3, 2], vertical_alignment="bottom")
     to_add = add_col.selectbox(
         "Add a model", list(MODELS), format_func=lambda k: MODELS[k].label, key=f"add_{version}"
     )
