@@ -100,6 +100,7 @@ class Server:
         # session open, competing with the script for the GIL); "none" is how a deployment
         # serves the app (no reload on save).
         cmd += ["--server.fileWatcherType", watcher]
+        cmd += os.environ.get("BENCH_EXTRA", "").split()
         self.proc = subprocess.Popen(
             cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
         )

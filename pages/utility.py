@@ -121,7 +121,9 @@ with friendly_errors():
     )
     run, cancel = st.columns([3, 1])
     start = run.button("▶️ Train on original and released data", type="primary")
-    if cancel_button("ml_cancel") and not start:
+    with cancel:
+        stop = cancel_button("ml_cancel")
+    if stop and not start:
         st.session_state.pop("ml_result", None)
         st.info("Training cancelled: no scores are shown.", icon="⏹️")
     if start:
