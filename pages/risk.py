@@ -85,8 +85,9 @@ with friendly_errors():
     c[0].metric("Records counted", f"{report.records:,}")
     c[1].metric("Equivalence classes", f"{report.equivalence_classes:,}")
     c[2].metric(
-        f"Sample uniques ({report.sample_uniques_share:.1%} of records)",
+        "Sample uniques",
         f"{report.sample_uniques:,}",
+        help=f"{report.sample_uniques_share:.1%} of records are alone in their class.",
     )
     c[3].metric("Suppressed records", f"{report.suppressed_records:,}")
 
@@ -129,8 +130,12 @@ with friendly_errors():
             x="distinction",
             y="attributes",
             orientation="h",
-            color="size",
-            labels={"distinction": "alpha-distinction (distinct combinations / records)"},
+            color=top["size"].astype(str),  # 1, 2 or 3 columns: discrete colours, not a scale
+            labels={
+                "distinction": "alpha-distinction (distinct combinations / records)",
+                "color": "columns combined",
+            },
+            color_discrete_sequence=px.colors.qualitative.Set1,
         )
         fig.update_layout(
             height=420,
