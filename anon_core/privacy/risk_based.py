@@ -21,7 +21,6 @@ class _RiskModel(SampleBasedModel):
     monotonic_generalization = True
     monotonic_suppression = True
 
-
     def enforce(
         self, table: ClassTable, suppressed: np.ndarray, class_loss: np.ndarray | None = None
     ) -> np.ndarray:
