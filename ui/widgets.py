@@ -177,18 +177,24 @@ DERIVED_KEY = "_derived"
 MAX_DERIVED = 8
 
 
-def cached(kind: str, key: str, build: Callable[[], T]) -> T:
-    """The session's value of ``kind`` for ``key``, built once (least recently used dropped)."""
-    store: OrderedDict = st.session_state.setdefault(DERIVED_KEY, OrderedDict())
+def _lru(store_key: str, limit: int, kind: str, key: str, build: Callable[[], T]) -> T:
+    """The session's value of ``kind`` for ``key`` in the store ``store_key``, built once (the
+    least recently used entries beyond ``limit`` are dropped)."""
+    store: OrderedDict = st.session_state.setdefault(store_key, OrderedDict())
     slot = (kind, key)
     if slot in store:
         store.move_to_end(slot)
         return store[slot]
     value = build()
     store[slot] = value
-    while len(store) > MAX_DERIVED:
+    while len(store) > limit:
         store.popitem(last=False)
     return value
+
+
+def cached(kind: str, key: str, build: Callable[[], T]) -> T:
+    """The session's value of ``kind`` for ``key``, built once (least recently used dropped)."""
+    return _lru(DERIVED_KEY, MAX_DERIVED, kind, key, build)
 
 
 def peek(kind: str, key: str) -> Any:
@@ -420,16 +426,7 @@ MAX_FIGURES = 24
 def cached_figure(kind: str, key: str, build: Callable[[], T]) -> T:
     """A chart of ``kind`` for the fingerprint ``key``, built once per session. Kept apart from
     :func:`cached` so that charts never push a frequency table or a search out of its store."""
-    store: OrderedDict = st.session_state.setdefault(FIGURES_KEY, OrderedDict())
-    slot = (kind, key)
-    if slot in store:
-        store.move_to_end(slot)
-        return store[slot]
-    value = build()
-    store[slot] = value
-    while len(store) > MAX_FIGURES:
-        store.popitem(last=False)
-    return value
+    return _lru(FIGURES_KEY, MAX_FIGURES, kind, key, build)
 
 
 def model_status_lines(result: TransformationResult, ev: Evaluator) -> None:

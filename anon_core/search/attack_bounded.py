@@ -47,6 +47,7 @@ from anon_core.search.lattice import (
     Lattice,
     NodeRecord,
     SearchResult,
+    level_bounds,
     search,
 )
 
@@ -158,29 +159,7 @@ def _nodes(
     min_levels: Mapping[str, int] | None,
     max_levels: Mapping[str, int] | None,
 ) -> Lattice:
-    qis = evaluator.freq.qis
-    heights = evaluator.freq.dataset.heights
-    lower, upper = [0] * len(qis), [h - 1 for h in heights]
-    for name, bound, target in (
-        ("min_levels", min_levels, lower),
-        ("max_levels", max_levels, upper),
-    ):
-        for attr, lv in (bound or {}).items():
-            if attr not in qis:
-                raise ConfigError(
-                    f"'search.{name}' names {attr!r}, which is not a quasi-identifier ({qis})."
-                )
-            h = heights[qis.index(attr)]
-            if isinstance(lv, bool) or not isinstance(lv, int) or not 0 <= lv < h:
-                raise ConfigError(
-                    f"'search.{name}.{attr}' must be a level between 0 and {h - 1}, got {lv!r}."
-                )
-            target[qis.index(attr)] = lv
-    for q, lo, hi in zip(qis, lower, upper, strict=True):
-        if lo > hi:
-            raise ConfigError(
-                f"'search.min_levels.{q}' ({lo}) is above 'search.max_levels.{q}' ({hi})."
-            )
+    lower, upper = level_bounds(evaluator, min_levels, max_levels)
     return Lattice(lower, upper)
 
 

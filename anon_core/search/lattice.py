@@ -168,9 +168,10 @@ class Lattice:
         return mat.astype(np.int16)
 
 
-def _restrict(
+def level_bounds(
     evaluator: Evaluator, min_levels: Mapping[str, int] | None, max_levels: Mapping[str, int] | None
-):
+) -> tuple[list[int], list[int]]:
+    """The lattice's lower and upper level per QI from the search options (validated)."""
     qis = evaluator.freq.qis
     heights = evaluator.freq.dataset.heights
     lower, upper = [0] * len(qis), [h - 1 for h in heights]
@@ -399,7 +400,7 @@ def search(
 ) -> SearchResult:
     """Find the transformation with the best quality (for the metric's goal) that satisfies it."""
     t0 = time.perf_counter()
-    lower, upper = _restrict(evaluator, min_levels, max_levels)
+    lower, upper = level_bounds(evaluator, min_levels, max_levels)
     lattice = Lattice(lower, upper)
     if lattice.size > exact_limit:
         return _heuristic(evaluator, lattice, heuristic_budget, t0, progress)
