@@ -115,6 +115,7 @@ if wanted is not None:
             start_at_optimum(new)
         st.session_state["loaded_from"] = wanted
         st.session_state["table_info"] = (table.format, table.separator, table.encoding)
+        st.session_state["encoding_note"] = table.encoding_note
     except AnonError as exc:
         st.error(str(exc), icon="🚫")
         with header:
@@ -146,6 +147,10 @@ if ws is not None:
             ],
             per_row=3,
         )
+        note = st.session_state.get("encoding_note")
+        if note and ws.large is None:
+            # The bytes were not UTF-8: say which single-byte encoding was used, never silently.
+            st.warning(note, icon="🔤")
         shown = min(PREVIEW_ROWS, len(frame))
         st.markdown(
             f"**Preview** (first {shown:,} of {len(frame):,} rows"
