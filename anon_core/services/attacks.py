@@ -21,6 +21,7 @@ from anon_core.data.io import load_table
 from anon_core.errors import AnonError, ConfigError, DataError
 from anon_core.privacy.attack_risk import AttackRisk
 from anon_core.services.problem import Problem, load_input
+from anon_core.services.resolve import choose
 
 
 class NothingReleased(Exception):
@@ -67,7 +68,6 @@ def attack_release(
         frame_inputs,
         run_battery,
     )
-    from anon_core.search.attack_bounded import evaluate_with_attacks
 
     external = load_frame(section.external, "external") if section.external is not None else None
     released_file = released_file or section.released
@@ -97,14 +97,7 @@ def attack_release(
     for model in problem.evaluator.models:
         if isinstance(model, AttackRisk):
             model.bind(control)
-    if built.transformation is not None:
-        result = (
-            evaluate_with_attacks(problem.evaluator, dict(built.transformation))
-            if any(isinstance(m, AttackRisk) for m in problem.evaluator.models)
-            else problem.evaluate(dict(built.transformation))
-        )
-    else:
-        result = problem.search(**dict(built.search)).optimum
+    result, _, _ = choose(problem, built.transformation, built.search)
     if result is None or not result.satisfied:
         raise NothingReleased(
             "no transformation of the released part satisfies the privacy models within the suppression "

@@ -27,6 +27,7 @@ from anon_core.release.methods.registry import (
     report,
 )
 from anon_core.services.problem import Problem
+from anon_core.services.resolve import choose
 
 
 def problem_for(
@@ -150,11 +151,7 @@ class Generalization(ReleaseMethod):
                     f"'transformation' names {unknown}, which are not quasi-identifiers "
                     f"({problem.dataset.qis})."
                 )
-            result = problem.evaluate(dict(fixed))
-            chosen_by = "configured"
-        else:
-            result = problem.search(**dict(config.search)).optimum
-            chosen_by = "search"
+        result, _, chosen_by = choose(problem, dict(fixed) if fixed else None, config.search)
         if result is None or not result.satisfied:
             raise ConfigError(
                 "No transformation satisfies the privacy models within the suppression limit "
