@@ -10,6 +10,7 @@ the files themselves.
 
 from __future__ import annotations
 
+import csv
 import datetime as dt
 import importlib.util
 import json
@@ -452,3 +453,115 @@ def test_spark_refuses_to_overwrite_a_foreign_folder(spark, tmp_path):
     assert (folder / "mine.txt").read_text() == "do not delete"
     out = problem.write_release(problem.evaluate({"x": 0}), tmp_path / "ok.parquet")
     assert out.path.is_dir() and pd.read_parquet(out.path)["y"].tolist() == ["2", "4"]
+
+
+@pytest.mark.parametrize("carriage_return", [False, True])
+@pytest.mark.parametrize("formula_escape", [True, False])
+def test_duckdb_csv_release_escapes_formulas_like_pandas(
+    duck, tmp_path, carriage_return, formula_escape
+):
+    """The SQL writer formats cells as io.table_bytes does: formula-like text (kept cells and
+    generalized labels such as "-all-") gets an apostrophe, numbers do not, and a bare CR in
+    any cell makes every field quoted (the batch path). Bytes equal the in-memory engine's."""
+    notes = ["=SUM(A1:A9)", "-5", "+3.2e1", "@cmd", "-", "plain", 'say "hi"', "a,b", "\tx", ""]
+    if carriage_return:
+        notes[5] = "line\rbreak"
+    zips = ["1301", "1302", "1401", "1402"]
+    frame = pd.DataFrame(
+        {
+            "zip": [zips[i % 4] for i in range(40)],
+            "note": [notes[i % len(notes)] for i in range(40)],
+            "kept": [f"v{i % 3}" for i in range(40)],
+        }
+    )
+    data = tmp_path / "cells.csv"
+    frame.to_csv(data, index=False, lineterminator="\n", quoting=csv.QUOTE_ALL)
+    table = [[z, z[:3] + "*", "-all-"] for z in zips]
+    config = {
+        "input": {"path": str(data)},
+        "attributes": {
+            "zip": {"role": "quasi-identifier", "hierarchy": {"table": table}},
+            "note": {"role": "insensitive"},
+            "kept": {"role": "insensitive"},
+        },
+        "privacy_models": [{"model": "k-anonymity", "k": 21}],
+        "suppression_limit": 0.0,
+    }
+    ref, got = build(config, None, tmp_path), build(config, duck, tmp_path)
+    opt_ref, opt_got = ref.search().optimum, got.search().optimum
+    assert opt_ref.transformation == opt_got.transformation == {"zip": 2}  # labels "-all-"
+    a = ref.write_release(opt_ref, tmp_path / "pandas.csv", formula_escape=formula_escape)
+    b = got.write_release(opt_got, tmp_path / "duckdb.csv", formula_escape=formula_escape)
+    assert b.path.read_bytes() == a.path.read_bytes()
+    text = b.path.read_text()
+    if formula_escape:  # hand-checked cells of the released file
+        assert "'=SUM(A1:A9)" in text and "'@cmd" in text and "'-all-" in text
+        assert ",-5," in text.replace('"', "") and "'-5" not in text and "'+3.2e1" not in text
+    else:
+        assert "'=" not in text and "'-all-" not in text
+    if carriage_return:
+        assert text.startswith('"zip","note","kept"\n')
+
+
+def test_parquet_release_with_unused_dictionary_values(duck, tmp_path):
+    """A Parquet file written from a categorical keeps unused categories in its dictionary:
+    the Arrow release ignores them, masks and removes like the in-memory engine, and a value
+    the frequency table never saw (the file changed) is one clear error."""
+    cats = pd.CategoricalDtype(["a", "b", "c", "never-used"])
+    frame = pd.DataFrame(
+        {
+            "q": pd.Series(["a", "b", "c"] * 10 + ["a"] * 3, dtype=cats),
+            "n": np.arange(33),
+            "s": pd.Series(["x", None, "z"] * 11, dtype="string"),
+        }
+    )
+    data = tmp_path / "cats.parquet"
+    frame.to_parquet(data)
+    config = {
+        "input": {"path": str(data)},
+        "attributes": {
+            "q": {
+                "role": "quasi-identifier",
+                "hierarchy": {"table": [["a", "*"], ["b", "*"], ["c", "*"]]},
+            },
+            "n": {"role": "insensitive"},
+            "s": {"role": "insensitive"},
+        },
+        "privacy_models": [{"model": "k-anonymity", "k": 12}],
+        "suppression_limit": 0.4,
+    }
+    ref, got = build(config, None, tmp_path), build(config, duck, tmp_path)
+    result_ref, result_got = ref.evaluate({"q": 0}), got.evaluate({"q": 0})
+    assert result_got.suppressed_records == 20  # b and c (10 each) are below k=12
+    for mode in ("remove", "mask"):
+        out = got.write_release(result_got, tmp_path / f"out_{mode}.parquet", mode)
+        back = pd.read_parquet(out.path)
+        expected = ref.apply(result_ref, mode)
+        assert out.rows == len(expected) == (13 if mode == "remove" else 33)
+        assert back["q"].tolist() == expected["q"].tolist()
+        assert back["n"].tolist() == list(expected["n"])
+        assert back["s"].isna().tolist() == expected["s"].isna().tolist()
+    changed = frame.copy()
+    changed["q"] = changed["q"].cat.set_categories(["a", "b", "c", "d"])
+    changed.loc[0, "q"] = "d"
+    changed.to_parquet(data)
+    with pytest.raises(DataError, match="not in the frequency table"):
+        got.write_release(result_got, tmp_path / "after_change.parquet")
+    assert not (tmp_path / "after_change.parquet").exists()
+
+
+def test_engine_release_never_lands_on_its_input(duck, tmp_path):
+    data = tmp_path / "d.csv"
+    data.write_text("x,y\n1,2\n1,4\n5,6\n5,8\n")
+    before = data.read_bytes()
+    cfg = parse_config(
+        {
+            "input": {"path": str(data)},
+            "attributes": {"x": {"role": "quasi-identifier"}, "y": {"role": "insensitive"}},
+            "privacy_models": [{"model": "k-anonymity", "k": 2}],
+        }
+    )
+    problem = Problem.from_source(cfg, duck)
+    with pytest.raises(DataError, match="overwrite its input"):
+        problem.write_release(problem.evaluate({"x": 0}), data)
+    assert data.read_bytes() == before

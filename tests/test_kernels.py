@@ -246,7 +246,7 @@ def test_duckdb_sql_release_equals_the_batch_release(tmp_path, fmt, mode):
         plan = build_release_plan(
             problem.dataset, result, mode, list(problem.source.columns), problem.input_roles
         )
-        assert engine._release_query(problem.source, plan, fmt, tmp_path / f"x.{fmt}")
+        assert engine._release_query(problem.source, plan, fmt, tmp_path / f"x.{fmt}", True)
         got = engine.release(problem.source, plan, tmp_path / f"sql.{fmt}")
         ref = engine.release_batches(problem.source, plan, tmp_path / f"batches.{fmt}")
     finally:
@@ -256,3 +256,23 @@ def test_duckdb_sql_release_equals_the_batch_release(tmp_path, fmt, mode):
         assert got.path.read_bytes() == ref.path.read_bytes()
     else:
         pd.testing.assert_frame_equal(pd.read_parquet(got.path), pd.read_parquet(ref.path))
+
+
+def test_preload_on_a_thread_then_use_at_once(monkeypatch):
+    """kernels.preload loads on a background thread; a kernel called meanwhile waits for it
+    (one load, not two) and groups exactly as numpy does."""
+    monkeypatch.setattr(kernels, "_compiled", {})
+    thread = kernels.preload()
+    assert thread is not None
+    rng = np.random.default_rng(5)
+    cols = np.stack([rng.integers(0, 7, 5_000), rng.integers(0, 3, 5_000)]).astype(np.int32)
+    group, first, sizes = kernels.group_levels(
+        cols, np.arange(2, dtype=np.int64), np.array([7, 3]), np.ones(5_000, dtype=np.int64)
+    )
+    thread.join()
+    assert kernels.preload() is None  # loaded: nothing more to do
+    key = cols[0].astype(np.int64) * 3 + cols[1]
+    codes, uniques = pd.factorize(key)  # numbering by first appearance
+    np.testing.assert_array_equal(group, codes)
+    np.testing.assert_array_equal(key[first], uniques)
+    np.testing.assert_array_equal(sizes, np.bincount(codes))

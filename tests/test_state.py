@@ -218,7 +218,13 @@ def test_two_concurrent_sessions_on_different_data_stay_apart():
     def session(sample: str, out: dict) -> None:
         at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=180)
         at.run()
-        at.switch_page("pages/data.py").run()
+        at.switch_page("pages/data.py")
+        try:
+            at.run()
+        except KeyError as exc:  # AppTest's own widget bookkeeping raced the other thread
+            if not str(exc).startswith("'$$ID-"):
+                raise
+            at.run()
         pick = at.selectbox(key="sample")
         pick.set_value(next(o for o in pick.options if sample in o)).run()
         next(b for b in at.button if b.label == "Load this sample").click().run()

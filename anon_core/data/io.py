@@ -13,6 +13,7 @@ import csv
 import io
 import logging
 import os
+import re
 import warnings
 from dataclasses import dataclass
 from enum import StrEnum
@@ -490,7 +491,14 @@ OUTPUT_FORMATS = {
 
 
 #: A signed decimal number ("-5", "+3.2", "-1e3"): a number to a spreadsheet, never a formula.
-_PLAIN_NUMBER = r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?"
+PLAIN_NUMBER = r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?"
+
+
+def escape_formula_text(text: str) -> str:
+    """One text cell as :func:`escape_formulas` writes it (for writers that format cells themselves)."""
+    if text.startswith(FORMULA_PREFIXES) and re.fullmatch(PLAIN_NUMBER, text) is None:
+        return "'" + text
+    return text
 
 
 def escape_formulas(frame: pd.DataFrame) -> pd.DataFrame:
@@ -513,7 +521,7 @@ def escape_formulas(frame: pd.DataFrame) -> pd.DataFrame:
         if not starts.any():
             continue
         candidates = s[starts]
-        hit = ~candidates.str.fullmatch(_PLAIN_NUMBER, na=False).astype(bool)
+        hit = ~candidates.str.fullmatch(PLAIN_NUMBER, na=False).astype(bool)
         if hit.any():
             out[col] = s.astype(object)
             out.loc[hit[hit].index, col] = "'" + candidates[hit]

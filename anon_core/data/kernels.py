@@ -13,6 +13,7 @@ agree.
 from __future__ import annotations
 
 import importlib.util
+import threading
 from collections.abc import Callable
 
 import numpy as np
@@ -22,19 +23,24 @@ AVAILABLE = importlib.util.find_spec("numba") is not None
 
 _MIX = 0x9E3779B97F4A7C15  # Fibonacci hashing multiplier (Knuth)
 _compiled: dict[str, Callable] = {}
+_lock = threading.Lock()
 
 
 def _load() -> dict[str, Callable]:
     """Compile (or load from numba's cache) the kernels on first use: importing numba and
     loading them costs about a second of CPU, which small tables never pay."""
-    if not _compiled:
+    if _compiled:
+        return _compiled
+    with _lock:  # preload() may be loading them on another thread
+        if _compiled:
+            return _compiled
         import numba
 
         def jit(fn: Callable) -> Callable:
             return numba.njit(cache=True, nogil=True)(fn)
 
         # Callees first: the callers resolve them as module globals when they compile.
-        globals()["_group_keys"] = jit(_group_keys)
+        globals()["_group_keys"] = jit(getattr(_group_keys, "py_func", _group_keys))
         for name, fn in (
             ("group_levels", _group_levels),
             ("roll_up", _roll_up),
@@ -45,6 +51,26 @@ def _load() -> dict[str, Callable]:
         ):
             _compiled[name] = jit(fn)
     return _compiled
+
+
+def preload() -> threading.Thread | None:
+    """Load the kernels on a background thread (e.g. while an engine reads a file, with the GIL
+    released); the first kernel call then waits for it instead of loading them again."""
+    if _compiled or not AVAILABLE:
+        return None
+    thread = threading.Thread(target=_warm, name="anon-kernels", daemon=True)
+    thread.start()
+    return thread
+
+
+def _warm() -> None:
+    """Load the kernels and their cached machine code for the argument types the frequency
+    table passes (one tiny call each)."""
+    k = _load()
+    one, zero = np.ones(1, dtype=np.int64), np.zeros(1, dtype=np.int64)
+    k["group_levels"](np.zeros((1, 1), dtype=np.int32), zero, one, one)
+    k["roll_up"](np.zeros((1, 1), dtype=np.int32), np.zeros(1, dtype=np.int32), zero, one, one)
+    k["finest_below"](np.zeros((1, 1), dtype=np.int16), one, 1, np.zeros(1, dtype=np.int16))
 
 
 def group_levels(gen, rows, radices, weights):

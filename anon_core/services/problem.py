@@ -5,6 +5,7 @@ This is the service object the CLI, ``verify``, the report and every page share.
 
 from __future__ import annotations
 
+import os
 import warnings
 from collections.abc import Mapping
 from dataclasses import replace
@@ -14,12 +15,13 @@ from typing import Any
 import pandas as pd
 
 from anon_core.config import ReleaseConfig
+from anon_core.data import kernels
 from anon_core.data.builders import build_hierarchy
 from anon_core.data.dataset import Dataset, Role
 from anon_core.data.frequency import FrequencyTable
 from anon_core.data.hierarchy import Hierarchy
 from anon_core.data.io import LoadedTable, load_table, to_labels
-from anon_core.errors import ConfigError, PrivacyWarning
+from anon_core.errors import ConfigError, DataError, PrivacyWarning
 from anon_core.privacy.models import PrivacyModel, make_model
 from anon_core.privacy.presence import research_subset_rows
 from anon_core.quality.metrics import QualityMetric, make_metric
@@ -36,6 +38,9 @@ from anon_core.release.engines.base import Progress, build_release_plan, file_sh
 from anon_core.search.evaluate import Evaluator, TransformationResult
 from anon_core.search.lattice import SearchResult, search
 from anon_core.validation import check_keys
+
+#: Files from this size on have enough distinct tuples for the compiled kernels.
+PRELOAD_BYTES = 5_000_000
 
 
 def hierarchy_from_spec(name: str, spec: Mapping[str, Any], values: Any, base: Path) -> Hierarchy:
@@ -202,7 +207,11 @@ class Problem:
             for c in source.columns
             if config.roles.get(c) in (Role.QUASI_IDENTIFIER, Role.SENSITIVE)
         ]
+        # Large files: load the compiled kernels while the engine reads (it releases the GIL).
+        loading = kernels.preload() if source.size_bytes >= PRELOAD_BYTES else None
         grouped = eng.group(source, encoded, progress)
+        if loading is not None:
+            loading.join()
         hierarchies = {
             name: _hierarchy_for(name, spec, grouped.frame, config.base_dir)
             for name, spec in config.hierarchy_specs.items()
@@ -345,10 +354,14 @@ class Problem:
                 f"delta-presence releases only its research subset of the population table; the "
                 f"{self.engine_name} engine writes whole files. Use engine: pandas for this release."
             )
+        if out.exists() and os.path.samefile(out, self.source.path):
+            raise DataError(
+                f"The release would overwrite its input {self.source.path.name}; choose another output."
+            )
         plan = build_release_plan(
             self.dataset, result, suppressed_records, list(self.source.columns), self.input_roles
         )
-        return self.engine.release(self.source, plan, out, progress)
+        return self.engine.release(self.source, plan, out, progress, formula_escape)
 
     def close(self) -> None:
         """Release the engine's resources (a DuckDB connection, a Spark session)."""

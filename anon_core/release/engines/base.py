@@ -297,9 +297,15 @@ class Engine(ABC):
 
     @abstractmethod
     def release(
-        self, source: TableSource, plan: ReleasePlan, out: Path, progress: Progress = no_progress
+        self,
+        source: TableSource,
+        plan: ReleasePlan,
+        out: Path,
+        progress: Progress = no_progress,
+        formula_escape: bool = True,
     ) -> ReleaseSummary:
-        """Write the released table to ``out`` (.parquet or .csv)."""
+        """Write the released table to ``out`` (.parquet or .csv). CSV cells follow
+        io.table_bytes: formulas neutralized unless ``formula_escape`` is False."""
 
     def close(self) -> None:  # noqa: B027 - optional hook
         """Release resources (connections, sessions)."""

@@ -9,6 +9,9 @@ mixed-radix keys. Only projections and filters are used, which DuckDB keeps in
 insertion order (no join). CSV lines are formatted in SQL with pandas' quoting
 rules, so the bytes equal the in-memory engine's.
 
+A Parquet release of a Parquet file skips SQL: its text columns are read and written as
+Arrow dictionary arrays (``arrow_release``), so no string is built per row.
+
 Releases the SQL path does not cover (a typed, non-text column kept in a CSV
 release; a quasi-identifier without the grouping's value map; a single-column
 CSV) are streamed back in Arrow batches and generalized in Python as before.
@@ -25,8 +28,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from anon_core.data.io import MISSING, to_labels
+from anon_core.data.io import (
+    PLAIN_NUMBER,
+    escape_formula_text,
+)
 from anon_core.errors import AnonError, DataError
+from anon_core.release.engines import arrow_release
 from anon_core.release.engines.base import (
     SUPPRESSED,
     Engine,
@@ -140,15 +147,22 @@ class DuckDBEngine(Engine):
 
     # ------------------------------------------------------------------ release
     def release(
-        self, source: TableSource, plan: ReleasePlan, out: Path, progress: Progress = no_progress
+        self,
+        source: TableSource,
+        plan: ReleasePlan,
+        out: Path,
+        progress: Progress = no_progress,
+        formula_escape: bool = True,
     ) -> ReleaseSummary:
         t0 = time.perf_counter()
         out = Path(out)
         fmt = output_format(out)
         check_columns(source, [c.name for c in plan.columns])
-        query = self._release_query(source, plan, fmt, out)
+        if fmt == "parquet" and arrow_release.supported(source, plan):
+            return self._release_arrow(source, plan, out, progress)
+        query = self._release_query(source, plan, fmt, out, formula_escape)
         if query is None:
-            return self.release_batches(source, plan, out, progress)
+            return self.release_batches(source, plan, out, progress, formula_escape)
         out.parent.mkdir(parents=True, exist_ok=True)
         tmp = out.with_name(f".{out.name}.partial")
         options = "FORMAT parquet, COMPRESSION zstd" if fmt == "parquet" else _CSV_RAW
@@ -158,10 +172,14 @@ class DuckDBEngine(Engine):
                 progress,
                 f"Writing {out.name} with DuckDB",
             )
-            rows = written - (fmt != "parquet")  # the CSV header is a line of the query
+            rows = written
             if rows == 0 and self.count(source) == 0:
                 raise DataError(f"{source.path.name} has no data rows.")
             tmp.replace(out)
+        except _CarriageReturn:
+            # pandas quotes every field of a table with a bare CR in a cell: the batch path does.
+            tmp.unlink(missing_ok=True)
+            return self.release_batches(source, plan, out, progress, formula_escape)
         except BaseException:
             tmp.unlink(missing_ok=True)
             raise
@@ -172,8 +190,28 @@ class DuckDBEngine(Engine):
         progress(1.0, f"Wrote {out.name}")
         return ReleaseSummary(out, fmt, rows, time.perf_counter() - t0, file_sha256(out), self.name)
 
+    def _release_arrow(
+        self, source: TableSource, plan: ReleasePlan, out: Path, progress: Progress
+    ) -> ReleaseSummary:
+        """Parquet to Parquet through Arrow dictionary arrays (arrow_release): no string per cell."""
+        t0 = time.perf_counter()
+        out.parent.mkdir(parents=True, exist_ok=True)
+        tmp = out.with_name(f".{out.name}.partial")
+        try:
+            rows = arrow_release.write(source, plan, tmp, progress)
+            if rows == 0 and self.count(source) == 0:
+                raise DataError(f"{source.path.name} has no data rows.")
+            tmp.replace(out)
+        except BaseException:
+            tmp.unlink(missing_ok=True)
+            raise
+        progress(1.0, f"Wrote {out.name}")
+        return ReleaseSummary(
+            out, "parquet", rows, time.perf_counter() - t0, file_sha256(out), self.name
+        )
+
     def _release_query(
-        self, source: TableSource, plan: ReleasePlan, fmt: str, out: Path
+        self, source: TableSource, plan: ReleasePlan, fmt: str, out: Path, formula_escape: bool
     ) -> str | None:
         """The release as one order-preserving SELECT, or None where the batch path is needed."""
         rel = self.relation_sql(source)
@@ -215,12 +253,19 @@ class DuckDBEngine(Engine):
             supp = "false"
         sep = "\t" if out.name.lower().endswith(".tsv") else ","
         csv = fmt != "parquet"
+        escape = escape_formula_text if csv and formula_escape else str
+        if csv and any(
+            "\r" in escape(str(v)) for c in keep if c.action == "generalize" for v in c.labels
+        ):
+            return None  # every field quoted (pandas' rule for a bare CR): the batch path
+        if csv and any("\r" in c.name for c in keep):
+            return None
         outputs = []
         for c in keep:
             if c.action == "generalize":
                 # Labels are known here: CSV cells are formatted once per label, not per row.
                 j = plan.qis.index(c.name)
-                texts = [_csv_text(str(v), sep) if csv else str(v) for v in c.labels]
+                texts = [_csv_text(escape(str(v)), sep) if csv else str(v) for v in c.labels]
                 label = f"{_list(texts)}[__c{j} + 1]"
                 if plan.mode == "mask":
                     star = _csv_text(SUPPRESSED, sep) if csv else SUPPRESSED
@@ -228,6 +273,8 @@ class DuckDBEngine(Engine):
                 outputs.append((c.name, label))
             else:
                 cell = quote_ident(c.name)
+                if csv and formula_escape:
+                    cell = f"__anon_formula({cell})"
                 outputs.append((c.name, f"__anon_csv_cell({cell}, {_lit(sep)})" if csv else cell))
         where = " WHERE NOT __supp" if plan.mode == "remove" else ""
         body = f"SELECT *, {supp} AS __supp FROM (SELECT {', '.join(inner)} FROM {rel})"
@@ -235,8 +282,10 @@ class DuckDBEngine(Engine):
             cols = ", ".join(f"{e} AS {quote_ident(n)}" for n, e in outputs)
             return f"SELECT {cols} FROM ({body}){where}"
         line = f" || {_lit(sep)} || ".join(e for _, e in outputs)
+        # The header line is the one column's name (written by COPY's HEADER): a UNION ALL
+        # with a header row would make DuckDB write the file on one thread.
         header = sep.join(_csv_text(n, sep) for n, _ in outputs)
-        return f"SELECT {_lit(header)} AS line UNION ALL SELECT {line} FROM ({body}){where}"
+        return f"SELECT {line} AS {quote_ident(header)} FROM ({body}){where}"
 
     def _copy(self, sql: str, progress: Progress, message: str) -> int:
         """Run a COPY on a worker thread with progress; the number of rows it wrote."""
@@ -249,6 +298,7 @@ class DuckDBEngine(Engine):
             return p / 100.0 if p is not None and p >= 0 else None
 
         try:
+            self.con.execute(_FORMULA_MACRO)
             self.con.execute(_CSV_CELL_MACRO)
             result = run_polling(lambda: self.con.execute(sql).fetchall(), poll, progress, message)
         except AnonError:
@@ -260,6 +310,8 @@ class DuckDBEngine(Engine):
                     f"A value of the file is not in the frequency table ({text}): the file changed "
                     "since it was grouped. Group it again."
                 ) from None
+            if _CR_MARK in text:
+                raise _CarriageReturn from None
             if "frequency table did not see" in text:
                 raise DataError(text.split(": ", 1)[-1]) from None
             raise _friendly(exc) from None
@@ -315,9 +367,17 @@ class DuckDBEngine(Engine):
         return name
 
     def release_batches(
-        self, source: TableSource, plan: ReleasePlan, out: Path, progress: Progress = no_progress
+        self,
+        source: TableSource,
+        plan: ReleasePlan,
+        out: Path,
+        progress: Progress = no_progress,
+        formula_escape: bool = True,
     ) -> ReleaseSummary:
-        """The release streamed back in Arrow batches and generalized in Python (any column types)."""
+        """The release streamed back in Arrow batches and generalized in Python (any column types).
+
+        CSV is written by pandas batch by batch with io.table_bytes' rules (formula escaping;
+        every field quoted when a cell or a name holds a bare CR, found by a first query)."""
         import pyarrow as pa
 
         t0 = time.perf_counter()
@@ -327,6 +387,7 @@ class DuckDBEngine(Engine):
         check_columns(source, names)
         keep = [c for c in plan.columns if c.action != "drop"]
         cols = ", ".join(quote_ident(c.name) for c in keep)
+        quote_all = fmt != "parquet" and self._has_carriage_return(source, plan)
         try:
             reader = self.con.sql(
                 f"SELECT {cols} FROM {self.relation_sql(source)}"
@@ -346,7 +407,7 @@ class DuckDBEngine(Engine):
                 for c in keep:
                     arr = batch.column(c.name)
                     if c.action == "generalize":
-                        gen = _generalize(arr, c)
+                        gen = arrow_release.codes(arr, c)
                         codes.append(gen)
                         arrays.append(gen)  # replaced by labels below
                     else:
@@ -370,7 +431,10 @@ class DuckDBEngine(Engine):
                             arr.filter(pa.array(~suppressed)) if plan.mode == "remove" else arr
                         )
                 table = pa.Table.from_arrays(out_cols, names=[c.name for c in keep])
-                writer = writer or _Writer(tmp, fmt, table.schema)
+                if writer is None:
+                    writer = arrow_release.BatchWriter(
+                        tmp, fmt, table.schema, formula_escape, quote_all
+                    )
                 writer.write(table)
                 rows += table.num_rows
                 progress(min(rows / max(plan.expected_rows, 1), 1.0), f"Writing {out.name}")
@@ -385,6 +449,27 @@ class DuckDBEngine(Engine):
             raise
         return ReleaseSummary(out, fmt, rows, time.perf_counter() - t0, file_sha256(out), self.name)
 
+    def _has_carriage_return(self, source: TableSource, plan: ReleasePlan) -> bool:
+        """Does a kept text cell, a released label or a column name hold a CR?"""
+        keep = [c for c in plan.columns if c.action != "drop"]
+        if any("\r" in c.name for c in keep) or any(
+            "\r" in str(v) for c in keep if c.action == "generalize" for v in c.labels
+        ):
+            return True
+        rel = self.relation_sql(source)
+        probe = self.con.sql(
+            f"SELECT {', '.join(quote_ident(c.name) for c in keep)} FROM {rel} LIMIT 0"
+        )
+        text = [
+            c.name
+            for c, t in zip(keep, probe.types, strict=True)
+            if c.action == "keep" and str(t) == "VARCHAR"
+        ]
+        if not text:
+            return False
+        hit = " OR ".join(f"contains({quote_ident(n)}, chr(13))" for n in text)
+        return bool(self.con.execute(f"SELECT bool_or({hit}) FROM {rel}").fetchall()[0][0])
+
     def close(self) -> None:
         try:
             self.con.close()
@@ -396,7 +481,7 @@ class DuckDBEngine(Engine):
 _MAX_BITS = 1 << 23
 
 #: COPY options that write each single-column line as it is (quoting is done in SQL).
-_CSV_RAW = "FORMAT csv, HEADER false, QUOTE '', ESCAPE '', DELIMITER '\x01'"
+_CSV_RAW = "FORMAT csv, HEADER true, QUOTE '', ESCAPE '', DELIMITER '\x01'"
 
 
 def _list(values: list) -> str:
@@ -412,71 +497,30 @@ def _csv_text(text: str, sep: str) -> str:
     return text
 
 
+#: Raised by the SQL release on a cell with a bare CR (io.table_bytes then quotes every field).
+_CR_MARK = "__anon_bare_carriage_return__"
+
+
+class _CarriageReturn(Exception):
+    """A kept cell holds a CR: the release is written by the batch path instead."""
+
+
 #: pandas' QUOTE_MINIMAL for one cell: quoted (quotes doubled) when it holds the
-#: separator, a quote or a newline; NULL is empty.
+#: separator, a quote or a newline; NULL is empty. A CR stops the query (see _CR_MARK).
 _CSV_CELL_MACRO = (
     "CREATE OR REPLACE TEMP MACRO __anon_csv_cell(v, sep) AS CASE WHEN v IS NULL THEN '' "
+    f"WHEN contains(v, chr(13)) THEN error('{_CR_MARK}') "
     "WHEN contains(v, sep) OR contains(v, '\"') OR contains(v, chr(10)) "
     "THEN '\"' || replace(v, '\"', '\"\"') || '\"' ELSE v END"
 )
 
-
-def _generalize(arr, plan) -> np.ndarray:
-    """Generalized codes of one column of a batch: distinct values mapped once."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    if isinstance(arr, pa.ChunkedArray):
-        arr = arr.combine_chunks()
-    enc = pc.dictionary_encode(arr)
-    values = enc.dictionary.to_pandas()
-    labels = to_labels(values) if len(values) else np.zeros(0, dtype=object)
-    lookup = plan.leaf_code
-    try:
-        dict_codes = np.fromiter((lookup[v] for v in labels), dtype=np.int64, count=len(labels))
-    except KeyError as exc:
-        raise DataError(
-            f"Value {exc.args[0]!r} of {plan.name!r} is not in the frequency table: the file changed since it "
-            "was grouped. Group it again."
-        ) from None
-    idx = enc.indices.fill_null(0).to_numpy(zero_copy_only=False).astype(np.int64, copy=False)
-    if enc.indices.null_count:
-        if MISSING not in lookup:
-            raise DataError(
-                f"{plan.name!r} has missing values the frequency table did not see. Group it again."
-            )
-        mask = enc.indices.is_null().to_numpy(zero_copy_only=False)
-        out = dict_codes[idx] if len(dict_codes) else np.zeros(len(idx), dtype=np.int64)
-        out[mask] = lookup[MISSING]
-        return out
-    return dict_codes[idx]
-
-
-class _Writer:
-    """Parquet through pyarrow; CSV through pandas, so its bytes equal the in-memory engine's."""
-
-    def __init__(self, path: Path, fmt: str, schema) -> None:
-        self.fmt = fmt
-        if fmt == "parquet":
-            import pyarrow.parquet as pq
-
-            self.w = pq.ParquetWriter(path, schema, compression="zstd")
-        else:
-            self.sep = "\t" if path.name.lower().endswith(".tsv.partial") else ","
-            self.w = path.open("w", encoding="utf-8", newline="")
-            self.header = True
-
-    def write(self, table) -> None:
-        if self.fmt == "parquet":
-            self.w.write_table(table)
-        else:
-            table.to_pandas().to_csv(
-                self.w, index=False, sep=self.sep, header=self.header, lineterminator="\n"
-            )
-            self.header = False
-
-    def close(self) -> None:
-        self.w.close()
+#: io.escape_formulas for one text cell: a leading apostrophe on text that starts with
+#: = + - @ tab or CR and is not a plain signed number.
+_FORMULA_MACRO = (
+    "CREATE OR REPLACE TEMP MACRO __anon_formula(v) AS CASE "
+    "WHEN regexp_matches(v, '^[=+@\\t\\r-]') "
+    f"AND NOT regexp_full_match(v, '{PLAIN_NUMBER}') THEN chr(39) || v ELSE v END"
+)
 
 
 def _friendly(exc: BaseException) -> BaseException:

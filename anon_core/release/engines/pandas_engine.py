@@ -80,7 +80,12 @@ class PandasEngine(Engine):
         return frame.sample(n=n, random_state=seed).sort_index()
 
     def release(
-        self, source: TableSource, plan: ReleasePlan, out: Path, progress: Progress = no_progress
+        self,
+        source: TableSource,
+        plan: ReleasePlan,
+        out: Path,
+        progress: Progress = no_progress,
+        formula_escape: bool = True,
     ) -> ReleaseSummary:
         t0 = time.perf_counter()
         out = Path(out)
@@ -90,7 +95,7 @@ class PandasEngine(Engine):
             )
         progress(0.2, f"Releasing {source.path.name}")
         released = plan.apply_frame(self._frame(source))
-        write_table(released, out)
+        write_table(released, out, formula_escape=formula_escape)
         progress(1.0, "Written")
         fmt = out.suffix.lstrip(".").lower() or "csv"
         return ReleaseSummary(

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from anon_core.data.io import MISSING_TOKENS
+from anon_core.data.io import MISSING_TOKENS, PLAIN_NUMBER
 from anon_core.errors import ConfigError, DataError
 from anon_core.release.engines.base import (
     SUPPRESSED,
@@ -179,7 +179,12 @@ class SparkEngine(Engine):
 
     # ------------------------------------------------------------------ release
     def release(
-        self, source: TableSource, plan: ReleasePlan, out: Path, progress: Progress = no_progress
+        self,
+        source: TableSource,
+        plan: ReleasePlan,
+        out: Path,
+        progress: Progress = no_progress,
+        formula_escape: bool = True,
     ) -> ReleaseSummary:
         from pyspark.sql import functions as F
 
@@ -221,16 +226,25 @@ class SparkEngine(Engine):
         if plan.mode == "remove":
             df = df.filter(~F.col("__supp"))
         outputs = []
+        # CSV cells as io.table_bytes writes them: text that a spreadsheet would run as a
+        # formula gets a leading apostrophe (generalized labels and kept text columns).
+        escape = fmt != "parquet" and formula_escape
+        text_types = {f.name for f in df.schema.fields if f.dataType.typeName() == "string"}
         for c in plan.columns:
             if c.action == "drop":
                 continue
             if c.action == "generalize":
                 value = gcols[c.name]
+                if escape:
+                    value = _escape_formula(F, value)
                 if plan.mode == "mask":
                     value = F.when(F.col("__supp"), F.lit(SUPPRESSED)).otherwise(value)
                 outputs.append(value.alias(c.name))
             else:
-                outputs.append(F.col(_ident(c.name)))
+                value = F.col(_ident(c.name))
+                if escape and c.name in text_types:
+                    value = _escape_formula(F, value).alias(c.name)
+                outputs.append(value)
         result = df.select(*outputs)
         tmp = out.with_name(f".{out.name}.partial")
         if tmp.exists():
@@ -257,15 +271,38 @@ class SparkEngine(Engine):
         self.spark.stop()
 
 
+def _escape_formula(F, col):  # noqa: N803 - pyspark's functions module
+    """io.escape_formula_text as a Spark column expression."""
+    hit = col.rlike("^[=+@\t\r-]") & ~col.rlike(f"^(?:{PLAIN_NUMBER})$")
+    return F.when(hit, F.concat(F.lit("'"), col)).otherwise(col)
+
+
 def _replace(tmp: Path, out: Path) -> None:
-    """Move Spark's output folder into place; only a previous Spark output or a file is replaced."""
-    if out.is_dir():
-        if not (out / "_SUCCESS").exists():
-            shutil.rmtree(tmp, ignore_errors=True)
-            raise DataError(
-                f"{str(out)!r} is a folder that is not a previous release; choose another output path."
-            )
-        shutil.rmtree(out)
-    elif out.exists():
-        out.unlink()
-    tmp.rename(out)
+    """Move Spark's output folder into place; only a previous Spark output or a file is replaced.
+
+    The previous output is renamed aside first and removed only once the new one is in place,
+    so a failure at any point leaves one complete release at ``out`` (or beside it)."""
+    if out.is_dir() and not (out / "_SUCCESS").exists():
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise DataError(
+            f"{str(out)!r} is a folder that is not a previous release; choose another output path."
+        )
+    old = None
+    if out.exists():
+        old = out.with_name(f".{out.name}.previous")
+        if old.is_dir():
+            shutil.rmtree(old)
+        elif old.exists():
+            old.unlink()
+        out.rename(old)
+    try:
+        tmp.rename(out)
+    except BaseException:
+        if old is not None:
+            old.rename(out)
+        raise
+    if old is not None:
+        if old.is_dir():
+            shutil.rmtree(old, ignore_errors=True)
+        else:
+            old.unlink(missing_ok=True)
