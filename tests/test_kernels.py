@@ -258,21 +258,46 @@ def test_duckdb_sql_release_equals_the_batch_release(tmp_path, fmt, mode):
         pd.testing.assert_frame_equal(pd.read_parquet(got.path), pd.read_parquet(ref.path))
 
 
-def test_preload_on_a_thread_then_use_at_once(monkeypatch):
-    """kernels.preload loads on a background thread; a kernel called meanwhile waits for it
-    (one load, not two) and groups exactly as numpy does."""
+def test_first_use_from_two_threads_at_once(monkeypatch):
+    """Two sessions' first searches may load the kernels at the same time: one load (under a
+    lock), and both group exactly as numpy does."""
+    import threading
+
     monkeypatch.setattr(kernels, "_compiled", {})
-    thread = kernels.preload()
-    assert thread is not None
+    assert not kernels.loaded()
     rng = np.random.default_rng(5)
     cols = np.stack([rng.integers(0, 7, 5_000), rng.integers(0, 3, 5_000)]).astype(np.int32)
-    group, first, sizes = kernels.group_levels(
-        cols, np.arange(2, dtype=np.int64), np.array([7, 3]), np.ones(5_000, dtype=np.int64)
-    )
-    thread.join()
-    assert kernels.preload() is None  # loaded: nothing more to do
+    out: list = []
+
+    def group() -> None:
+        out.append(
+            kernels.group_levels(
+                cols, np.arange(2, dtype=np.int64), np.array([7, 3]), np.ones(5_000, np.int64)
+            )
+        )
+
+    threads = [threading.Thread(target=group) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert kernels.loaded() and len(out) == 2
     key = cols[0].astype(np.int64) * 3 + cols[1]
     codes, uniques = pd.factorize(key)  # numbering by first appearance
-    np.testing.assert_array_equal(group, codes)
-    np.testing.assert_array_equal(key[first], uniques)
-    np.testing.assert_array_equal(sizes, np.bincount(codes))
+    for group_of, first, sizes in out:
+        np.testing.assert_array_equal(group_of, codes)
+        np.testing.assert_array_equal(key[first], uniques)
+        np.testing.assert_array_equal(sizes, np.bincount(codes))
+
+
+def test_frequency_table_without_kernels_equals_with():
+    """FrequencyTable(compiled=False) (a file's one-off release) gives the same table and
+    classes as the compiled path."""
+    frame = _frame(11, 20_000)
+    a = FrequencyTable(_dataset(frame), compiled=False)
+    b = FrequencyTable(_dataset(frame))
+    assert not a.use_kernels and b.use_kernels
+    np.testing.assert_array_equal(a.tuples, b.tuples)
+    np.testing.assert_array_equal(a.counts, b.counts)
+    for lv in [(0, 0, 0), (1, 2, 1), (3, 1, 0), (1, 2, 2)]:
+        np.testing.assert_array_equal(a.classes(lv).sizes, b.classes(lv).sizes)

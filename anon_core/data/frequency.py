@@ -185,8 +185,11 @@ class _Lazy(Mapping):
 class FrequencyTable:
     """Distinct QI tuples with counts and sensitive-value counts (built once per dataset + roles)."""
 
-    def __init__(self, dataset: Dataset) -> None:
+    def __init__(self, dataset: Dataset, compiled: bool | None = None) -> None:
+        """``compiled``: use the compiled kernels (None: where the table is large enough to
+        repay loading them; False: numpy's path only)."""
         self.dataset = dataset
+        self._allow_kernels = kernels.AVAILABLE and compiled is not False
         self.qis = list(dataset.qis)
         self.n_records = dataset.n_rows
         w = dataset.weights  # None: one record per row
@@ -231,7 +234,7 @@ class FrequencyTable:
             else None
         )
         # Compiled kernels where they repay loading them; numpy's path otherwise (tests compare both).
-        self.use_kernels = kernels.AVAILABLE and self.n_tuples >= KERNEL_MIN_TUPLES
+        self.use_kernels = self._allow_kernels and self.n_tuples >= KERNEL_MIN_TUPLES
         self._injective: bool | None = None
 
     def _group_rows(self) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
@@ -240,7 +243,7 @@ class FrequencyTable:
         cols = [dataset.columns[q].codes for q in self.qis]
         radices = [dataset.columns[q].cardinality for q in self.qis]
         n_rows = len(dataset.frame)
-        if cols and kernels.AVAILABLE and n_rows >= KERNEL_MIN_ROWS and _fits(radices):
+        if cols and self._allow_kernels and n_rows >= KERNEL_MIN_ROWS and _fits(radices):
             stacked = np.stack(cols)
             ones = np.ones(n_rows, dtype=np.int64) if w is None else w
             row_tuple, first, counts = kernels.group_levels(

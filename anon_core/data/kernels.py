@@ -31,7 +31,7 @@ def _load() -> dict[str, Callable]:
     loading them costs about a second of CPU, which small tables never pay."""
     if _compiled:
         return _compiled
-    with _lock:  # preload() may be loading them on another thread
+    with _lock:  # two sessions' first searches may ask at once
         if _compiled:
             return _compiled
         import numba
@@ -53,24 +53,9 @@ def _load() -> dict[str, Callable]:
     return _compiled
 
 
-def preload() -> threading.Thread | None:
-    """Load the kernels on a background thread (e.g. while an engine reads a file, with the GIL
-    released); the first kernel call then waits for it instead of loading them again."""
-    if _compiled or not AVAILABLE:
-        return None
-    thread = threading.Thread(target=_warm, name="anon-kernels", daemon=True)
-    thread.start()
-    return thread
-
-
-def _warm() -> None:
-    """Load the kernels and their cached machine code for the argument types the frequency
-    table passes (one tiny call each)."""
-    k = _load()
-    one, zero = np.ones(1, dtype=np.int64), np.zeros(1, dtype=np.int64)
-    k["group_levels"](np.zeros((1, 1), dtype=np.int32), zero, one, one)
-    k["roll_up"](np.zeros((1, 1), dtype=np.int32), np.zeros(1, dtype=np.int32), zero, one, one)
-    k["finest_below"](np.zeros((1, 1), dtype=np.int16), one, 1, np.zeros(1, dtype=np.int16))
+def loaded() -> bool:
+    """Are the kernels loaded in this process (so using them costs nothing more)?"""
+    return bool(_compiled)
 
 
 def group_levels(gen, rows, radices, weights):

@@ -39,9 +39,6 @@ from anon_core.search.evaluate import Evaluator, TransformationResult
 from anon_core.search.lattice import SearchResult, search
 from anon_core.validation import check_keys
 
-#: Files from this size on have enough distinct tuples for the compiled kernels.
-PRELOAD_BYTES = 5_000_000
-
 
 def hierarchy_from_spec(name: str, spec: Mapping[str, Any], values: Any, base: Path) -> Hierarchy:
     """A column's hierarchy from its configuration spec: an ARX CSV ``file`` (relative to
@@ -117,9 +114,10 @@ class Problem:
         suppression_limit: float = 0.0,
         metric: QualityMetric | None = None,
         weights: Any = None,
+        compiled: bool | None = None,
     ) -> None:
         self.dataset = Dataset(frame, roles, hierarchies, weights=weights)
-        self.freq = FrequencyTable(self.dataset)
+        self.freq = FrequencyTable(self.dataset, compiled)
         self.evaluator = Evaluator(self.freq, models or [], suppression_limit, metric)
         self.engine_name = "pandas"
         self.engine: Engine | None = None
@@ -207,11 +205,7 @@ class Problem:
             for c in source.columns
             if config.roles.get(c) in (Role.QUASI_IDENTIFIER, Role.SENSITIVE)
         ]
-        # Large files: load the compiled kernels while the engine reads (it releases the GIL).
-        loading = kernels.preload() if source.size_bytes >= PRELOAD_BYTES else None
         grouped = eng.group(source, encoded, progress)
-        if loading is not None:
-            loading.join()
         hierarchies = {
             name: _hierarchy_for(name, spec, grouped.frame, config.base_dir)
             for name, spec in config.hierarchy_specs.items()
@@ -249,6 +243,9 @@ class Problem:
             suppression_limit,
             metric,
             weights=grouped.counts,
+            # A file's one-off release: numpy's path unless the kernels are loaded already
+            # (loading them costs more CPU than they save on one search; bench_scale.py).
+            compiled=kernels.loaded(),
         )
         problem.engine_name, problem.engine, problem.source, problem.grouped = (
             engine.name,
