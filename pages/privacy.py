@@ -10,7 +10,6 @@ from anon_core.privacy.models import MODELS
 from anon_core.quality.metrics import METRICS
 from ui.widgets import (
     WS_KEY,
-    attacker_chart,
     cached_figure,
     class_size_chart,
     current_levels,
@@ -62,6 +61,17 @@ def set_level(q: str, key: str) -> None:
     ws.update("levels", transformation={**current_levels(ws), q: int(st.session_state[key])})
 
 
+def set_param(i: int, name: str, key: str, cast) -> None:
+    """A model parameter's callback: applied before the fragment reruns, so a k change costs one
+    run (not a run that notices the change and a second one that shows it)."""
+    ws = st.session_state[WS_KEY]
+    models = [dict(m) for m in ws.models]
+    if i < len(models) and key in st.session_state:
+        models[i][name] = cast(st.session_state[key])
+        if models != ws.models:
+            ws.update("model parameters", models=models)
+
+
 def level_labels(freq, q: str):
     """Level -> "level: example value" (the slider shows the example of the level it is at)."""
     enc = freq.dataset.hierarchy(q)
@@ -92,6 +102,8 @@ def settings_column(version: int) -> None:
                             step=1,
                             key=key,
                             help=p.help,
+                            on_change=set_param,
+                            args=(i, p.name, key, int),
                         )
                     )
                 elif p.kind == "float":
@@ -104,17 +116,31 @@ def settings_column(version: int) -> None:
                             step=0.01 if (p.maximum or 2) <= 1 else 0.5,
                             key=key,
                             help=p.help,
+                            on_change=set_param,
+                            args=(i, p.name, key, float),
                         )
                     )
                 elif p.kind == "choice":
                     spec[p.name] = st.selectbox(
-                        p.name, p.choices, index=p.choices.index(value), key=key, help=p.help
+                        p.name,
+                        p.choices,
+                        index=p.choices.index(value),
+                        key=key,
+                        help=p.help,
+                        on_change=set_param,
+                        args=(i, p.name, key, str),
                     )
                 else:
                     options = ws.sensitive or ["(mark a sensitive attribute)"]
                     current = value if value in options else options[0]
                     spec[p.name] = st.selectbox(
-                        p.name, options, index=options.index(current), key=key, help=p.help
+                        p.name,
+                        options,
+                        index=options.index(current),
+                        key=key,
+                        help=p.help,
+                        on_change=set_param,
+                        args=(i, p.name, key, str),
                     )
             if st.button("Remove", key=f"rm{i}_{version}"):
                 models.pop(i)
@@ -210,36 +236,41 @@ def settings_column(version: int) -> None:
                 rerun_fragment()
 
 
+#: The detail charts of the figures column: one is drawn at a time (a move redraws one plotly
+#: chart, not four: most of a move's time in the browser is drawing charts).
+DETAILS = {
+    "classes": "Class sizes",
+    "riskdist": "Risk distribution",
+    "loss": "Loss per attribute",
+}
+
+
 def privacy_figures() -> dict:
-    """Everything the figures column shows, computed once per configuration fingerprint."""
+    """What the figures column shows, computed once per configuration fingerprint."""
     ev = evaluator(ws)
     result = ev.evaluate(current_levels(ws))
-    report = report_dict(risk_from_sizes(result.table.sizes[~result.suppressed]))
-    per = result.quality.per_attribute
     return {
         "ev": ev,
         "result": result,
-        "attackers": attacker_chart(
-            {
-                "prosecutor": report["prosecutor"]["highest_risk"],
-                "journalist": report["journalist"]["highest_risk"],
-                "marketer": None,
-            },
-            {
-                "prosecutor": report["prosecutor"]["average_risk"],
-                "journalist": report["journalist"]["average_risk"],
-                "marketer": report["marketer"]["average_risk"],
-            },
-        ),
-        "riskdist": risk_distribution_chart(report["distribution"]),
-        "classes": class_size_chart(result),
-        "loss": per_attribute_chart(per, ev.metric.label) if per else None,
+        "report": report_dict(risk_from_sizes(result.table.sizes[~result.suppressed])),
     }
 
 
+def detail_chart(kind: str, fig: dict):
+    """The plotly figure of one detail chart (None when it has nothing to show)."""
+    result, ev = fig["result"], fig["ev"]
+    if kind == "classes":
+        return class_size_chart(result)
+    if kind == "riskdist":
+        return risk_distribution_chart(fig["report"]["distribution"])
+    per = result.quality.per_attribute
+    return per_attribute_chart(per, ev.metric.label) if per else None
+
+
 def figures_column() -> None:
-    fig = cached_figure("privacy", ws.config_key(), privacy_figures)
-    ev, result = fig["ev"], fig["result"]
+    key = ws.config_key()
+    fig = cached_figure("privacy", key, privacy_figures)
+    ev, result, report = fig["ev"], fig["result"], fig["report"]
     found = search_result(ws)
     if found is not None and found.optimum is not None:
         st.success(
@@ -285,28 +316,63 @@ def figures_column() -> None:
     )
 
     st.subheader("Re-identification risk")
-    st.plotly_chart(fig["attackers"], key="attackers")
+    tiles(
+        [
+            (
+                "Highest",
+                f"{report['prosecutor']['highest_risk']:.1%}",
+                "Prosecutor model: the highest probability of re-identifying one released "
+                "record (1 / size of its class). The journalist model gives the same figure "
+                "when no population table is given.",
+            ),
+            (
+                "Average",
+                f"{report['prosecutor']['average_risk']:.1%}",
+                "Prosecutor model: the probability of re-identification averaged over the "
+                "released records.",
+            ),
+            (
+                "Marketer",
+                f"{report['marketer']['average_risk']:.1%}",
+                "Expected share of records an attacker re-identifies by matching all of them "
+                "(classes / records).",
+            ),
+        ],
+        per_row=3,  # short labels: three fit the figures column at 1024 px
+    )
     explain(
-        "Probability that an attacker re-identifies a record: highest over records, and on average.",
+        "Probability that an attacker re-identifies a record: highest over records, on average, "
+        "and the share a mass matching re-identifies.",
         "Prosecutor: the attacker knows the person is in the data; risk of a record = 1 / size of its class. "
         "Journalist: equals the prosecutor model when no population table is given. Marketer: expected share "
-        "of records re-identified = classes / records.",
+        "of records re-identified = classes / records. The Risk page has the full analysis.",
     )
-    if fig["riskdist"] is not None:
-        st.plotly_chart(fig["riskdist"], key="riskdist")
+
+    st.subheader("Details")
+    kind = st.segmented_control(
+        "Chart",
+        list(DETAILS),
+        format_func=DETAILS.get,
+        default="classes",
+        key="privacy_detail",
+        help="One chart at a time keeps a move of a slider quick to redraw.",
+    )
+    kind = kind or "classes"  # a second click on the selected option clears it
+    chart = cached_figure(f"privacy-{kind}", key, lambda: detail_chart(kind, fig))
+    if chart is None:
+        st.info("This metric has no per-attribute figures.")
+    else:
+        st.plotly_chart(chart, key=kind)
+    if kind == "classes":
+        explain(
+            "How many released records sit in classes of each size; small classes are the risky ones.",
+            "An equivalence class is the set of records sharing the same generalized quasi-identifier values.",
+        )
+    elif kind == "riskdist":
         explain(
             "Share of released records by their prosecutor re-identification risk (1 / class size)."
         )
-
-    st.subheader("Equivalence classes")
-    st.plotly_chart(fig["classes"], key="classes")
-    explain(
-        "How many released records sit in classes of each size; small classes are the risky ones.",
-        "An equivalence class is the set of records sharing the same generalized quasi-identifier values.",
-    )
-    if fig["loss"] is not None:
-        st.subheader("Information loss per attribute")
-        st.plotly_chart(fig["loss"], key="loss")
+    else:
         explain(
             f"{ev.metric.label} of each quasi-identifier (0 = original values).",
             ev.metric.description,

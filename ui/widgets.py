@@ -395,30 +395,6 @@ def risk_distribution_chart(distribution: list[dict]) -> go.Figure | None:
     return fig
 
 
-def attacker_chart(highest: dict[str, float | None], average: dict[str, float]) -> go.Figure:
-    """Highest and average re-identification risk per attacker model, as grouped bars."""
-    fig = go.Figure()
-    for name, figures in (("highest risk", highest), ("average risk", average)):
-        shown = {k: v for k, v in figures.items() if v is not None}
-        fig.add_bar(
-            name=name,
-            x=list(shown),
-            y=list(shown.values()),
-            hovertemplate="%{x}: %{y:.1%}<extra>" + name + "</extra>",
-        )
-    fig.update_layout(
-        barmode="group",
-        xaxis_title="attacker model",
-        yaxis_title="risk",
-        yaxis_range=[0, 1],
-        yaxis_tickformat=".0%",
-        height=300,
-        margin=CHART_MARGIN,
-        legend=dict(orientation="h", y=1.12, x=0),
-    )
-    return fig
-
-
 FIGURES_KEY = "_figures"
 MAX_FIGURES = 24
 
