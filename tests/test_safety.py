@@ -573,3 +573,16 @@ def test_dashboard_makes_no_connection_outside_loopback(tmp_path):
         if not loopback:
             outside.append(line)
     assert not outside, "\n".join(outside[:5])
+
+
+def test_served_configuration_is_private_and_light():
+    """.streamlit/config.toml: loopback only, no usage statistics, no file watcher polling the
+    app's modules, and no full garbage collection after every run (each cost the live dashboard
+    CPU on every slider move; see benchmarks/bench_browser.py)."""
+    import tomllib
+
+    config = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())
+    assert config["server"]["address"] == "127.0.0.1"
+    assert config["browser"]["gatherUsageStats"] is False
+    assert config["server"]["fileWatcherType"] == "none"
+    assert config["runner"]["postScriptGC"] is False
