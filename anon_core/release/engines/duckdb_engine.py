@@ -160,12 +160,12 @@ class DuckDBEngine(Engine):
         check_columns(source, [c.name for c in plan.columns])
         if fmt == "parquet" and arrow_release.supported(source, plan):
             return self._release_arrow(source, plan, out, progress)
-        query = self._release_query(source, plan, fmt, out, formula_escape)
-        if query is None:
+        built = self._release_query(source, plan, fmt, out, formula_escape)
+        if built is None:
             return self.release_batches(source, plan, out, progress, formula_escape)
+        query, options = built
         out.parent.mkdir(parents=True, exist_ok=True)
         tmp = out.with_name(f".{out.name}.partial")
-        options = "FORMAT parquet, COMPRESSION zstd" if fmt == "parquet" else _CSV_RAW
         try:
             written = self._copy(
                 f"COPY ({query}) TO {_lit(str(tmp))} ({options})",
@@ -212,8 +212,9 @@ class DuckDBEngine(Engine):
 
     def _release_query(
         self, source: TableSource, plan: ReleasePlan, fmt: str, out: Path, formula_escape: bool
-    ) -> str | None:
-        """The release as one order-preserving SELECT, or None where the batch path is needed."""
+    ) -> tuple[str, str] | None:
+        """The release as one order-preserving SELECT and its COPY options, or None where the
+        batch path is needed."""
         rel = self.relation_sql(source)
         keep = [c for c in plan.columns if c.action != "drop"]
         probe = self.con.sql(
@@ -278,14 +279,18 @@ class DuckDBEngine(Engine):
                 outputs.append((c.name, f"__anon_csv_cell({cell}, {_lit(sep)})" if csv else cell))
         where = " WHERE NOT __supp" if plan.mode == "remove" else ""
         body = f"SELECT *, {supp} AS __supp FROM (SELECT {', '.join(inner)} FROM {rel})"
-        if not csv:
+        if not csv or all(_csv_text(n, sep) == n for n, _ in outputs):
+            # Cells are formatted already: DuckDB's writer puts them between separators as
+            # they are (no quote character), and the names, which need no quoting, as header.
             cols = ", ".join(f"{e} AS {quote_ident(n)}" for n, e in outputs)
-            return f"SELECT {cols} FROM ({body}){where}"
+            options = _PARQUET if not csv else f"{_CSV_RAW}, DELIMITER {_lit(sep)}"
+            return f"SELECT {cols} FROM ({body}){where}", options
+        # A name that needs quoting: one column holding whole lines, the header line being its
+        # name (a UNION ALL with a header row would make DuckDB write on one thread).
         line = f" || {_lit(sep)} || ".join(e for _, e in outputs)
-        # The header line is the one column's name (written by COPY's HEADER): a UNION ALL
-        # with a header row would make DuckDB write the file on one thread.
         header = sep.join(_csv_text(n, sep) for n, _ in outputs)
-        return f"SELECT {line} AS {quote_ident(header)} FROM ({body}){where}"
+        query = f"SELECT {line} AS {quote_ident(header)} FROM ({body}){where}"
+        return query, f"{_CSV_RAW}, DELIMITER '\x01'"
 
     def _copy(self, sql: str, progress: Progress, message: str) -> int:
         """Run a COPY on a worker thread with progress; the number of rows it wrote."""
@@ -480,8 +485,9 @@ class DuckDBEngine(Engine):
 #: Largest class-key space the SQL release handles (a bit string of this many bits).
 _MAX_BITS = 1 << 23
 
-#: COPY options that write each single-column line as it is (quoting is done in SQL).
-_CSV_RAW = "FORMAT csv, HEADER true, QUOTE '', ESCAPE '', DELIMITER '\x01'"
+#: COPY options that write every cell as it is (quoting is done in SQL); the delimiter is added.
+_CSV_RAW = "FORMAT csv, HEADER true, QUOTE '', ESCAPE ''"
+_PARQUET = "FORMAT parquet, COMPRESSION zstd"
 
 
 def _list(values: list) -> str:
