@@ -506,7 +506,7 @@ def test_duckdb_csv_release_escapes_formulas_like_pandas(
         assert text.startswith('zip,note,"kept, ""quoted"""\n')
 
 
-def test_parquet_release_with_unused_dictionary_values(duck, tmp_path):
+def test_parquet_release_with_unused_dictionary_values(duck, tmp_path, monkeypatch):
     """A Parquet file written from a categorical keeps unused categories in its dictionary:
     the Arrow release ignores them, masks and removes like the in-memory engine, and a value
     the frequency table never saw (the file changed) is one clear error."""
@@ -533,6 +533,10 @@ def test_parquet_release_with_unused_dictionary_values(duck, tmp_path):
         "privacy_models": [{"model": "k-anonymity", "k": 12}],
         "suppression_limit": 0.4,
     }
+    from anon_core.release.engines import arrow_release
+
+    # Batches of 7 rows: several row groups, some with suppressed rows and some without.
+    monkeypatch.setattr(arrow_release, "BATCH_ROWS", 7)
     ref, got = build(config, None, tmp_path), build(config, duck, tmp_path)
     result_ref, result_got = ref.evaluate({"q": 0}), got.evaluate({"q": 0})
     assert result_got.suppressed_records == 20  # b and c (10 each) are below k=12
@@ -544,6 +548,8 @@ def test_parquet_release_with_unused_dictionary_values(duck, tmp_path):
         assert back["q"].tolist() == expected["q"].tolist()
         assert back["n"].tolist() == list(expected["n"])
         assert back["s"].isna().tolist() == expected["s"].isna().tolist()
+        assert not isinstance(back["q"].dtype, pd.CategoricalDtype)  # plain strings
+        assert pq_row_groups(out.path) > 1
     changed = frame.copy()
     changed["q"] = changed["q"].cat.set_categories(["a", "b", "c", "d"])
     changed.loc[0, "q"] = "d"
@@ -551,6 +557,12 @@ def test_parquet_release_with_unused_dictionary_values(duck, tmp_path):
     with pytest.raises(DataError, match="not in the frequency table"):
         got.write_release(result_got, tmp_path / "after_change.parquet")
     assert not (tmp_path / "after_change.parquet").exists()
+
+
+def pq_row_groups(path: Path) -> int:
+    import pyarrow.parquet as pq
+
+    return pq.ParquetFile(path).metadata.num_row_groups
 
 
 def test_engine_release_never_lands_on_its_input(duck, tmp_path):

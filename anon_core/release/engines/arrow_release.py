@@ -65,12 +65,6 @@ def write(
         flags = np.zeros(span, dtype=bool)
         flags[supp_keys] = True
     gen = {c.name: c for c in keep if c.action == "generalize"}
-    # Output schema: every kept column as plain string/typed value (no Arrow dictionary type in
-    # the file's schema, so readers see the same column types as from the SQL writer).
-    fields = []
-    for c in keep:
-        f = schema.field(c.name)
-        fields.append(pa.field(c.name, pa.string()) if c.name in gen else f)
     writer = None
     rows = 0
     # The writer (Arrow's C++, GIL released) writes batch i while batch i + 1 is read and mapped.
@@ -109,7 +103,9 @@ def write(
             table = pa.Table.from_arrays(arrays, names=[c.name for c in keep])
             if writer is None:
                 # Min/max statistics of dictionary columns would decode every string: they are
-                # written for the other columns only.
+                # written for the other columns only. No Arrow schema is stored, so readers see
+                # plain string columns, as from the SQL writer. Each batch is its own row group,
+                # with its own dictionaries.
                 plain = [f.name for f in table.schema if not pa.types.is_dictionary(f.type)]
                 writer = pq.ParquetWriter(
                     tmp,
