@@ -14,6 +14,7 @@ import io
 import json
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -536,6 +537,7 @@ def test_dashboard_makes_no_connection_outside_loopback(tmp_path):
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         env={**os.environ, "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false"},
+        start_new_session=True,  # strace detaches on SIGTERM: stop the whole group
     )
     try:
         deadline = time.monotonic() + 90
@@ -558,11 +560,11 @@ def test_dashboard_makes_no_connection_outside_loopback(tmp_path):
         if listening:
             assert f"127.0.0.1:{port}" in listening and f"0.0.0.0:{port}" not in listening
     finally:
-        proc.terminate()
+        os.killpg(proc.pid, signal.SIGTERM)
         try:
             proc.wait(timeout=20)
         except subprocess.TimeoutExpired:
-            proc.kill()
+            os.killpg(proc.pid, signal.SIGKILL)
     outside = []
     for line in trace.read_text().splitlines():
         if "connect(" not in line and "sendto(" not in line:
