@@ -287,3 +287,21 @@ def test_large_file_by_path_works_on_every_page(tmp_path, monkeypatch):
     k = min(m.get("k", 1) for m in result.models if m["model"] == "k-anonymity")
     assert released.groupby(qis, dropna=False).size().min() >= k
     assert len(released) >= (1 - result.suppression_limit) * 120_000
+
+
+def test_privacy_page_draws_one_detail_chart_at_a_time():
+    """A move redraws one plotly chart: class sizes by default; the control switches to the
+    risk distribution or the loss per attribute, and the risk figures are tiles."""
+    at = _goto(_app(), "pages/privacy.py")
+    ids = [c.proto.id for c in at.get("plotly_chart")]
+    assert len(ids) == 1 and "classes" in ids[0]
+    tiles = {m.label: m.value for m in at.metric}
+    assert {"Highest", "Average", "Marketer"} <= set(tiles)
+    # prosecutor: the highest risk is 1 / the smallest released class
+    smallest = int(tiles["Smallest class"].replace(",", ""))
+    assert tiles["Highest"] == f"{1 / smallest:.1%}"
+    for kind in ("riskdist", "loss"):
+        at.button_group(key="privacy_detail").set_value(kind).run()
+        assert not at.exception, at.exception
+        ids = [c.proto.id for c in at.get("plotly_chart")]
+        assert len(ids) == 1 and kind in ids[0], ids
