@@ -580,3 +580,37 @@ def test_engine_release_never_lands_on_its_input(duck, tmp_path):
     with pytest.raises(DataError, match="overwrite its input"):
         problem.write_release(problem.evaluate({"x": 0}), data)
     assert data.read_bytes() == before
+
+
+@needs_java
+def test_spark_csv_release_escapes_formulas_like_pandas(spark, tmp_path):
+    """Spark writes its own CSV parts, but the cells are neutralized as the in-memory engine's
+    (formula-like kept text and generalized labels such as "-all-"), numbers left alone."""
+    notes = ["=SUM(A1:A9)", "-5", "+3.2e1", "@cmd", "-", "plain"]
+    zips = ["1301", "1302", "1401", "1402"]
+    frame = pd.DataFrame(
+        {"zip": [zips[i % 4] for i in range(24)], "note": [notes[i % 6] for i in range(24)]}
+    )
+    data = tmp_path / "cells.csv"
+    frame.to_csv(data, index=False, lineterminator="\n")
+    config = {
+        "input": {"path": str(data)},
+        "attributes": {
+            "zip": {
+                "role": "quasi-identifier",
+                "hierarchy": {"table": [[z, z[:3] + "*", "-all-"] for z in zips]},
+            },
+            "note": {"role": "insensitive"},
+        },
+        "privacy_models": [{"model": "k-anonymity", "k": 13}],
+    }
+    ref, got = build(config, None, tmp_path), build(config, spark, tmp_path)
+    opt = got.search().optimum
+    assert opt.transformation == {"zip": 2}
+    expected = load_table(ref.write_release(ref.search().optimum, tmp_path / "ref.csv").path).frame
+    out = got.write_release(opt, tmp_path / "spark.csv")
+    parts = sorted(out.path.glob("part-*.csv"))
+    rows = pd.concat([load_table(p).frame for p in parts], ignore_index=True)
+    pd.testing.assert_frame_equal(rows, expected)
+    assert set(rows["zip"]) == {"'-all-"}
+    assert "'=SUM(A1:A9)" in set(rows["note"]) and "'@cmd" in set(rows["note"])

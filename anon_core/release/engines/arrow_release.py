@@ -133,6 +133,8 @@ def codes(arr, column) -> np.ndarray:
     import pyarrow as pa
     import pyarrow.compute as pc
 
+    if isinstance(arr, pa.ChunkedArray):
+        arr = arr.combine_chunks()
     enc = arr if pa.types.is_dictionary(arr.type) else pc.dictionary_encode(arr)
     values = enc.dictionary.to_pandas()
     labels = to_labels(values) if len(values) else np.zeros(0, dtype=object)

@@ -6,8 +6,9 @@ file order: each quasi-identifier's raw values (the distinct values the
 grouping saw) become an ENUM type, so a row's generalized code is one hash
 lookup and a list index; suppressed classes are another ENUM of their
 mixed-radix keys. Only projections and filters are used, which DuckDB keeps in
-insertion order (no join). CSV lines are formatted in SQL with pandas' quoting
-rules, so the bytes equal the in-memory engine's.
+insertion order (no join). CSV cells are formatted in SQL with pandas' quoting rules and
+io.table_bytes' formula escaping, and written by DuckDB's CSV writer with no quoting of its
+own, so the bytes equal the in-memory engine's.
 
 A Parquet release of a Parquet file skips SQL: its text columns are read and written as
 Arrow dictionary arrays (``arrow_release``), so no string is built per row.
