@@ -36,7 +36,7 @@ import pandas as pd
 from anon_core.release.methods.dp_marginals import Accountant, cdp_rho, resolve_domains
 from anon_core.release.methods.mst import (
     DP_PARAMS,
-    check_budget,
+    MarginalSynthesizer,
     decode_table,
     encode_table,
     jax_x64,
@@ -48,7 +48,6 @@ from anon_core.release.methods.registry import (
     MethodOutput,
     MethodParam,
     Progress,
-    ReleaseMethod,
     register_method,
     report,
 )
@@ -67,7 +66,7 @@ def aim_candidates(columns: list[str], degree: int) -> dict[tuple[str, ...], flo
 
 
 @register_method
-class Aim(ReleaseMethod):
+class Aim(MarginalSynthesizer):
     name = "synthetic-aim"
     label = "DP synthetic data (AIM)"
     params = (
@@ -78,21 +77,9 @@ class Aim(ReleaseMethod):
         MethodParam("rounds", "int", None, "T, the planned rounds (default 4 x columns)", 2),
         MethodParam("max_model_size", "float", 80.0, "largest model (MB of parameters)", 1.0),
     )
-    accepts = frozenset({"numeric", "categorical", "date", "text"})
-    randomized = True
-    guarantee = "(epsilon, delta)-DP"
-    protects = (
-        "Every individual, formally: (epsilon, delta)-DP over all columns of the synthetic table."
-    )
     does_not_protect = (
         "Relations beyond the workload's column sets; domains read from the data (warned)."
     )
-    extra = "synthetic"
-    requires = ("mbi", "jax", "diffprivlib")
-
-    def __init__(self, **params: Any) -> None:
-        super().__init__(**params)
-        check_budget(self.parameters)
 
     def release(
         self,

@@ -53,7 +53,14 @@ from anon_core.release.methods.registry import (
     report,
 )
 
-__all__ = ["DP_PARAMS", "Mst", "encode_table", "fit_and_sample", "numpy_seed"]
+__all__ = [
+    "DP_PARAMS",
+    "MarginalSynthesizer",
+    "Mst",
+    "encode_table",
+    "fit_and_sample",
+    "numpy_seed",
+]
 
 #: Parameters shared by the marginal-based DP synthesizers.
 DP_PARAMS = (
@@ -229,19 +236,15 @@ def output(
     )
 
 
-@register_method
-class Mst(ReleaseMethod):
-    name = "synthetic-mst"
-    label = "DP synthetic data (MST)"
-    params = DP_PARAMS
+class MarginalSynthesizer(ReleaseMethod):
+    """What the marginal-based DP synthesizers (MST, AIM) share: the guarantee, the column
+    kinds, the optional dependencies and the budget check. Not registered itself."""
+
     accepts = frozenset({"numeric", "categorical", "date", "text"})
     randomized = True
     guarantee = "(epsilon, delta)-DP"
     protects = (
         "Every individual, formally: (epsilon, delta)-DP over all columns of the synthetic table."
-    )
-    does_not_protect = (
-        "Relations beyond the selected pairs of columns; domains read from the data (warned)."
     )
     extra = "synthetic"
     requires = ("mbi", "jax", "diffprivlib")
@@ -249,6 +252,16 @@ class Mst(ReleaseMethod):
     def __init__(self, **params: Any) -> None:
         super().__init__(**params)
         check_budget(self.parameters)
+
+
+@register_method
+class Mst(MarginalSynthesizer):
+    name = "synthetic-mst"
+    label = "DP synthetic data (MST)"
+    params = DP_PARAMS
+    does_not_protect = (
+        "Relations beyond the selected pairs of columns; domains read from the data (warned)."
+    )
 
     def release(
         self,
