@@ -33,10 +33,10 @@ import logging
 from collections.abc import Iterator
 from typing import Any, ClassVar
 
-import numpy as np
 import pandas as pd
 
 from anon_core.errors import ConfigError
+from anon_core.release.methods.mst import numpy_seed
 from anon_core.release.methods.registry import (
     MethodContext,
     MethodOutput,
@@ -85,14 +85,9 @@ def seeded(seed: int | None) -> Iterator[None]:
         return
     import torch
 
-    state = np.random.get_state()
-    np.random.seed(seed)
-    with torch.random.fork_rng(devices=[]):
+    with numpy_seed(seed), torch.random.fork_rng(devices=[]):
         torch.manual_seed(seed)
-        try:
-            yield
-        finally:
-            np.random.set_state(state)
+        yield
 
 
 def sdv_metadata(frame: pd.DataFrame, context: MethodContext) -> Any:
