@@ -28,6 +28,7 @@ from anon_core.dp import (
 from anon_core.errors import PrivacyWarning
 from ui.training import diffprivlib_section, dpsgd_section
 from ui.widgets import (
+    CHART_MARGIN,
     download_name,
     explain,
     friendly_errors,
@@ -356,7 +357,7 @@ else:
             fig.update_yaxes(type="category")
         fig.update_layout(
             height=420 if chosen.query.type == "histogram2d" else 340,
-            margin=dict(l=10, r=10, t=30, b=10),
+            margin=CHART_MARGIN,
         )
         st.plotly_chart(fig, key="dp_hist_chart")
         explain(line)
@@ -449,7 +450,7 @@ else:
             yaxis_title="mean absolute error"
             if y == "mae"
             else "relative error (Σ|error| / Σ|true|)",
-            margin=dict(l=10, r=10, t=30, b=10),
+            margin=CHART_MARGIN,
         )
         st.plotly_chart(fig, key="dp_error_chart")
         explain(

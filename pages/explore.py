@@ -9,6 +9,7 @@ import streamlit as st
 from anon_core.search.lattice import score_tradeoff
 from ui.attacks import add_attack_risk_trace, candidate_attack_risks
 from ui.widgets import (
+    CHART_MARGIN,
     cached,
     current_levels,
     evaluator,
@@ -110,7 +111,7 @@ with friendly_errors():
         yaxis_title=ev.metric.label,
         xaxis_tickformat=".2~%",
         height=460,
-        margin=dict(l=10, r=10, t=30, b=10),
+        margin=CHART_MARGIN,
     )
     event = st.plotly_chart(fig, key="tradeoff_chart", on_select="rerun", selection_mode="points")
     explain(

@@ -10,6 +10,7 @@ from anon_core.analysis.disclosure import attribute_disclosure
 from anon_core.analysis.risk import USA_POPULATION, report_dict, risk_of_original, risk_of_result
 from ui.population import population_upload, suda_section, weighted_section
 from ui.widgets import (
+    CHART_MARGIN,
     current_result,
     explain,
     friendly_errors,
@@ -140,7 +141,7 @@ with friendly_errors():
         fig.update_layout(
             height=420,
             yaxis={"categoryorder": "total ascending"},
-            margin=dict(l=10, r=10, t=30, b=10),
+            margin=CHART_MARGIN,
         )
         st.plotly_chart(fig, key="qi_analysis")
         explain(

@@ -11,6 +11,7 @@ from anon_core.data.dataset import Role
 from ui.labels import ML_COLUMNS, human_frame, human_ml_frame
 from ui.long_work import cancel_button, default_target, human_duration, ml_seconds
 from ui.widgets import (
+    CHART_MARGIN,
     current_result,
     explain,
     friendly_errors,
@@ -52,7 +53,7 @@ with friendly_errors():
             "attribute": "attribute",
         },
     )
-    fig.update_layout(height=300, margin=dict(l=10, r=10, t=30, b=10), xaxis_type="category")
+    fig.update_layout(height=300, margin=CHART_MARGIN, xaxis_type="category")
     st.plotly_chart(fig, key="hellinger")
     explain(
         "How far each attribute's released distribution is from the original one.",
@@ -81,7 +82,7 @@ with friendly_errors():
         height=320,
         yaxis_tickformat=".3~%",
         xaxis_type="category",
-        margin=dict(l=10, r=10, t=30, b=10),
+        margin=CHART_MARGIN,
     )
     st.plotly_chart(fig, key="distribution")
     explain(f"Share of records per original value of {attribute}, before and after release.")

@@ -258,7 +258,7 @@ def risk_utility_chart(comparison: Comparison, attack: str, utility: str) -> go.
         height=420,
         xaxis_title=utility,
         yaxis_title=f"{attack} (lower is safer)",
-        margin=dict(l=10, r=10, t=30, b=10),
+        margin=widgets.CHART_MARGIN,
     )
     return fig
 

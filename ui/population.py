@@ -14,7 +14,7 @@ from anon_core.analysis.population_table import PopulationMatcher, PopulationTab
 from anon_core.analysis.suda import MAX_KEYS, suda2
 from anon_core.analysis.weighted_risk import weighted_risk
 from anon_core.data.io import load_table
-from ui.widgets import cached, explain
+from ui.widgets import CHART_MARGIN, cached, explain
 
 
 def population_upload(ws, prob) -> PopulationMatcher | None:
@@ -66,7 +66,7 @@ def weighted_section(ws, prob, result, which: str) -> None:
         fig = px.histogram(
             pd.DataFrame({"individual risk": report.individual}), x="individual risk", nbins=40
         )
-        fig.update_layout(height=260, margin=dict(l=10, r=10, t=30, b=10))
+        fig.update_layout(height=260, margin=CHART_MARGIN)
         st.plotly_chart(fig, key="weighted_risk")
     explain(
         EXPLAIN["weighted"],

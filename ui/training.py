@@ -30,7 +30,7 @@ from anon_core.training import (
     training_available,
     training_curve,
 )
-from ui.widgets import current_result, explain, friendly_errors, problem
+from ui.widgets import CHART_MARGIN, current_result, explain, friendly_errors, problem
 
 CURVE_KEY = "dpsgd_curve"
 MODEL_LABELS = {
@@ -94,7 +94,7 @@ def accuracy_chart(curve: TrainingCurve) -> go.Figure:
         xaxis_type="log",
         xaxis_title="ε (privacy budget, log scale; smaller = more private)",
         yaxis_title="test accuracy (share of held-out records)",
-        margin=dict(l=10, r=10, t=30, b=10),
+        margin=CHART_MARGIN,
     )
     return fig
 
@@ -133,7 +133,7 @@ def advantage_chart(curve: TrainingCurve, attack: str = "loss") -> go.Figure:
         xaxis_title="ε (privacy budget, log scale; smaller = more private)",
         yaxis_title="membership advantage (TPR − FPR)",
         yaxis_range=[-0.1, 1.0],
-        margin=dict(l=10, r=10, t=30, b=10),
+        margin=CHART_MARGIN,
     )
     return fig
 
@@ -448,7 +448,7 @@ def diffprivlib_section(ws, columns: list[str], kinds: dict) -> None:
                 xaxis_type="log",
                 xaxis_title="ε",
                 yaxis_title="test accuracy",
-                margin=dict(l=10, r=10, t=30, b=10),
+                margin=CHART_MARGIN,
             )
             st.plotly_chart(fig, key="dp_ml_chart")
             explain(
