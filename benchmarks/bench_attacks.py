@@ -32,7 +32,7 @@ from common import ROOT, load_adult
 from oracle_env import ORACLE, ensure_oracle_env
 
 from anon_core.analysis.risk import risk_of_result
-from anon_core.attacks import inference, linkability, singling_out
+from anon_core.attacks import get_attack
 from anon_core.attacks.battery import AttackInputs, attack_inputs
 from anon_core.attacks.split import split_frame
 from anon_core.privacy.models import make_model
@@ -151,35 +151,9 @@ def _attack_specs(n: int) -> list[dict[str, Any]]:
 
 
 def run_ours(spec: dict[str, Any], original, released, control, seed: int):
-    name, n = spec["name"], spec["n_attacks"]
-    if name.startswith("singling-out-"):
-        return singling_out(
-            original,
-            released,
-            control,
-            mode=name.removeprefix("singling-out-"),
-            n_attacks=n,
-            max_attempts=spec.get("max_attempts"),
-            random_state=seed,
-        )
-    if name == "linkability":
-        return linkability(
-            original,
-            released,
-            control,
-            aux_columns=tuple(spec["aux_columns"]),
-            n_attacks=n,
-            random_state=seed,
-        )
-    return inference(
-        original,
-        released,
-        control,
-        secret=spec["secret"],
-        n_attacks=n,
-        regression=spec.get("regression"),
-        random_state=seed,
-    )
+    """Our attack of an oracle spec, through the attack registry (the spec's parameters)."""
+    params = {k: v for k, v in spec.items() if k not in ("name", "key")}
+    return get_attack(spec["name"]).run(original, released, control, random_state=seed, **params)
 
 
 def run_oracle(paths: list[Path], specs: list[dict[str, Any]], seed: int) -> dict[str, Any]:

@@ -26,7 +26,7 @@ import sys
 import pandas as pd
 import pytest
 
-from anon_core.attacks import inference, linkability, singling_out
+from anon_core.attacks import get_attack
 from anon_core.attacks.battery import attack_inputs
 from anon_core.attacks.split import split_frame
 from anon_core.privacy.models import make_model
@@ -86,30 +86,9 @@ def _read(path):
 
 
 def _ours(spec, original, released, control):
-    name = spec["name"]
-    if name.startswith("singling-out-"):
-        return singling_out(
-            original,
-            released,
-            control,
-            mode=name.removeprefix("singling-out-"),
-            n_attacks=N,
-            max_attempts=spec.get("max_attempts"),
-            random_state=SEED,
-        )
-    if name == "linkability":
-        return linkability(
-            original, released, control, aux_columns=AUX, n_attacks=N, random_state=SEED
-        )
-    return inference(
-        original,
-        released,
-        control,
-        secret=spec["secret"],
-        n_attacks=N,
-        regression=False,
-        random_state=SEED,
-    )
+    """Our attack of an oracle spec, through the attack registry (the spec's parameters)."""
+    params = {k: v for k, v in spec.items() if k not in ("name", "key")}
+    return get_attack(spec["name"]).run(original, released, control, random_state=SEED, **params)
 
 
 def _compare(oracle_python, tmp_path, original, released, control, specs=SPECS):
