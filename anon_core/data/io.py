@@ -478,6 +478,9 @@ def to_labels(series: pd.Series) -> np.ndarray:
 
 #: First characters that make a spreadsheet read a cell as a formula (OWASP CSV injection).
 FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
+#: The same first characters as a regular expression (for writers that escape in SQL or Spark).
+#: ("-" last, where a character class reads it as itself).
+FORMULA_START = "^[" + "".join(c for c in FORMULA_PREFIXES if c != "-") + "-]"
 #: Output formats by suffix.
 OUTPUT_FORMATS = {
     "": "csv",

@@ -30,6 +30,7 @@ import numpy as np
 import pandas as pd
 
 from anon_core.data.io import (
+    FORMULA_START,
     PLAIN_NUMBER,
     escape_formula_text,
 )
@@ -95,18 +96,20 @@ class DuckDBEngine(Engine):
             f"encoding = {_lit(source.encoding)}, strict_mode = false, null_padding = false)"
         )
 
+    def _progress(self) -> float | None:
+        """DuckDB's progress of the running query (a fraction), or None when it has none."""
+        try:
+            p = self.con.query_progress()
+        except Exception:
+            return None
+        return p / 100.0 if p is not None and p >= 0 else None
+
     def _run(self, sql: str, progress: Progress, message: str):
         """Run a query on a worker thread, reporting DuckDB's own progress meanwhile."""
-
-        def poll() -> float | None:
-            try:
-                p = self.con.query_progress()
-            except Exception:
-                return None
-            return p / 100.0 if p is not None and p >= 0 else None
-
         try:
-            return run_polling(lambda: self.con.sql(sql).to_arrow_table(), poll, progress, message)
+            return run_polling(
+                lambda: self.con.sql(sql).to_arrow_table(), self._progress, progress, message
+            )
         except Exception as exc:
             raise _friendly(exc) from None
 
@@ -180,7 +183,7 @@ class DuckDBEngine(Engine):
         except _CarriageReturn:
             # pandas quotes every field of a table with a bare CR in a cell: the batch path does.
             tmp.unlink(missing_ok=True)
-            return self.release_batches(source, plan, out, progress, formula_escape)
+            return self.release_batches(source, plan, out, progress, formula_escape, quote_all=True)
         except BaseException:
             tmp.unlink(missing_ok=True)
             raise
@@ -295,18 +298,12 @@ class DuckDBEngine(Engine):
 
     def _copy(self, sql: str, progress: Progress, message: str) -> int:
         """Run a COPY on a worker thread with progress; the number of rows it wrote."""
-
-        def poll() -> float | None:
-            try:
-                p = self.con.query_progress()
-            except Exception:
-                return None
-            return p / 100.0 if p is not None and p >= 0 else None
-
         try:
             self.con.execute(_FORMULA_MACRO)
             self.con.execute(_CSV_CELL_MACRO)
-            result = run_polling(lambda: self.con.execute(sql).fetchall(), poll, progress, message)
+            result = run_polling(
+                lambda: self.con.execute(sql).fetchall(), self._progress, progress, message
+            )
         except AnonError:
             raise
         except Exception as exc:
@@ -379,11 +376,13 @@ class DuckDBEngine(Engine):
         out: Path,
         progress: Progress = no_progress,
         formula_escape: bool = True,
+        quote_all: bool | None = None,
     ) -> ReleaseSummary:
         """The release streamed back in Arrow batches and generalized in Python (any column types).
 
         CSV is written by pandas batch by batch with io.table_bytes' rules (formula escaping;
-        every field quoted when a cell or a name holds a bare CR, found by a first query)."""
+        every field quoted when a cell or a name holds a bare CR: ``quote_all``, found by a
+        first query when None)."""
         import pyarrow as pa
 
         t0 = time.perf_counter()
@@ -393,7 +392,8 @@ class DuckDBEngine(Engine):
         check_columns(source, names)
         keep = [c for c in plan.columns if c.action != "drop"]
         cols = ", ".join(quote_ident(c.name) for c in keep)
-        quote_all = fmt != "parquet" and self._has_carriage_return(source, plan)
+        if quote_all is None:
+            quote_all = fmt != "parquet" and self._has_carriage_return(source, plan)
         try:
             reader = self.con.sql(
                 f"SELECT {cols} FROM {self.relation_sql(source)}"
@@ -525,7 +525,7 @@ _CSV_CELL_MACRO = (
 #: = + - @ tab or CR and is not a plain signed number.
 _FORMULA_MACRO = (
     "CREATE OR REPLACE TEMP MACRO __anon_formula(v) AS CASE "
-    "WHEN regexp_matches(v, '^[=+@\\t\\r-]') "
+    f"WHEN regexp_matches(v, '{FORMULA_START}') "
     f"AND NOT regexp_full_match(v, '{PLAIN_NUMBER}') THEN chr(39) || v ELSE v END"
 )
 

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from anon_core.data.io import MISSING_TOKENS, PLAIN_NUMBER
+from anon_core.data.io import FORMULA_START, MISSING_TOKENS, PLAIN_NUMBER
 from anon_core.errors import ConfigError, DataError
 from anon_core.release.engines.base import (
     SUPPRESSED,
@@ -273,7 +273,7 @@ class SparkEngine(Engine):
 
 def _escape_formula(F, col):  # noqa: N803 - pyspark's functions module
     """io.escape_formula_text as a Spark column expression."""
-    hit = col.rlike("^[=+@\t\r-]") & ~col.rlike(f"^(?:{PLAIN_NUMBER})$")
+    hit = col.rlike(FORMULA_START) & ~col.rlike(f"^(?:{PLAIN_NUMBER})$")
     return F.when(hit, F.concat(F.lit("'"), col)).otherwise(col)
 
 
