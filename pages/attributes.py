@@ -5,10 +5,10 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from anon_core.data.builders import DATE_LEVELS
+from anon_core.data.builders import DATE_LEVELS, natural_order
 from anon_core.data.dataset import Role
 from anon_core.data.hierarchy import Hierarchy
-from anon_core.data.io import infer_kind
+from anon_core.data.io import MISSING, infer_kind, to_labels
 from anon_core.errors import AnonError
 from anon_core.workspace import suggest_roles
 from ui.widgets import friendly_errors, pii_scan, require_workspace, sidebar
@@ -180,10 +180,29 @@ with friendly_errors():
         )
         new_spec = {"builder": "masking", "levels": levels}
     elif builder == "ordered":
+        given = spec if spec is not None and spec.get("builder") == "ordered" else {}
         size = st.number_input(
-            "Values per group at level 1", min_value=2, value=2, step=1, key=f"o_{column}"
+            "Values per group at level 1",
+            min_value=2,
+            value=int((given.get("sizes") or [2])[0]),
+            step=1,
+            key=f"o_{column}",
         )
+        present = [v for v in pd.unique(to_labels(values)) if v != MISSING]
+        current_order = given.get("order") or natural_order(present)
+        text = st.text_area(
+            "Order of the values (one per line, lowest first)",
+            "\n".join(map(str, current_order)),
+            height=200,
+            key=f"order_{column}",
+            help="Adjacent values in this order are grouped together (e.g. education from "
+            "Preschool to Doctorate). Without an order, numbers sort by value and words "
+            "alphabetically. Every value of the column must be listed.",
+        )
+        order = [line.strip() for line in text.splitlines() if line.strip()]
         new_spec = {"builder": "ordered", "sizes": [int(size)]}
+        if order != natural_order(present) or "order" in given:
+            new_spec["order"] = order
     elif builder == "flat":
         new_spec = {"builder": "flat"}
     elif builder == "ARX CSV file":

@@ -79,6 +79,31 @@ def _parse_numbers(values: np.ndarray, name: str) -> np.ndarray:
     return nums
 
 
+#: Most entries of a ``fanout``/``sizes`` list and of an ordered builder's ``order``.
+MAX_STEPS = 1_000
+MAX_ORDER = 1_000_000
+
+
+def _steps(field: str, value: Any, name: str) -> list[int]:
+    """A merge factor (``fanout`` of intervals, ``sizes`` of ordered groups) as a non-empty list of
+    whole numbers >= 2; an empty list is refused (it used to fall back to 2 silently)."""
+    if isinstance(value, bool) or not isinstance(value, int | float | list | tuple):
+        raise HierarchyError(
+            f"{field!r} of {name!r} must be a whole number >= 2 or a list of them, got {value!r}."
+        )
+    steps = [value] if isinstance(value, int | float) else list(value)
+    if not steps:
+        raise HierarchyError(
+            f"{field!r} of {name!r} is an empty list: give at least one whole number >= 2, "
+            f"e.g. {field}: [2]."
+        )
+    if len(steps) > MAX_STEPS:
+        raise HierarchyError(
+            f"{field!r} of {name!r} has {len(steps):,} entries; at most {MAX_STEPS:,} are used."
+        )
+    return [check_int(field, f, minimum=2) for f in steps]
+
+
 def finite_span(values: Sequence[Any] | np.ndarray) -> float:
     """max - min of the finite numbers among ``values`` (0 when there are none)."""
     nums = pd.to_numeric(pd.Series(np.asarray(values, dtype=object)), errors="coerce").to_numpy(
@@ -117,10 +142,7 @@ def interval_hierarchy(
         )
     if hi <= lo:
         raise HierarchyError(f"'upper' ({hi}) must be greater than 'lower' ({lo}).")
-    if isinstance(fanout, bool) or not isinstance(fanout, int | float | list | tuple):
-        raise HierarchyError(f"'fanout' must be a whole number or a list of them, got {fanout!r}.")
-    fanouts = [fanout] if isinstance(fanout, int | float) else list(fanout)
-    fanouts = [check_int("fanout", f, minimum=2) for f in fanouts] or [2]
+    fanouts = _steps("fanout", fanout, name)
     if max_levels is not None:
         max_levels = check_int("max_levels", max_levels, minimum=1)
     n_bins = math.ceil((hi - lo) / width)
@@ -257,24 +279,20 @@ def ordered_hierarchy(
     repeats) is how many groups of the level below merge into one.
     """
     allv, has_missing = _split_missing(_distinct(values))
+    sizes = _steps("sizes", sizes, name)
     if order is None:
-        nums = pd.to_numeric(pd.Series(allv), errors="coerce")
-        ordered = (
-            list(allv[np.argsort(nums.to_numpy(), kind="stable")])
-            if nums.notna().all()
-            else sorted(allv)
-        )
+        ordered = natural_order(allv)
     else:
-        order = [str(v) for v in order]
-        absent = [v for v in allv if v not in set(order)]
+        listed = check_order(order, name)
+        known = set(listed)
+        absent = [v for v in allv if v not in known]
         if absent:
             raise HierarchyError(
                 f"Ordered grouping for {name!r}: 'order' does not list {name_values(absent)}. "
-                "List every value of the column."
+                "List every value of the column, one per line, in the order to group them."
             )
         present = set(allv)
-        ordered = [v for v in order if v in present]
-    sizes = [check_int("sizes", s, minimum=2) for s in sizes] or [2]
+        ordered = [v for v in listed if v in present]
     rank = pd.Series(range(len(ordered)), index=ordered)[allv].to_numpy()
     out = []
     span, level_no, n = 1, 0, len(ordered)
@@ -292,6 +310,38 @@ def ordered_hierarchy(
             break
     values_out, out = _with_missing(out, allv, has_missing)
     return _assemble(values_out, out, name)
+
+
+def natural_order(values: Sequence[Any] | np.ndarray) -> list[str]:
+    """The default order of an ordered grouping: by number when every value is one, else
+    alphabetical (give ``order`` for anything else, e.g. education levels)."""
+    allv = np.asarray([str(v) for v in values], dtype=object)
+    nums = pd.to_numeric(pd.Series(allv), errors="coerce")
+    if len(allv) and nums.notna().all():
+        return list(allv[np.argsort(nums.to_numpy(), kind="stable")])
+    return sorted(allv)
+
+
+def check_order(order: Any, name: str = "") -> list[str]:
+    """``order`` as a list of distinct labels (a list of values, never a single string)."""
+    if isinstance(order, str | bytes) or not isinstance(order, list | tuple | np.ndarray):
+        raise HierarchyError(
+            f"'order' of {name!r} must be a list of the column's values (one per line on the "
+            f"Attributes page), got {type(order).__name__}."
+        )
+    if len(order) > MAX_ORDER:
+        raise HierarchyError(
+            f"'order' of {name!r} lists {len(order):,} values; at most {MAX_ORDER:,} are allowed."
+        )
+    listed = [str(v) for v in order]
+    seen: set[str] = set()
+    twice = [v for v in listed if v in seen or seen.add(v)]
+    if twice:
+        raise HierarchyError(
+            f"'order' of {name!r} lists {name_values(list(dict.fromkeys(twice)))} more than once; "
+            "list each value once."
+        )
+    return listed
 
 
 def flat_hierarchy(values: Sequence[Any] | np.ndarray, name: str = "") -> Hierarchy:
