@@ -19,6 +19,7 @@ from anon_core.config import ReleaseConfig, load_config, parse_config
 from anon_core.data.dataset import Role
 from anon_core.errors import ConfigError
 from anon_core.report.evidence import attack_figures, method_figures, population_figures
+from anon_core.report.html import embedded_libraries
 from anon_core.report.model import (
     DECISIONS,
     FIGURES_SCHEMA,
@@ -484,13 +485,16 @@ def build_report(
         "figures_sha256": figures_sha256(figures),
         # A run time is not reproducible: left out in reproducible mode (SOURCE_DATE_EPOCH set).
         "search_ms": None if os.environ.get("SOURCE_DATE_EPOCH") else search_ms,
+        "libraries": embedded_libraries(),  # what the HTML page inlines (signed, checked by verify)
     }
     embedded_config = scrub_config(config.raw)
     key = signing_key
     if key is None:
         key = configured_private_key(config.raw.get("output") or {}, config.base_dir)
     if key is not None:
-        meta["signature"] = sign(key, signing_payload(figures, embedded_config, meta, provided))
+        meta["signature"] = sign(
+            key, signing_payload(figures, embedded_config, meta, provided, details)
+        )
     return Report(
         figures=figures,
         config=embedded_config,

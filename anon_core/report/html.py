@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import hashlib
 import html
 import json
 import re
+from functools import lru_cache
 from typing import Any
 
 from anon_core.report.model import SHOWN_VALUES, Report, plain
@@ -27,6 +29,41 @@ nav a{margin-right:10px;font-size:.8rem;color:#0969da}.chart{width:100%;height:3
 """
 _COLORS = {"before": "#8c959f", "after": "#0969da", "original": "#8c959f", "released": "#0969da"}
 _PLOTLY_CONFIG = {"displaylogo": False, "responsive": True}
+
+
+def _installed(dist: str) -> str | None:
+    from importlib import metadata
+
+    try:
+        return metadata.version(dist)
+    except metadata.PackageNotFoundError:
+        return None
+
+
+@lru_cache(maxsize=1)
+def plotly_inline() -> str:
+    """The installed plotly's bundled plotly.min.js as the page inlines it ('</script' escaped)."""
+    from plotly.offline import get_plotlyjs
+
+    return get_plotlyjs().replace("</script", "<\\/script")
+
+
+def embedded_libraries() -> dict[str, dict[str, Any]]:
+    """What the HTML page inlines besides the report's own content: name -> version and SHA-256 of the
+    inlined text (for plotly.min.js the SHA-256 of the installed file when it holds no '</script').
+    Recorded in the metadata and signed; verify checks a page's copies against the installed ones."""
+    from anon_core import __version__
+
+    return {
+        "plotly.min.js": {
+            "version": _installed("plotly"),
+            "sha256": hashlib.sha256(plotly_inline().encode("utf-8")).hexdigest(),
+        },
+        "report.css": {
+            "version": __version__,
+            "sha256": hashlib.sha256(_CSS.encode("utf-8")).hexdigest(),
+        },
+    }
 
 
 def _script_json(obj: Any, sort_keys: bool = True) -> str:
@@ -182,8 +219,6 @@ def _html_chart(chart: dict, div_id: str) -> str:
 
 def render_html(report: Report) -> str:
     """One self-contained HTML page: interactive charts (plotly.js inlined once), no remote resource."""
-    from plotly.offline import get_plotlyjs
-
     e = html.escape
     sections = report_sections(report)
     f = report.figures
@@ -217,7 +252,7 @@ def render_html(report: Report) -> str:
     )
     meta = report.embedded_meta()
     # Plotly.js: inlined once, before every chart; '</' cannot occur inside it unescaped.
-    plotly_js = get_plotlyjs().replace("</script", "<\\/script")
+    plotly_js = plotly_inline()
     return "\n".join(
         [
             "<!DOCTYPE html>",

@@ -1,18 +1,20 @@
 """Ed25519 sign-off of a release report (Python's ``cryptography`` package).
 
 The signature covers one canonical JSON payload: the SHA-256 of the canonical
-figures, of the configuration as embedded, of the input file (or table) and of
-the released file (or table), the report's time and everything shown as
-provided (sign-off, audit trail, PII, DP and ML summaries). Changing any of
-them, or signing with another key, makes :func:`check_signature` fail.
+figures, of the configuration as embedded, of the chart data (details), of the
+input file (or table) and of the released file (or table); every metadata field
+(time, software versions, search time, the figures' SHA-256 and the name,
+version and SHA-256 of every library the HTML page inlines); and everything
+shown as provided (sign-off, audit trail, PII, DP and ML summaries). Changing
+any of them, or signing with another key, makes :func:`check_signature` fail.
 
 The private key is read from the file named by the configuration's
 ``output.signing_key_file`` or from the environment variable named by
 ``output.signing_key_env`` (PEM, PKCS#8, unencrypted; or the 32 raw key bytes
-in base64). It is never logged, embedded or returned; the report carries only
-the public key (to name the signer) and the signature. Verification uses the
-public key the user gives (``anon-core verify --public-key FILE``), never the
-embedded one.
+in base64). It is never logged, embedded, echoed in a message or returned; the
+report carries only the public key (to name the signer) and the signature.
+Verification uses the public key the user gives (``anon-core verify
+--public-key FILE``), never the embedded one.
 """
 
 from __future__ import annotations
@@ -29,7 +31,10 @@ from typing import Any
 from anon_core.errors import ConfigError
 from anon_core.report.model import plain
 
-SIGNATURE_SCHEMA = "anon-core/signoff-signature/1"
+SIGNATURE_SCHEMA = "anon-core/signoff-signature/2"
+#: Metadata keys that are not signed as metadata: the signature itself, and the copies of the
+#: sign-off and audit trail kept for older readers (signed as ``provided``).
+_UNSIGNED_META = ("signature", "signoff", "audit")
 
 
 def _canonical(obj: Any) -> bytes:
@@ -47,6 +52,7 @@ def signing_payload(
     config: Mapping[str, Any],
     meta: Mapping[str, Any],
     provided: Mapping[str, Any],
+    details: Mapping[str, Any] | None = None,
 ) -> bytes:
     """The canonical bytes a sign-off signs (see the module docstring)."""
     inp, out = figures.get("input") or {}, figures.get("output") or {}
@@ -54,9 +60,10 @@ def signing_payload(
         "schema": SIGNATURE_SCHEMA,
         "figures_sha256": _digest(figures),
         "config_sha256": _digest(config),
+        "details_sha256": None if details is None else _digest(details),
         "input_sha256": (inp.get("file") or {}).get("sha256") or inp.get("table_sha256"),
         "output_sha256": (out.get("file") or {}).get("sha256") or out.get("csv_sha256"),
-        "generated_at": meta.get("generated_at"),
+        "meta": plain({k: v for k, v in meta.items() if k not in _UNSIGNED_META}),
         "provided": plain(dict(provided)),
     }
     return _canonical(payload)

@@ -233,7 +233,9 @@ def _check_signature(
                 "the sign-off is not signed: anyone holding the file could have written it"
             )
         return "not signed"
-    payload = signing_payload(report.figures, report.config, report.meta, report.provided)
+    payload = signing_payload(
+        report.figures, report.config, report.meta, report.provided, report.details
+    )
     found = check_signature(block, payload, load_public_key(public_key_path))
     out.extend(found)
     return "invalid" if found else "valid"
