@@ -25,7 +25,8 @@ from anon_core.commands import release as release_command
 from anon_core.commands import train as train_command
 from anon_core.config import load_config
 from anon_core.data.io import write_table  # noqa: F401 - re-exported for callers of the CLI module
-from anon_core.errors import AnonError
+from anon_core.release.engines.base import write_frame
+from anon_core.errors import AnonError, ConfigError
 from anon_core.services.problem import Problem
 from anon_core.services.resolve import resolve, without_suppression
 
@@ -36,23 +37,42 @@ EXTRA_COMMANDS: tuple = (release_command, compare_command, attack_command, train
 
 
 def _check_run_paths(config, config_path, **outputs) -> None:
-    """Refuse (exit 2) an output that is an input file of the run or another output, before anything runs."""
-    from anon_core.data.safe_write import check_outputs, run_input_files
+    """Refuse (exit 2), before anything runs, an output in an unsupported format, one that is a
+    file the run reads or another output, or one that is not a regular file.
 
-    check_outputs(
+    ``outputs``: option name -> (path, kind), kind as :func:`anon_core.data.paths.check_run_outputs`."""
+    from anon_core.data.paths import check_run_outputs
+
+    check_run_outputs(
         {f"--{k.replace('_', '-')}": v for k, v in outputs.items()},
-        run_input_files(config, config_path),
+        config=config,
+        config_path=config_path,
     )
+
+
+def _refuse_other_methods(config, config_path: str) -> None:
+    """``anonymize`` releases by generalization only: a configuration whose ``method`` names
+    another method is refused, so no file or report can claim a release that was not made."""
+    from anon_core.release.methods.config import DEFAULT_METHOD, method_section
+
+    chosen = method_section(config)
+    if chosen.name != DEFAULT_METHOD:
+        raise ConfigError(
+            f"the configuration's method is {chosen.name!r}, and 'anonymize' releases by "
+            f"generalization only. Run 'anon-core release {config_path} --output FILE' to release "
+            f"with {chosen.name!r}, or remove the 'method' section."
+        )
 
 
 def _anonymize(args: argparse.Namespace) -> int:
     loaded = load_config(args.config)
+    _refuse_other_methods(loaded, args.config)
     _check_run_paths(
         loaded,
         args.config,
-        output=args.output,
-        report=args.report,
-        pseudonym_map=args.pseudonym_map,
+        output=(args.output, "table"),
+        report=(args.report, "report"),
+        pseudonym_map=(args.pseudonym_map, "table"),
     )
     resolution = resolve(
         loaded,
@@ -67,7 +87,7 @@ def _anonymize(args: argparse.Namespace) -> int:
         resolution.search,
     )
     if args.pseudonym_map and resolution.mapping is not None:
-        write_table(  # only on explicit request; atomic
+        write_frame(  # only on explicit request; atomic
             resolution.mapping, Path(args.pseudonym_map), formula_escape=config.formula_escape
         )
     summary = resolution.summary()
@@ -209,7 +229,9 @@ def _verify(args: argparse.Namespace) -> int:
     """Re-run the configuration and check every fingerprint and figure of a release report."""
     from anon_core.report.verify import verify_report
 
-    found = verify_report(args.config, args.report, args.released, args.public_key)
+    found = verify_report(
+        args.config, args.report, args.released, args.public_key, no_signature=args.no_signature
+    )
     json.dump(found.to_dict(), sys.stdout, indent=2)
     sys.stdout.write("\n")
     for line in found.differences:
@@ -225,7 +247,7 @@ def _dp(args: argparse.Namespace) -> int:
     from anon_core.services.problem import load_input
 
     config = load_config(args.config)
-    _check_run_paths(config, args.config, output=args.output)
+    _check_run_paths(config, args.config, output=(args.output, "json"))
     frame = load_input(config).frame
     dp_config = validate_dp_section(config.sections.get("dp"), columns=list(frame.columns))
     text = (
@@ -359,7 +381,14 @@ def build_parser() -> argparse.ArgumentParser:
     ver.add_argument(
         "--public-key",
         metavar="FILE",
-        help="check the report's Ed25519 sign-off signature with this public key (PEM/OpenSSH/base64)",
+        help="check the report's Ed25519 sign-off signature with this public key (PEM/OpenSSH/base64); "
+        "without it a signed or signed-off report fails verification (its sign-off is unverified)",
+    )
+    ver.add_argument(
+        "--no-signature",
+        action="store_true",
+        help="do not check the sign-off or signature: check the figures, hashes and visible content only "
+        "(said in the output)",
     )
     ver.set_defaults(func=_verify)
     for command in EXTRA_COMMANDS:

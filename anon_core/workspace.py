@@ -474,23 +474,67 @@ class Workspace:
             return self.release(self.dataset(), result, suppressed_records)
         return self._plan(result, suppressed_records).apply_frame(self.frame)
 
+    def free_text_columns(self) -> list[str]:
+        """Columns whose values are free text (``infer_kind``'s rule), in table order."""
+        from anon_core.data.io import ColumnKind
+
+        return [c for c in self.frame.columns if infer_kind(self.frame[c]) == ColumnKind.TEXT]
+
+    def raw_free_text(self) -> list[str]:
+        """Free-text columns the release would carry raw: kept (not identifier) and not
+        de-identified by the ``text`` section. Free text is released only de-identified."""
+        text = self.sections.get("text")
+        deidentified = set(text.get("columns", [])) if isinstance(text, Mapping) else set()
+        return [
+            c
+            for c in self.free_text_columns()
+            if self.roles.get(c, Role.INSENSITIVE.value) != Role.IDENTIFIER.value
+            and c not in deidentified
+        ]
+
+    def released_sections(self) -> tuple[pd.DataFrame, dict[str, Role] | None]:
+        """The input after the ``text`` and ``pseudonymize`` sections, and the roles they imply
+        (``None`` when there are no such sections: the input as it is)."""
+        if "text" not in self.sections and "pseudonymize" not in self.sections:
+            return self.frame, None
+        from anon_core.services.problem import release_sections  # Presidio loads only when needed
+
+        frame, config, _ = release_sections(self.frame, parse_config(self.to_config()))
+        return frame, {c: Role(config.roles.get(c, Role.INSENSITIVE)) for c in self.frame.columns}
+
+    def text_residual(self, deidentified: pd.DataFrame) -> Any:
+        """Direct identifiers left in the de-identified text columns (``None`` without a ``text``
+        section): see :func:`anon_core.pii.residual.residual_identifiers`."""
+        text = self.sections.get("text")
+        if not isinstance(text, Mapping) or not text.get("columns"):
+            return None
+        from anon_core.pii.residual import residual_identifiers
+
+        identifiers = [c for c, r in self.roles.items() if r == Role.IDENTIFIER.value]
+        return residual_identifiers(self.frame, deidentified, list(text["columns"]), identifiers)
+
     def release(
-        self, dataset: Dataset, result: Any, suppressed_records: str = "remove"
+        self,
+        dataset: Dataset,
+        result: Any,
+        suppressed_records: str = "remove",
+        sections: tuple[pd.DataFrame, dict[str, Role] | None] | None = None,
     ) -> pd.DataFrame:
         """The released table as the CLI writes it: text and pseudonymization sections applied,
-        quasi-identifiers generalized, suppressed records handled. Secrets come from the environment."""
+        quasi-identifiers generalized, suppressed records handled. Secrets come from the environment.
+        ``sections`` is :meth:`released_sections`' result when the caller already has it."""
         if self.large is not None:
             raise ConfigError(
                 "A file opened by path is not in memory: write the release to a file instead."
             )
-        frame, roles = self.frame, None
-        if "text" in self.sections or "pseudonymize" in self.sections:
-            from anon_core.services.problem import (
-                release_sections,  # Presidio loads only when needed
+        raw = self.raw_free_text()
+        if raw:
+            raise ConfigError(
+                f"{', '.join(map(repr, raw))} hold free text that would be released raw. Free text is "
+                "released only de-identified: de-identify it on the PII page (text section), or give "
+                "it the role identifier to drop it."
             )
-
-            frame, config = release_sections(self.frame, parse_config(self.to_config()))
-            roles = {c: Role(config.roles.get(c, Role.INSENSITIVE)) for c in self.frame.columns}
+        frame, roles = sections if sections is not None else self.released_sections()
         keep = research_subset_rows([make_model(m) for m in self.models], self.frame)
         return apply_transformation(
             dataset, result, suppressed_records, frame=frame, roles=roles, keep=keep

@@ -15,6 +15,7 @@ from anon_core.pii import (
     apply_pseudonymization,
     deidentify_texts,
     highlight_segments,
+    lowers_protection,
     text_section,
     validate_pseudonymize_section,
     validate_text_section,
@@ -151,14 +152,37 @@ st.caption(
 )
 
 proposals = {n: r for n, r in report.proposed_roles().items() if ws.roles.get(n) != r}
+# A proposal that lowers a column's protection is never pre-selected, and says what the column holds.
+lowering = {
+    n for n, r in proposals.items() if lowers_protection(ws.roles.get(n, Role.INSENSITIVE.value), r)
+}
+
+
+def _proposal_label(n: str) -> str:
+    label = f"{n}: {ws.roles.get(n, Role.INSENSITIVE.value)} → {proposals[n]}"
+    if n in lowering:
+        found = (
+            ", ".join(f"{e} {s:.0%}" for e, s in report.columns[n].entities.items())
+            or "no PII found"
+        )
+        label += f" (lowers protection; sample holds {found})"
+    return label
+
+
 if proposals:
     chosen = st.multiselect(
         "Proposals to accept",
         list(proposals),
-        default=list(proposals),
-        format_func=lambda n: f"{n}: {ws.roles.get(n, Role.INSENSITIVE.value)} → {proposals[n]}",
+        default=[n for n in proposals if n not in lowering],
+        format_func=_proposal_label,
         key=f"pii_accept_{ws.frame_hash[:8]}_{len(ws.history)}",
     )
+    if lowering:
+        st.warning(
+            "Proposals that lower a column's protection are not selected: accept them only after "
+            "reading what the column holds (table above).",
+            icon="⚠️",
+        )
     if st.button("✅ Accept the selected proposals", disabled=not chosen, key="pii_accept_button"):
         roles = dict(ws.roles)
         roles.update({n: proposals[n] for n in chosen})

@@ -76,10 +76,23 @@ with friendly_errors():
     if ws.large is not None:
         _write_large_release(ws, result, mode, disabled)
     else:
+        sections = cached("release-sections", ws.config_key(), ws.released_sections)
+        residual = cached("text-residual", ws.config_key(), lambda: ws.text_residual(sections[0]))
+        if residual is not None:
+            (st.warning if residual.flagged else st.info)(
+                residual.sentence()
+                + (
+                    f" Above the {residual.warn_share:.0%} threshold: review the operators, allow "
+                    "and deny lists on the PII page before releasing."
+                    if residual.flagged
+                    else ""
+                ),
+                icon="⚠️" if residual.flagged else "ℹ️",
+            )
         released = cached(
             f"release-{mode}",
             ws.config_key(),
-            lambda: ws.release(frequency_table(ws).dataset, result, mode),
+            lambda: ws.release(frequency_table(ws).dataset, result, mode, sections=sections),
         )
         st.caption(
             f"{len(released):,} rows released of {len(ws.frame):,}; identifiers and free text "

@@ -296,7 +296,10 @@ def test_scan_suggestions_on_the_labeled_synthetic_set(engine, labeled):
     frame, labels = labeled
     spec = RecognizerSpec("employee id", "EMPLOYEE_ID", patterns=(EMPLOYEE["regex"],), score=0.9)
     report = scan_table(frame, recognizers=[spec], engine=engine)
-    right = [n for n, c in report.columns.items() if c.suggested_role == labels["columns"][n]]
+    # Free text is proposed as identifier (dropped until the text section de-identifies it),
+    # whatever the labels' target role after de-identification.
+    expected = {**labels["columns"], "notes": "identifier", "comment": "identifier"}
+    right = [n for n, c in report.columns.items() if c.suggested_role == expected[n]]
     assert len(right) / len(frame.columns) >= 0.95, {
         n: c.suggested_role for n, c in report.columns.items()
     }

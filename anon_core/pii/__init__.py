@@ -44,7 +44,15 @@ from anon_core.pii.pseudonymize import (
     apply_release_sections,
     text_section,
 )
-from anon_core.pii.scan import ColumnScan, ScanReport, Span, scan_report_dict, scan_table
+from anon_core.pii.residual import ResidualCheck, residual_identifiers
+from anon_core.pii.scan import (
+    ColumnScan,
+    ScanReport,
+    Span,
+    lowers_protection,
+    scan_report_dict,
+    scan_table,
+)
 from anon_core.pii.settings import (
     IDENTIFIER_ENTITIES,
     OPERATOR_TYPES,
@@ -92,6 +100,9 @@ __all__ = [
     "load_engine",
     "scan_report_dict",
     "scan_table",
+    "lowers_protection",
+    "ResidualCheck",
+    "residual_identifiers",
     "text_section",
     "validate_pseudonymize_section",
     "validate_text_section",

@@ -111,13 +111,20 @@ def apply_release_sections(
     ``return_mapping=True`` the pseudonym mapping comes third (empty without a
     ``pseudonymize`` section); write it only where the user asked for it.
     """
+    from anon_core.data.dataset import Role
+
     sections = config.sections
     mapping = pd.DataFrame(columns=["column", "original", "pseudonym"])
     if "text" in sections:
-        frame = apply_text_deidentification(frame, validate_text_section(sections["text"]), secrets)
+        tcfg = validate_text_section(sections["text"])
+        frame = apply_text_deidentification(frame, tcfg, secrets)
+        # De-identified text is released in its rewritten form: an identifier column is kept.
+        roles = dict(config.roles)
+        for col in tcfg.columns:
+            if roles.get(col) == Role.IDENTIFIER:
+                roles[col] = Role.INSENSITIVE
+        config = dataclasses.replace(config, roles=roles)
     if "pseudonymize" in sections:
-        from anon_core.data.dataset import Role
-
         pcfg = validate_pseudonymize_section(sections["pseudonymize"])
         if return_mapping:
             frame, mapping = apply_pseudonymization(frame, pcfg, secrets, return_mapping=True)

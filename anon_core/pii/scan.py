@@ -24,7 +24,6 @@ from anon_core.pii.settings import (
     DEFAULT_SCORE_THRESHOLD,
     IDENTIFIER,
     IDENTIFIER_ENTITIES,
-    INSENSITIVE,
     QUASI_IDENTIFIER,
     QUASI_IDENTIFIER_ENTITIES,
     check_columns,
@@ -136,6 +135,17 @@ class ScanReport:
         }
 
 
+#: Roles from most to least protective: an identifier is dropped, a quasi-identifier generalized,
+#: a sensitive or insensitive column released as it is.
+PROTECTION_ORDER = (IDENTIFIER, QUASI_IDENTIFIER, "sensitive", "insensitive")
+
+
+def lowers_protection(current: str, proposed: str) -> bool:
+    """Whether changing a column's role from ``current`` to ``proposed`` releases more of it."""
+    rank = {r: i for i, r in enumerate(PROTECTION_ORDER)}
+    return rank.get(proposed, len(rank)) > rank.get(current, len(rank))
+
+
 def _role_of(entity: str, custom_roles: Mapping[str, str]) -> str | None:
     if entity in custom_roles:
         return custom_roles[entity]
@@ -222,23 +232,27 @@ def _scan_column(
         )
     pii = {e: s for e, s in shares.items() if _role_of(e, custom_roles)}
     if free_text:
+        # Free text is released only de-identified: the proposal keeps it out of the release
+        # (identifier) until the text section de-identifies it; never a bare "insensitive".
         if pii:
             listing = ", ".join(f"{e} {s:.0%}" for e, s in list(pii.items())[:4])
             top = next(iter(pii))
             reason = (
-                f"free text containing PII ({listing}): keep it only de-identified (text section)"
+                f"free text containing PII ({listing}): dropped from the release until it is "
+                "de-identified (text section)"
             )
             return ColumnScan(
-                name, n, shares, mean_scores, INSENSITIVE, mean_scores[top], reason, True, top
+                name, n, shares, mean_scores, IDENTIFIER, mean_scores[top], reason, True, top
             )
         return ColumnScan(
             name,
             n,
             shares,
             mean_scores,
-            INSENSITIVE,
+            IDENTIFIER,
             0.0,
-            "free text; no PII found in the sample",
+            "free text (no PII found in the sample, which does not prove there is none): dropped "
+            "from the release until it is de-identified (text section)",
             True,
         )
     if pii:
@@ -268,8 +282,8 @@ def scan_table(
     ``random_state``, so the same table gives the same report); identical sampled
     values are analysed once. A column whose values are mostly one entity (the
     entity covering at least half of a value, in at least ``min_share`` of the
-    sampled values) gets that entity's role; free text gets *insensitive* and the
-    PII it contains; otherwise no proposal (``None``).
+    sampled values) gets that entity's role; free text gets *identifier* (released only once the
+    ``text`` section de-identifies it) and the PII it contains; otherwise no proposal (``None``).
     """
     sample_size = check_int("sample_size", sample_size, minimum=1)
     random_state = check_int("random_state", random_state, minimum=0)

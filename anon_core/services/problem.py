@@ -8,7 +8,6 @@ from __future__ import annotations
 import os
 import warnings
 from collections.abc import Mapping
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -85,13 +84,6 @@ def release_sections(
     out = apply_release_sections(frame, config, return_mapping=return_mapping)
     frame, config = out[0], out[1]
     mapping = out[2] if return_mapping else None
-    text = config.sections.get("text")
-    if isinstance(text, Mapping):
-        roles = dict(config.roles)
-        for col in text.get("columns", []):
-            if roles.get(col) == Role.IDENTIFIER:
-                roles[col] = Role.INSENSITIVE
-        config = replace(config, roles=roles)
     return frame, config, mapping
 
 
