@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import streamlit as st
 
+from ui.session_store import save_session, session_token
+
 st.set_page_config(page_title="Privacy risk workbench", page_icon="🛡️", layout="wide")
 
 PAGES = {
@@ -29,4 +31,10 @@ PAGES = {
     ],
 }
 
-st.navigation(PAGES).run()
+# A reload or a second tab of this browser session gets the session's state back (the token in
+# the URL; ui/session_store.py); every run, however it ends (st.stop, st.rerun), saves it.
+session_token()
+try:
+    st.navigation(PAGES).run()
+finally:
+    save_session()

@@ -1,7 +1,9 @@
 """Differential privacy: private statistics under a privacy budget, a DP release, DP models.
 
-Every figure comes from ``anon_core.dp`` (diffprivlib underneath); this page asks, keeps the
-session's budget in ``st.session_state`` and draws.
+Every figure comes from ``anon_core.dp`` (diffprivlib underneath); this page asks and draws.
+What was spent on a table is the server's :class:`~anon_core.dp.ledger.DPLedger` (per table
+hash, across sessions and releases: a reload or a new release never gives budget back); the
+session keeps this release's total, answers and seed.
 """
 
 from __future__ import annotations
@@ -25,7 +27,8 @@ from anon_core.dp import (
     parse_query,
     query_seed,
 )
-from anon_core.errors import PrivacyWarning
+from anon_core.errors import AnonError, PrivacyWarning
+from ui.session_store import dp_ledger
 from ui.training import diffprivlib_section, dpsgd_section
 from ui.widgets import (
     CHART_MARGIN,
@@ -36,7 +39,7 @@ from ui.widgets import (
     sidebar,
 )
 
-BUDGET, RESULTS, HASH, SEED = "dp_budget", "dp_results", "dp_frame_hash", "dp_seed"
+TOTAL, RESULTS, HASH, SEED = "dp_total", "dp_results", "dp_frame_hash", "dp_seed"
 QUERY_LABELS = {
     "count": "🔢 Count",
     "histogram": "📊 Histogram",
@@ -56,10 +59,27 @@ st.caption(
     "spends part of a privacy budget ε; smaller ε means more noise and stronger privacy."
 )
 
-# ------------------------------------------------------------------ session state: one budget per release
-if st.session_state.get(HASH) != ws.frame_hash or BUDGET not in st.session_state:
+# ------------------------------------------------------------------ the ledger and this release
+# The table's spends come from the server's ledger (all sessions); the session keeps this
+# release's total (epsilon, delta), its answers and its seed.
+try:
+    ledger = dp_ledger()
+except AnonError as exc:  # an unreadable ledger file: the budget is unknown, so nothing runs
+    st.error(str(exc), icon="🚫")
+    st.stop()
+table_hash = ws.frame_hash
+
+
+def ledger_budget() -> PrivacyBudget:
+    """This release's total minus everything spent on the table so far (the ledger)."""
+    eps_total, delta_total = st.session_state[TOTAL]
+    earlier = [(s.epsilon, s.delta, s.what) for s in ledger.spends(table_hash)]
+    return PrivacyBudget.after(eps_total, delta_total, earlier)
+
+
+if st.session_state.get(HASH) != ws.frame_hash or TOTAL not in st.session_state:
     st.session_state[HASH] = ws.frame_hash
-    st.session_state[BUDGET] = PrivacyBudget(1.0, 0.0)
+    st.session_state[TOTAL] = (1.0, 0.0)
     st.session_state[RESULTS] = []
     st.session_state[SEED] = None
     for key in ("dp_error_curve", "dp_ml_result"):
@@ -98,10 +118,11 @@ with st.expander("💰 Privacy budget of this release", expanded=not st.session_
         help="Makes the noise reproducible (the dp section records it). Anyone who knows the "
         "seed can recompute the noise: leave it empty for a real release.",
     )
-    budget: PrivacyBudget = st.session_state[BUDGET]
+    budget = ledger_budget()
     if st.button("🔄 Start a new release with this budget", key="dp_new_budget"):
         with friendly_errors():
-            st.session_state[BUDGET] = PrivacyBudget(float(total), float(delta))
+            PrivacyBudget(float(total), float(delta))  # checks the values
+            st.session_state[TOTAL] = (float(total), float(delta))
             st.session_state[RESULTS] = []
             st.session_state[SEED] = None if seed is None else int(seed)
             for key in ("dp_error_curve",):
@@ -114,8 +135,13 @@ with st.expander("💰 Privacy budget of this release", expanded=not st.session_
             "ℹ️ Press **Start a new release** to use these settings; the current release keeps "
             f"ε = {budget.epsilon:g}, δ = {budget.delta:g}."
         )
+    st.caption(
+        "Everything spent on this table counts, in every session and release (sequential "
+        "composition: the ε add up). A new release starts a new list of answers; it gives no "
+        "budget back."
+    )
 
-budget = st.session_state[BUDGET]
+budget = ledger_budget()
 results: list = st.session_state[RESULTS]
 columns = [str(c) for c in ws.frame.columns if ws.roles.get(c) != Role.IDENTIFIER.value]
 kinds = {c: infer_kind(ws.frame[c]) for c in columns}
@@ -257,15 +283,24 @@ raw["epsilon"] = float(eps)
 if st.button("▶️ Run the query (spends ε)", type="primary", key="dp_run"):
     with friendly_errors():
         query = parse_query(raw)
-        with warnings.catch_warnings(record=True) as caught:
+        with warnings.catch_warnings(record=True) as caught, ledger.transaction():
             warnings.simplefilter("always", PrivacyWarning)
+            budget = ledger_budget()  # what the ledger says now (another session may have spent)
             result = dp_query(
                 ws.frame,
                 query,
                 budget,
-                random_state=query_seed(st.session_state[SEED], len(budget.ledger)),
+                random_state=query_seed(st.session_state[SEED], len(results)),
                 compare=True,
             )  # true values stay on this page; shown only with the toggle
+            # recorded before the answer is shown (a ledger that cannot be written: no answer);
+            # what spent it is named by query type and columns, never by a value of the data
+            ledger.record(
+                table_hash,
+                result.epsilon,
+                result.delta,
+                f"{query.type}({', '.join(query.columns) or 'rows'})",
+            )
         results.append(result)
         st.success(f"✅ {result.label}: ε = {result.epsilon:.4g} spent.")
         for w in caught:
@@ -464,6 +499,7 @@ diffprivlib_section(ws, columns, kinds)
 dpsgd_section(ws)
 
 # ------------------------------------------------------------------ budget (top of the page and sidebar)
+budget = ledger_budget()  # after this run's query
 for box in (budget_box, st.sidebar):
     with box:
         spent, left = budget.spent, budget.remaining
@@ -476,6 +512,12 @@ for box in (budget_box, st.sidebar):
             c[0].metric("Total ε", f"{budget.epsilon:g}")
             c[1].metric("Spent ε", f"{spent:.4g}")
             c[2].metric("Remaining ε", f"{left:.4g}")
-            c[3].metric("Queries", f"{len(budget.ledger)}")
+            c[3].metric(
+                "Queries",
+                f"{len(budget.ledger)}",
+                help="Answers given from this table, in every session and release.",
+            )
         if left <= 0:
-            st.error("The budget is spent: start a new release to ask more.", icon="🚫")
+            st.error(
+                "The budget of this table is spent: nothing more can be asked of it.", icon="🚫"
+            )

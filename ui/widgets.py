@@ -28,6 +28,7 @@ from anon_core.search.evaluate import Evaluator, TransformationResult
 from anon_core.search.lattice import SearchResult, search
 from anon_core.services.problem import Problem
 from anon_core.workspace import Workspace
+from ui.session_store import save_session, session_token
 
 log = logging.getLogger("workbench")
 T = TypeVar("T")
@@ -120,6 +121,7 @@ def undo(ws: Workspace) -> None:
 
 def workspace() -> Workspace | None:
     """The session's workspace; on first visit the hospital sample, so demos start at once."""
+    session_token()  # a reload's first run gets the session's state back before anything reads it
     ws = st.session_state.get(WS_KEY)
     if ws is None:
         name = next(iter(SAMPLES.values()))
@@ -262,6 +264,8 @@ def current_result(ws: Workspace) -> TransformationResult:
 # --------------------------------------------------------------------------- layout
 def sidebar(current: str) -> None:
     """Workshop step indicator (one line on top of the page), undo, and what is loaded."""
+    session_token()
+    save_session()  # as well as at the end of the run (app.py): every page draws a sidebar
     ws = st.session_state.get(WS_KEY)
     done = {
         "Data": ws is not None,

@@ -36,6 +36,30 @@ class PrivacyBudget:
         )
         self.ledger: list[dict[str, Any]] = []
 
+    @classmethod
+    def after(
+        cls,
+        epsilon: float,
+        delta: float,
+        earlier: list[tuple[float, float, str]],
+    ) -> PrivacyBudget:
+        """A budget of (epsilon, delta) of which ``earlier`` spends (epsilon, delta, what: from the
+        table's :class:`~anon_core.dp.ledger.DPLedger`) are already used, summed by basic
+        sequential composition. Earlier spends above a lowered total leave nothing remaining."""
+        budget = cls(epsilon, delta)
+        eps_spent = math.fsum(e for e, _, _ in earlier)
+        delta_spent = math.fsum(d for _, d, _ in earlier)
+        if eps_spent > 0 or delta_spent > 0:
+            eps_spent = min(eps_spent, budget.epsilon)
+            delta_spent = min(delta_spent, budget.delta)
+            budget.accountant.spend(eps_spent, delta_spent)
+        for e, d, what in earlier:
+            entry = {"query": what, "type": "earlier", "epsilon": float(e)}
+            if d > 0:
+                entry["delta"] = float(d)
+            budget.ledger.append(entry)
+        return budget
+
     @property
     def epsilon(self) -> float:
         return float(self.accountant.epsilon)
