@@ -387,9 +387,12 @@ def test_ml_section_only_when_given(case, tmp_path):
 
 # ----------------------------------------------------------------------------- verify
 def test_verify_passes_for_an_untouched_release(case):
-    assert R.verify(case["config"], case["html"], case["out"]) == []
-    assert R.verify(case["config"], case["pdf"], case["out"]) == []
-    assert R.verify(case["config"], case["pdf"]) == []
+    # The case's sign-off is not signed: its figures verify, its sign-off cannot (one difference).
+    for path in (case["html"], case["pdf"]):
+        assert R.verify(case["config"], path, case["out"], no_signature=True) == []
+        differences = R.verify(case["config"], path, case["out"])
+        assert len(differences) == 1 and "sign-off that is not signed" in differences[0]
+    assert R.verify(case["config"], case["pdf"], no_signature=True) == []
 
 
 def test_verify_detects_a_tampered_released_file(case, tmp_path):
@@ -397,7 +400,7 @@ def test_verify_detects_a_tampered_released_file(case, tmp_path):
     lines = case["out"].read_text().splitlines()
     lines[1] = lines[1].replace("flu", "hiv") if "flu" in lines[1] else lines[1] + "x"
     tampered.write_text("\n".join(lines) + "\n")
-    differences = R.verify(case["config"], case["pdf"], tampered)
+    differences = R.verify(case["config"], case["pdf"], tampered, no_signature=True)
     assert len(differences) == 1 and differences[0].startswith(
         "released file released.csv: SHA-256"
     )
@@ -537,10 +540,10 @@ def test_a_dashboard_report_verifies_against_the_configuration_it_embeds(tmp_pat
     (tmp_path / "release.json").write_text(
         json.dumps(R.read_report(R.write_report(report, tmp_path / "r.pdf"))["config"])
     )
-    assert R.verify(tmp_path / "release.json", tmp_path / "r.pdf") == []
+    assert R.verify(tmp_path / "release.json", tmp_path / "r.pdf", no_signature=True) == []
     config["privacy_models"][0]["k"] += 1
     (tmp_path / "release.json").write_text(json.dumps(config))
-    assert R.verify(tmp_path / "release.json", tmp_path / "r.pdf")
+    assert R.verify(tmp_path / "release.json", tmp_path / "r.pdf", no_signature=True)
 
 
 def test_bad_inputs_are_explained(case):

@@ -430,11 +430,13 @@ def test_signed_report_verifies_with_its_key_and_fails_with_another(signed):
 
 
 def test_without_released_verify_says_the_release_was_not_checked(signed):
-    code, out, err = _verify(signed, "r.html")
+    code, out, err = _verify(signed, "r.html", "--public-key", "key.pub.pem")
     assert code == 0
     assert out["release_file"] == "not checked" and "NOT checked" in out["status"]
     assert "note: the release file was NOT checked" in err
-    assert out["signature"] == "not checked"
+    # without the public key a signed report's sign-off is unverified: a failure
+    code, out, err = _verify(signed, "r.html")
+    assert code == 4 and out["signature"] == "unverified" and "UNVERIFIED" in err
 
 
 def _tampered(signed: Path, name: str, data: bytes) -> str:
@@ -462,7 +464,7 @@ def test_every_tamper_makes_verify_exit_4(signed):
     for what, text in cases.items():
         assert text != html, what
         name = _tampered(signed, "t.html", text.encode("utf-8"))
-        code, out, _ = _verify(signed, name, "--released", "out.csv")
+        code, out, _ = _verify(signed, name, "--released", "out.csv", "--no-signature")
         assert code == 4, what
     pdf = (signed / "r.pdf").read_bytes()
     reader = PdfReader(io.BytesIO(pdf))
@@ -476,7 +478,7 @@ def test_every_tamper_makes_verify_exit_4(signed):
         buf = io.BytesIO()
         writer.write(buf)
         name = _tampered(signed, "t.pdf", buf.getvalue())
-        code, out, _ = _verify(signed, name, "--released", "out.csv")
+        code, out, _ = _verify(signed, name, "--released", "out.csv", "--no-signature")
         assert code == 4, what
     released = (signed / "out.csv").read_bytes()
     _tampered(signed, "t.csv", released.replace(b"\n", b"\nx", 1))

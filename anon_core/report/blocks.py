@@ -3,31 +3,29 @@
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from anon_core.report.numbers import number, percent
 
-def fmt(x: Any, digits: int = 6) -> str:
+
+def fmt(x: Any, digits: int = 4) -> str:
+    """A value as the report prints it: counts with thousands separators, other numbers with
+    ``digits`` significant digits (:mod:`anon_core.report.numbers`), booleans as yes/no."""
     if x is None:
         return "n/a"
     if isinstance(x, bool):
         return "yes" if x else "no"
-    if isinstance(x, int):
-        return f"{x:,}"
-    if isinstance(x, float):
-        if math.isnan(x):
-            return "n/a"
-        if x == int(x) and abs(x) < 1e15:
-            return f"{int(x):,}"
-        return f"{x:.{digits}g}"
+    if isinstance(x, int | float):
+        return number(x, digits)
     if isinstance(x, Mapping | list):
         return json.dumps(x, ensure_ascii=False, sort_keys=True)
     return str(x)
 
 
 def pct(x: Any) -> str:
-    return "n/a" if x is None else f"{100 * float(x):.3g} %"
+    """A share as a percentage with one decimal (7.7%)."""
+    return percent(x)
 
 
 def levels_text(d: Mapping[str, Any]) -> str:

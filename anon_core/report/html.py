@@ -11,6 +11,7 @@ from typing import Any
 
 from anon_core.report.model import SHOWN_VALUES, Report, plain
 from anon_core.report.sections import report_sections
+from anon_core.report.sections_dossier import is_dossier
 
 _CSS = """
 body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0;color:#1f2328;background:#f6f8fa}
@@ -77,7 +78,9 @@ def _script_json(obj: Any, sort_keys: bool = True) -> str:
 
 
 def _is_number(s: str) -> bool:
-    return bool(re.fullmatch(r"[-+]?[\d,]*\.?\d+(e[-+]?\d+)?( %)?", s))
+    return bool(
+        re.fullmatch(r"[<>]?[-+]?[\d,]*\.?\d+(e[-+]?\d+)?%?( \[[<>]?[\d.,]+–[<>]?[\d.,]+%\])?", s)
+    )
 
 
 def _html_table(block: dict, kv: bool = False) -> str:
@@ -245,11 +248,19 @@ def render_html(report: Report) -> str:
         )
     nav = "".join(f'<a href="#{e(s["id"])}">{e(s["title"])}</a>' for s in sections)
     source = (f["input"]["file"] or {}).get("name") or "table"
-    verdict = (
-        '<span class="ok">satisfied</span>'
-        if f["transformation"]["satisfied"]
-        else '<span class="bad">NOT satisfied</span>'
-    )
+    if is_dossier(report):
+        passed = f["verdict"]["passed"]
+        verdict = (
+            '<span class="ok">acceptance criteria pass</span>'
+            if passed
+            else '<span class="bad">acceptance criteria FAIL</span>'
+        )
+    else:
+        verdict = (
+            '<span class="ok">satisfied</span>'
+            if f["transformation"]["satisfied"]
+            else '<span class="bad">NOT satisfied</span>'
+        )
     meta = report.embedded_meta()
     # Plotly.js: inlined once, before every chart; '</' cannot occur inside it unescaped.
     plotly_js = plotly_inline()

@@ -9,6 +9,7 @@ from typing import Any
 
 from anon_core.report.blocks import fmt
 from anon_core.report.model import ATTACHMENTS, Report, plain
+from anon_core.report.numbers import percent
 from anon_core.report.sections import report_sections
 
 _LATIN1 = str.maketrans(
@@ -131,7 +132,8 @@ def _pdf_bars(pdf: Any, chart: dict) -> None:
                 pdf.rect(x0 + label_w, by, w, bar_h - 0.4, style="F")
             pdf.set_font("Helvetica", "", 6)
             pdf.set_xy(x0 + label_w + w + 1, by - 0.3)
-            pdf.cell(20, bar_h, _latin1("n/a" if v is None else fmt(v, 4)))
+            shown = percent(v) if chart.get("unit") == "share" else fmt(v, 4)
+            pdf.cell(20, bar_h, _latin1(shown))
     pdf.set_xy(x0, y + row_h * len(cats) + 1)
     if k > 1 or list(series) != ["distance"]:
         for name in series:

@@ -17,6 +17,7 @@ from anon_core.report.evidence import (
     population_report_section,
 )
 from anon_core.report.model import Report
+from anon_core.report.sections_dossier import DOSSIER_SECTION_BUILDERS, is_dossier
 from anon_core.report.sections_results import (
     disclosure_section,
     dp_section,
@@ -44,6 +45,14 @@ def software_section(report: Report) -> dict[str, Any] | None:
             [
                 ("generated (UTC)", meta["generated_at"]),
                 *[(k, v or "not installed") for k, v in meta["software"].items()],
+                *[
+                    (
+                        f"inlined in the HTML page: {name}",
+                        f"{lib.get('version') or 'version unknown'}, SHA-256 {lib.get('sha256')}",
+                    )
+                    for name, lib in (meta.get("libraries") or {}).items()
+                    if isinstance(lib, dict)
+                ],
             ]
         ),
     )
@@ -99,8 +108,9 @@ def _signature_block(signature: dict[str, Any] | None) -> dict[str, Any]:
         [
             (
                 "electronic signature",
-                f"{signature.get('algorithm')} over the figures, configuration, "
-                "input and output hashes, time and sign-off",
+                f"{signature.get('algorithm')} over the figures, configuration, chart data, input "
+                "and output hashes, all metadata (time, software, search time, inlined libraries), the "
+                "sign-off, audit trail and summaries",
             ),
             ("signing key (SHA-256 of the public key)", str(signature.get("public_key_sha256"))),
             ("signed payload SHA-256", str(signature.get("payload_sha256"))),
@@ -149,7 +159,18 @@ SECTION_BUILDERS = (
 )
 
 
+#: The section builders of a release dossier (any method: :mod:`anon_core.report.dossier`).
+DOSSIER_BUILDERS = (
+    *DOSSIER_SECTION_BUILDERS,
+    software_section,
+    audit_section,
+    signoff_section,
+    configuration_section,
+)
+
+
 def report_sections(report: Report) -> list[dict[str, Any]]:
     """The report as ordered sections of blocks (text, key-value, table, chart, code), for any renderer."""
-    sections = (build(report) for build in SECTION_BUILDERS)
+    builders = DOSSIER_BUILDERS if is_dossier(report) else SECTION_BUILDERS
+    sections = (build(report) for build in builders)
     return [s for s in sections if s is not None]

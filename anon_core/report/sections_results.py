@@ -9,70 +9,62 @@ from anon_core.report.blocks import (
     bars_block,
     fmt,
     key_values,
-    pct,
     section,
     table_block,
     text_block,
 )
 from anon_core.report.model import MIN_CELL, SHOWN_QI_ROWS, Report
+from anon_core.report.numbers import count, number, percent
 
 
-def _risk_rows(before: Mapping[str, Any], after: Mapping[str, Any]) -> list[tuple[str, Any, Any]]:
+def _risk_rows(before: Mapping[str, Any], after: Mapping[str, Any]) -> list[tuple[str, str, str]]:
+    """(measure, before, after) as printed: shares as percentages, counts with separators."""
+
+    def both(show: Any, *keys: str) -> tuple[str, str]:
+        def get(d: Mapping[str, Any]) -> Any:
+            for k in keys:
+                d = d.get(k) if isinstance(d, Mapping) else None
+            return d
+
+        return show(get(before)), show(get(after))
+
     rows = [
-        ("records counted", before["records"], after["records"]),
-        ("equivalence classes", before["equivalence_classes"], after["equivalence_classes"]),
-        (
-            "prosecutor: highest risk",
-            before["prosecutor"]["highest_risk"],
-            after["prosecutor"]["highest_risk"],
-        ),
+        ("records counted", *both(count, "records")),
+        ("equivalence classes", *both(count, "equivalence_classes")),
+        ("prosecutor: highest risk", *both(percent, "prosecutor", "highest_risk")),
         (
             "prosecutor: records at highest risk",
-            before["prosecutor"]["records_at_highest_risk"],
-            after["prosecutor"]["records_at_highest_risk"],
+            *both(percent, "prosecutor", "records_at_highest_risk"),
         ),
-        (
-            "prosecutor: average risk",
-            before["prosecutor"]["average_risk"],
-            after["prosecutor"]["average_risk"],
-        ),
+        ("prosecutor: average risk", *both(percent, "prosecutor", "average_risk")),
     ]
     for t, v in before["prosecutor"]["records_at_risk"].items():
         rows.append(
-            (f"prosecutor: records at risk > {t}", v, after["prosecutor"]["records_at_risk"].get(t))
+            (
+                f"prosecutor: records at risk > {percent(float(t))}",
+                percent(v),
+                percent(after["prosecutor"]["records_at_risk"].get(t)),
+            )
         )
     rows += [
-        (
-            "journalist: highest risk",
-            before["journalist"]["highest_risk"],
-            after["journalist"]["highest_risk"],
-        ),
-        (
-            "journalist: average risk",
-            before["journalist"]["average_risk"],
-            after["journalist"]["average_risk"],
-        ),
-        (
-            "marketer: average risk",
-            before["marketer"]["average_risk"],
-            after["marketer"]["average_risk"],
-        ),
-        ("sample uniques", before["sample_uniques"], after["sample_uniques"]),
-        ("sample uniques (share)", before["sample_uniques_share"], after["sample_uniques_share"]),
+        ("journalist: highest risk", *both(percent, "journalist", "highest_risk")),
+        ("journalist: average risk", *both(percent, "journalist", "average_risk")),
+        ("marketer: average risk", *both(percent, "marketer", "average_risk")),
+        ("sample uniques", *both(count, "sample_uniques")),
+        ("sample uniques (share)", *both(percent, "sample_uniques_share")),
     ]
     for k in ("zayatz", "pitman", "snb", "dankar"):
         rows.append(
             (
-                f"population uniques: {k}",
-                before["population_uniqueness"][k],
-                after["population_uniqueness"][k],
+                f"population uniques: {k} (share of the population)",
+                *both(number, "population_uniqueness", k),
             )
         )
     rows.append(
         (
             "population model chosen (Dankar)",
-            before["population_uniqueness"]["dankar_model"],
-            after["population_uniqueness"]["dankar_model"],
+            str(before["population_uniqueness"]["dankar_model"]),
+            str(after["population_uniqueness"]["dankar_model"]),
         )
     )
     return rows
@@ -81,7 +73,7 @@ def _risk_rows(before: Mapping[str, Any], after: Mapping[str, Any]) -> list[tupl
 def _top_qi(rows: list[dict[str, Any]]) -> list[list[Any]]:
     ranked = sorted(rows, key=lambda r: (-(r["distinction"] or 0), -(r["separation"] or 0)))
     return [
-        [", ".join(r["attributes"]), r["distinction"], r["separation"]]
+        [", ".join(r["attributes"]), percent(r["distinction"]), percent(r["separation"])]
         for r in ranked[:SHOWN_QI_ROWS]
     ]
 
@@ -109,7 +101,7 @@ def risk_section(report: Report) -> dict[str, Any] | None:
             [
                 "highest risk",
                 "average risk",
-                *[f"records at risk > {t}" for t in thresholds],
+                *[f"records at risk > {percent(float(t))}" for t in thresholds],
                 "sample uniques share",
             ],
             {
@@ -175,14 +167,14 @@ def disclosure_section(report: Report) -> dict[str, Any] | None:
                 [
                     [
                         a,
-                        d["classes"],
-                        d["min_distinct_l"],
-                        d["min_entropy_l"],
-                        d["max_t_equal"],
-                        d["max_t_ordered"],
-                        d["max_t_hierarchical"],
-                        d["homogeneous_classes"],
-                        f"{d['homogeneous_records']:,} ({pct(d['homogeneous_share'])})",
+                        count(d["classes"]),
+                        number(d["min_distinct_l"]),
+                        number(d["min_entropy_l"]),
+                        number(d["max_t_equal"]),
+                        number(d["max_t_ordered"]),
+                        number(d["max_t_hierarchical"]),
+                        count(d["homogeneous_classes"]),
+                        f"{count(d['homogeneous_records'])} ({percent(d['homogeneous_share'])})",
                     ]
                     for a, d in f["disclosure"].items()
                 ],
@@ -217,7 +209,8 @@ def utility_section(report: Report) -> dict[str, Any] | None:
                 ]
                 for m in q["metrics"]
             ],
-            note=f"Suppression rate {pct(q['suppression_rate'])} ({q['suppressed_records']:,} records).",
+            note=f"Suppression rate {percent(q['suppression_rate'])} ({count(q['suppressed_records'])} "
+            "records).",
         ),
     ]
     if optimized and optimized["per_attribute"]:
@@ -275,8 +268,8 @@ def utility_section(report: Report) -> dict[str, Any] | None:
         blocks += [
             text_block(
                 f"ML utility: predicting {ml.get('target')!r} with {ml.get('cv')}-fold stratified cross-validation "
-                f"(random_state {ml.get('random_state')}); {ml.get('n_original', 0):,} original and "
-                f"{ml.get('n_released', 0):,} released rows."
+                f"(random_state {ml.get('random_state')}); {count(ml.get('n_original', 0))} original and "
+                f"{count(ml.get('n_released', 0))} released rows."
             ),
             table_block(["model", "score", "original", "released", "drop"], rows),
             bars_block(
@@ -306,7 +299,7 @@ def _miss_rate_block() -> dict[str, Any]:
     rates = [(k, v) for k, v in TEXT_MISS_RATE.items() if k != "source"]
     return table_block(
         ["entity type", "measured miss rate (left in the text)"],
-        [[k, pct(v)] for k, v in rates],
+        [[k, percent(v)] for k, v in rates],
         note="Free text was de-identified for this release. Detection is statistical: the rates above were "
         f"measured by {TEXT_MISS_RATE['source']} (labeled synthetic notes); on other text they may be higher, "
         "and what is missed is released verbatim. Review the released text.",

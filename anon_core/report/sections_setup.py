@@ -9,12 +9,12 @@ from anon_core.report.blocks import (
     fmt,
     kv_block,
     levels_text,
-    pct,
     section,
     table_block,
     text_block,
 )
 from anon_core.report.model import MIN_CELL, SHOWN_LABELS, Report
+from anon_core.report.numbers import count, percent
 
 CHOSEN_BY_TEXT = {
     "search": "search optimum",
@@ -59,8 +59,8 @@ def summary_section(report: Report) -> dict[str, Any] | None:
                 ("records released", f"{f['output']['rows']:,} of {f['input']['rows']:,}"),
                 (
                     "highest prosecutor risk",
-                    f"{fmt(before['prosecutor']['highest_risk'])} before, "
-                    f"{fmt(after['prosecutor']['highest_risk'])} after",
+                    f"{percent(before['prosecutor']['highest_risk'])} before, "
+                    f"{percent(after['prosecutor']['highest_risk'])} after",
                 ),
                 (f"quality ({priv['quality_metric']['label']})", tr["quality"]["value"]),
                 ("generated (UTC)", meta["generated_at"]),
@@ -219,8 +219,8 @@ def privacy_section(report: Report) -> dict[str, Any] | None:
             [
                 (
                     "suppression limit",
-                    f"{pct(priv['suppression_limit'])} of the records "
-                    f"(at most {priv['max_suppressed_records']:,})",
+                    f"{percent(priv['suppression_limit'])} of the records "
+                    f"(at most {count(priv['max_suppressed_records'])})",
                 ),
                 ("suppressed records", priv["suppressed_records"]),
                 ("quality metric", priv["quality_metric"]["label"]),
@@ -256,7 +256,7 @@ def transformation_section(report: Report) -> dict[str, Any] | None:
             text_block(
                 f"Chosen as the optimum of the {'heuristic' if sel['heuristic'] else 'exact'} search: "
                 f"{sel['nodes_checked']:,} of {sel['lattice_size']:,} transformations checked"
-                + (f" in {search_ms:,.0f} ms" if search_ms is not None else "")
+                + (f" in {count(search_ms)} ms" if search_ms is not None else "")
                 + f"; {len(sel['ties'])} tie(s) of equal quality"
                 + (" (ties: lowest quality, then lowest sum of levels)." if sel["ties"] else ".")
             )
@@ -288,8 +288,8 @@ def transformation_section(report: Report) -> dict[str, Any] | None:
                         [
                             vector(r),
                             r["quality"],
-                            r["average_risk"],
-                            r["highest_risk"],
+                            percent(r["average_risk"]),
+                            percent(r["highest_risk"]),
                             r["suppressed_records"],
                             "yes" if c else "",
                         ]

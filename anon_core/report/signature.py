@@ -80,53 +80,109 @@ def key_fingerprint(public_key: Any) -> str:
     return hashlib.sha256(_raw_public(public_key)).hexdigest()
 
 
+#: How to make a key pair (the messages point here and to the documentation's section).
+KEYGEN_HELP = (
+    "Make an Ed25519 key pair with: openssl genpkey -algorithm ed25519 -out signing-key.pem && "
+    "openssl pkey -in signing-key.pem -pubout -out signing-key.pub.pem (see 'Signing a release report "
+    "and verifying it' in the documentation)"
+)
+#: A key file is a few hundred bytes; anything much larger is not a key (and is not read whole).
+MAX_KEY_BYTES = 16 * 1024
+
+
+def _key_errors() -> tuple[type[BaseException], ...]:
+    from cryptography.exceptions import UnsupportedAlgorithm
+
+    return (ValueError, TypeError, binascii.Error, UnsupportedAlgorithm)
+
+
+def _read_key_file(p: Path, what: str) -> bytes:
+    """A key file's bytes, refused (without reading it whole) when it is too large to be a key."""
+    try:
+        with p.open("rb") as fh:
+            data = fh.read(MAX_KEY_BYTES + 1)
+    except OSError as exc:
+        raise ConfigError(f"{what} {str(p)!r} cannot be read ({exc.strerror or exc}).") from None
+    if len(data) > MAX_KEY_BYTES:
+        raise ConfigError(
+            f"{what} {str(p)!r} is over {MAX_KEY_BYTES // 1024} KiB, so it is not an Ed25519 key. "
+            f"{KEYGEN_HELP}."
+        )
+    return data
+
+
 def parse_private_key(data: bytes, source: str) -> Any:
-    """An Ed25519 private key from PEM (PKCS#8) or base64 of the 32 raw bytes; one line on failure."""
+    """An Ed25519 private key from PEM (PKCS#8) or base64 of the 32 raw bytes.
+
+    Any failure is one :class:`ConfigError` naming ``source`` and how to make a key; the key
+    material is never part of the message.
+    """
     from cryptography.hazmat.primitives import serialization
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
     text = data.strip()
+    if len(text) > MAX_KEY_BYTES:
+        raise ConfigError(
+            f"The signing key in {source} is over {MAX_KEY_BYTES // 1024} KiB, so it is not an Ed25519 "
+            f"private key. {KEYGEN_HELP}."
+        )
     try:
         if text.startswith(b"-----BEGIN"):
             key = serialization.load_pem_private_key(text, password=None)
         else:
-            key = Ed25519PrivateKey.from_private_bytes(base64.b64decode(text, validate=True))
-    except (ValueError, TypeError, binascii.Error, serialization.UnsupportedAlgorithm):
+            raw = base64.b64decode(text, validate=True)
+            if len(raw) != 32:
+                raise ValueError("wrong length")
+            key = Ed25519PrivateKey.from_private_bytes(raw)
+    except _key_errors():
         raise ConfigError(
             f"The signing key in {source} is not an unencrypted Ed25519 private key (PEM PKCS#8, or the 32 "
-            "key bytes in base64). Make one with: openssl genpkey -algorithm ed25519 -out signing-key.pem"
+            f"key bytes in base64). {KEYGEN_HELP}."
         ) from None
     if not isinstance(key, Ed25519PrivateKey):
         raise ConfigError(
-            f"The signing key in {source} is a {type(key).__name__}, not Ed25519. Make an Ed25519 key with: "
-            "openssl genpkey -algorithm ed25519 -out signing-key.pem"
+            f"The signing key in {source} is a {type(key).__name__}, not an Ed25519 key. {KEYGEN_HELP}."
         )
     return key
 
 
 def load_public_key(path: str | os.PathLike[str]) -> Any:
-    """An Ed25519 public key from a file: PEM, OpenSSH (``ssh-ed25519 ...``) or base64 raw bytes."""
+    """An Ed25519 public key from a file: PEM, OpenSSH (``ssh-ed25519 ...``) or base64 raw bytes.
+
+    Any failure is one :class:`ConfigError` (the file's content is never part of the message).
+    """
     from cryptography.hazmat.primitives import serialization
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
     p = Path(path)
     if not p.is_file():
         raise ConfigError(f"Public key file {str(p)!r} does not exist. Check the path.")
-    data = p.read_bytes().strip()
+    data = _read_key_file(p, "Public key file").strip()
+    if b"PRIVATE KEY" in data[:64]:
+        raise ConfigError(
+            f"{p.name} holds a private key: give verify the public key (keep the private one secret). "
+            "Export it with: openssl pkey -in signing-key.pem -pubout -out signing-key.pub.pem"
+        )
     try:
         if data.startswith(b"-----BEGIN"):
             key = serialization.load_pem_public_key(data)
         elif data.startswith(b"ssh-ed25519"):
             key = serialization.load_ssh_public_key(data)
         else:
-            key = Ed25519PublicKey.from_public_bytes(base64.b64decode(data, validate=True))
-    except (ValueError, TypeError, binascii.Error, serialization.UnsupportedAlgorithm):
+            raw = base64.b64decode(data, validate=True)
+            if len(raw) != 32:
+                raise ValueError("wrong length")
+            key = Ed25519PublicKey.from_public_bytes(raw)
+    except _key_errors():
         raise ConfigError(
-            f"{p.name} is not an Ed25519 public key (PEM, OpenSSH or base64). Export it with: "
-            "openssl pkey -in signing-key.pem -pubout -out signing-key.pub.pem"
+            f"{p.name} is not an Ed25519 public key (PEM, OpenSSH 'ssh-ed25519 ...', or the 32 key bytes in "
+            f"base64). Export it from the signing key with: openssl pkey -in signing-key.pem -pubout -out "
+            f"signing-key.pub.pem. {KEYGEN_HELP}."
         ) from None
     if not isinstance(key, Ed25519PublicKey):
-        raise ConfigError(f"{p.name} holds a {type(key).__name__}, not an Ed25519 public key.")
+        raise ConfigError(
+            f"{p.name} holds a {type(key).__name__}, not an Ed25519 public key. {KEYGEN_HELP}."
+        )
     return key
 
 
@@ -140,18 +196,21 @@ def configured_private_key(
         if not p.is_file():
             raise ConfigError(
                 f"'output.signing_key_file' names {str(p)!r}, which does not exist. Give the Ed25519 "
-                "private key file, or remove the option to leave the report unsigned."
+                f"private key file, or remove the option to leave the report unsigned. {KEYGEN_HELP}."
             )
-        return parse_private_key(p.read_bytes(), f"'output.signing_key_file' ({p.name})")
+        data = _read_key_file(p, "'output.signing_key_file'")
+        return parse_private_key(data, f"'output.signing_key_file' ({p.name})")
     if "signing_key_env" in output:
         name = str(output["signing_key_env"])
-        value = os.environ.get(name)
-        if not value:
+        text = os.environ.get(name)
+        value = None if text is None else text.encode("utf-8", errors="surrogateescape")
+        if not value or not value.strip():
             raise ConfigError(
                 f"'output.signing_key_env' names the environment variable {name!r}, which is not set. Set it "
-                "to the Ed25519 private key (PEM or base64), or remove the option to leave the report unsigned."
+                "to the Ed25519 private key (PEM or base64), or remove the option to leave the report "
+                f"unsigned. {KEYGEN_HELP}."
             )
-        return parse_private_key(value.encode("utf-8"), f"the environment variable {name}")
+        return parse_private_key(value, f"the environment variable {name}")
     return None
 
 
@@ -174,6 +233,8 @@ def check_signature(block: Mapping[str, Any] | None, payload: bytes, public_key:
 
     if not block:
         return ["signature: the report is not signed, but a public key was given to check it"]
+    if not isinstance(block, Mapping):
+        return ["signature: the report's signature block is not a signature (edited): INVALID"]
     out = []
     expected = key_fingerprint(public_key)
     if block.get("public_key_sha256") != expected:

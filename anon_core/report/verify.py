@@ -14,9 +14,10 @@ import pandas as pd
 
 from anon_core.config import load_config, read_config_file
 from anon_core.data.io import output_format, table_bytes
+from anon_core.errors import ConfigError
 from anon_core.report.figures import compute_figures
-from anon_core.report.files import read_report
-from anon_core.report.html import render_html
+from anon_core.report.files import read_report, unaccounted_content
+from anon_core.report.html import embedded_libraries, plotly_inline, render_html
 from anon_core.report.model import (
     REGENERATED_FORMATS,
     Report,
@@ -27,7 +28,13 @@ from anon_core.report.model import (
     scrub_config,
 )
 from anon_core.report.pdf import render_pdf
-from anon_core.report.signature import check_signature, load_public_key, signing_payload
+from anon_core.report.sections_dossier import is_dossier
+from anon_core.report.signature import (
+    SIGNATURE_SCHEMA,
+    check_signature,
+    load_public_key,
+    signing_payload,
+)
 from anon_core.services.problem import Problem
 
 _FLOAT_RTOL = 1e-9
@@ -84,7 +91,9 @@ class VerifyResult:
     differences: tuple[str, ...]
     notes: tuple[str, ...]
     release_file: str  # "matches", "differs" or "not checked"
-    signature: str  # "valid", "invalid", "not checked", "not signed"
+    #: "valid", "invalid", "unverified" (signed or signed off, no key given: a failure),
+    #: "not signed" (no signature and no sign-off), "skipped" (--no-signature)
+    signature: str
 
     @property
     def verified(self) -> bool:
@@ -104,9 +113,14 @@ class VerifyResult:
     def status(self) -> str:
         if self.differences:
             return f"FAILED: {len(self.differences)} difference(s)"
-        if self.release_file != "matches":
-            return "report verified; the release file was NOT checked (give --released FILE)"
-        return "report and release file verified"
+        what = (
+            "report and release file verified"
+            if self.release_file == "matches"
+            else ("report verified; the release file was NOT checked (give --released FILE)")
+        )
+        if self.signature == "skipped":
+            what += "; the sign-off and signature were NOT checked (--no-signature)"
+        return what
 
 
 def _rerun(config: Any, figures: Mapping[str, Any]) -> tuple[Any, Any, Any]:
@@ -158,16 +172,83 @@ def _check_released(path: Path, figures: Mapping[str, Any], out: list[str]) -> s
     return "matches"
 
 
-def _strip_library(text: str) -> str:
-    """The page without the inlined plotly.js (compared only when the plotly versions agree)."""
-    start = text.find('<script type="text/javascript">')
+_LIBRARY_OPEN = '<script type="text/javascript">'
+
+
+def _library(text: str) -> tuple[str | None, str]:
+    """(the inlined plotly.js, the page with it cut out): the library is the first text/javascript
+    script, as the renderer writes it; (None, text) when there is none."""
+    start = text.find(_LIBRARY_OPEN)
     end = text.find("</script>", start)
-    return text if start < 0 or end < 0 else text[:start] + text[end:]
+    if start < 0 or end < 0:
+        return None, text
+    return text[start + len(_LIBRARY_OPEN) : end], text[: start + len(_LIBRARY_OPEN)] + text[end:]
+
+
+def _sha(text: str) -> str:
+    import hashlib
+
+    return hashlib.sha256(text.encode("utf-8", errors="surrogatepass")).hexdigest()
+
+
+def _check_libraries(text: str, meta: Mapping[str, Any]) -> list[str]:
+    """The page's inlined plotly.js against the installed plotly's plotly.min.js, byte for byte, and
+    the libraries the metadata records (and the signature covers) against the installed ones."""
+    out = []
+    installed = embedded_libraries()
+    recorded = meta.get("libraries")
+    if not isinstance(recorded, Mapping):
+        out.append(
+            "report: its metadata records no embedded libraries (name, version, SHA-256), so the plotly.js "
+            "it runs cannot be checked; write the report again with this version"
+        )
+        recorded = {}
+    lib, _ = _library(text)
+    want = installed["plotly.min.js"]
+    made_with = (recorded.get("plotly.min.js") or {}).get("version") or (
+        meta.get("software") or {}
+    ).get("plotly")
+    if lib is None:
+        out.append("report: the page has no inlined plotly.js where the report puts it (in <head>)")
+    elif lib != plotly_inline():
+        hint = (
+            f"; the report says it was made with plotly {made_with}: install plotly=={made_with} to "
+            "verify it"
+            if made_with != want["version"]
+            else ": the library was edited"
+        )
+        out.append(
+            f"report: its inlined plotly.js (SHA-256 {_sha(lib)}, {len(lib):,} characters) is not the "
+            f"installed plotly {want['version']}'s plotly.min.js (SHA-256 {want['sha256']}, "
+            f"{len(plotly_inline()):,} characters){hint}"
+        )
+    for name, lib_meta in installed.items():
+        stated = recorded.get(name) if recorded else None
+        if recorded and stated != lib_meta:
+            out.append(
+                f"report: its metadata records {name} as {_short(stated)}, the installed copy is "
+                f"{_short(lib_meta)}"
+            )
+    return out
+
+
+def _first_difference(text: str, again: str) -> str:
+    a, b = text.splitlines(), again.splitlines()
+    line = next(
+        (i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b))
+    )
+    shown = a[line][:120] if line < len(a) else "(end of file)"
+    return (
+        f"report: its visible HTML differs from what its embedded figures, configuration, metadata and "
+        f"sign-off render to (line {line + 1}: {shown!r})"
+    )
 
 
 def check_visible(report_path: Path, embedded: Mapping[str, Any]) -> list[str]:
     """Re-render the report from its embedded blocks and compare with the file (visible text, metadata,
-    attachments, pages): [] when they are the same, else one line saying where they part."""
+    attachments, pages; in HTML also the inlined libraries against the installed ones, and every
+    script, style, event handler or loader in the page): [] when they are the same, else one line each
+    saying where they part."""
     missing = [k for k in ("provided", "details") if k not in embedded]
     if missing:
         return [
@@ -176,8 +257,16 @@ def check_visible(report_path: Path, embedded: Mapping[str, Any]) -> list[str]:
         ]
     report = Report.from_embedded(embedded)
     raw = report_path.read_bytes()
-    if raw.lstrip()[:5] == b"%PDF-":
-        if render_pdf(report) != raw:
+    pdf = raw.lstrip()[:5] == b"%PDF-"
+    try:
+        again = render_pdf(report) if pdf else render_html(report)
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError, OverflowError) as exc:
+        return [
+            f"report: its embedded blocks do not render ({type(exc).__name__} at "
+            f"{_short(str(exc))}): they were edited, or written by another version"
+        ]
+    if pdf:
+        if again != raw:
             written = (report.meta.get("software") or {}).get("fpdf2")
             here = _installed("fpdf2")
             versions = (
@@ -190,21 +279,19 @@ def check_visible(report_path: Path, embedded: Mapping[str, Any]) -> list[str]:
                 f"render to (edited pages, text, metadata or attachments){versions}"
             ]
         return []
-    text = raw.decode("utf-8", errors="replace")
-    again = render_html(report)
-    if (report.meta.get("software") or {}).get("plotly") != _installed("plotly"):
-        text, again = _strip_library(text), _strip_library(again)
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return ["report: the HTML is not valid UTF-8, so it is not the page the report renders to"]
     if text == again:
-        return []
-    a, b = text.splitlines(), again.splitlines()
-    line = next(
-        (i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b))
-    )
-    shown = a[line][:120] if line < len(a) else "(end of file)"
-    return [
-        f"report: its visible HTML differs from what its embedded figures, configuration and sign-off "
-        f"render to (line {line + 1}: {shown!r})"
-    ]
+        return _check_libraries(text, report.meta)  # the page is the re-render: only the records
+    out = _check_libraries(text, report.meta)
+    _, rest = _library(text)
+    _, rest_again = _library(again)
+    out += unaccounted_content(rest, rest_again)
+    if rest != rest_again:
+        out.append(_first_difference(rest, rest_again))
+    return out or [_first_difference(text, again)]
 
 
 def _installed(dist: str) -> str | None:
@@ -217,26 +304,55 @@ def _installed(dist: str) -> str | None:
 
 
 def _check_signature(
-    embedded: Mapping[str, Any], public_key_path: Any, out: list[str], notes: list[str]
+    embedded: Mapping[str, Any],
+    public_key: Any,
+    no_signature: bool,
+    out: list[str],
+    notes: list[str],
 ) -> str:
+    """The signature's status; a signed or signed-off report whose signature is not checked is a
+    difference (its sign-off, audit trail and metadata are unverified) unless ``no_signature``."""
     report = Report.from_embedded(embedded)
     block = report.meta.get("signature")
-    if public_key_path is None:
+    signoff = report.provided.get("signoff")
+    if block is not None and not isinstance(block, Mapping):
+        out.append("signature: the report's signature block is not a signature (edited): INVALID")
+        return "invalid"
+    if no_signature:
+        notes.append(
+            "the sign-off and signature were NOT checked (--no-signature): only the figures, hashes, "
+            "configuration and visible content were"
+        )
+        return "skipped"
+    if public_key is None:
         if block:
-            notes.append(
-                "the report is signed (key SHA-256 "
-                f"{block.get('public_key_sha256')}), but the signature was NOT checked: give --public-key FILE"
+            out.append(
+                "signature: the report is signed (key SHA-256 "
+                f"{block.get('public_key_sha256')}), but no public key was given, so its sign-off, audit "
+                "trail and metadata are UNVERIFIED: give --public-key FILE (or --no-signature to check "
+                "only the figures and hashes)"
             )
-            return "not checked"
-        if report.provided.get("signoff"):
-            notes.append(
-                "the sign-off is not signed: anyone holding the file could have written it"
+            return "unverified"
+        if signoff:
+            out.append(
+                "signature: the report carries a sign-off that is not signed, so it is UNVERIFIED (anyone "
+                "holding the file could have written it): sign reports with an Ed25519 key "
+                "(output.signing_key_file), or give --no-signature to check only the figures and hashes"
             )
+            return "unverified"
+        notes.append("the report is not signed and carries no sign-off")
         return "not signed"
+    if block and block.get("schema") != SIGNATURE_SCHEMA:
+        out.append(
+            f"signature: made with the signing scheme {block.get('schema')!r}, which does not cover the "
+            f"metadata and embedded libraries; this version checks {SIGNATURE_SCHEMA!r}: sign the report "
+            "again"
+        )
+        return "invalid"
     payload = signing_payload(
         report.figures, report.config, report.meta, report.provided, report.details
     )
-    found = check_signature(block, payload, load_public_key(public_key_path))
+    found = check_signature(block, payload, public_key)
     out.extend(found)
     return "invalid" if found else "valid"
 
@@ -246,6 +362,7 @@ def verify_report(
     report_path: str | os.PathLike[str],
     released_path: str | os.PathLike[str] | None = None,
     public_key: str | os.PathLike[str] | None = None,
+    no_signature: bool = False,
 ) -> VerifyResult:
     """Re-run the configuration and check the report, its visible content, its signature and the release.
 
@@ -256,10 +373,18 @@ def verify_report(
     content (HTML text and metadata; every PDF byte: pages and attachments)
     re-rendered from the embedded blocks; the Ed25519 signature under
     ``public_key``; the released file against the report's fingerprint, and the
-    re-run's own output file (.csv/.tsv/.json/.xlsx). What was not checked is
-    said in ``notes`` (the release file without ``released_path``, a signature
-    without ``public_key``).
+    re-run's own output file (.csv/.tsv/.json/.xlsx). A signed report, or one
+    carrying a sign-off, checked without ``public_key`` is a difference (its
+    sign-off is unverified) unless ``no_signature`` says to check the figures,
+    hashes and visible content only. What was not checked is said in ``notes``.
     """
+    if no_signature and public_key is not None:
+        raise ConfigError(
+            "Give either --public-key (check the signature) or --no-signature (do not check it), not both."
+        )
+    key = (
+        None if public_key is None else load_public_key(public_key)
+    )  # bad key: fail before the re-run
     report_path = Path(report_path)
     embedded = read_report(report_path)
     figures = embedded["figures"]
@@ -271,13 +396,23 @@ def verify_report(
             f"report: its figures do not hash to the SHA-256 it states ({stated}): the report was edited"
         )
     differences += check_visible(report_path, embedded)
-    signature = _check_signature(embedded, public_key, differences, notes)
+    signature = _check_signature(embedded, key, no_signature, differences, notes)
     config_file = read_config_file(config_path)
     if "config" in embedded:
         _diff(embedded["config"], scrub_config(config_file), "configuration", differences)
     else:
         differences.append("report: it embeds no configuration")
     config = load_config(config_path)
+    if is_dossier(figures):
+        from anon_core.report.verify_dossier import verify_dossier
+
+        release = verify_dossier(config, figures, released_path, differences, notes)
+        if released_path is None and release == "not checked":
+            notes.append("the release file was NOT checked: give --released FILE to check it")
+        if len(differences) > _MAX_DIFFERENCES:
+            more = len(differences) - _MAX_DIFFERENCES
+            differences = [*differences[:_MAX_DIFFERENCES], f"... and {more} more differences"]
+        return VerifyResult(tuple(differences), tuple(notes), release, signature)
     problem, result, found = _rerun(config, figures)
     if result is None:
         differences.append(
@@ -315,6 +450,9 @@ def verify(
     report_path: str | os.PathLike[str],
     released_path: str | os.PathLike[str] | None = None,
     public_key: str | os.PathLike[str] | None = None,
+    no_signature: bool = False,
 ) -> list[str]:
     """The differences :func:`verify_report` finds ([] when everything checked matches)."""
-    return list(verify_report(config_path, report_path, released_path, public_key).differences)
+    return list(
+        verify_report(config_path, report_path, released_path, public_key, no_signature).differences
+    )
