@@ -337,8 +337,8 @@ def test_cli_release_writes_the_configured_method(tmp_path, capsys):
     [
         ({"name": "microaggregation", "k": 1}, "out.csv", "'method.k' must be at least 2"),
         ({"name": "noise", "columns": ["sex"]}, "out.csv", "'columns' names ['sex']"),
-        (None, "people.csv", "is the input or the configuration"),
-        (None, "release.json", "is the input or the configuration"),
+        (None, "people.csv", "is the same file as input.path"),
+        (None, "release.json", "is the same file as the configuration"),
     ],
 )
 def test_cli_release_bad_input_exits_2_with_one_line(tmp_path, capsys, method, target, needle):

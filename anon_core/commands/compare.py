@@ -4,7 +4,8 @@ Every method releases the same part of the attack lab's control split, then meet
 battery and the same utility yardstick (:func:`anon_core.services.compare.compare`). Prints one
 JSON object ``{"methods": {NAME: {"parameters", "seconds", "attacks", "utility",
 "privacy_guarantee", ...}}, "split": {...}}``; ``--output DIR`` also writes each release to
-``DIR/NAME.csv``. Progress goes to stderr with ``--verbose``.
+``DIR/NAME.csv`` (refused before anything runs when one of those files is a file the run reads
+or not a regular file). Progress goes to stderr with ``--verbose``.
 """
 
 from __future__ import annotations
@@ -14,10 +15,17 @@ import json
 import logging
 import sys
 
+from pathlib import Path
+
 from anon_core.commands import EXIT_OK
 from anon_core.config import load_config
+from anon_core.data.paths import check_run_outputs
 from anon_core.errors import ConfigError
-from anon_core.services.compare import BASELINE, compare, write_releases
+from anon_core.release.engines.base import write_frame
+from anon_core.services.compare import BASELINE, compare, default_methods
+
+#: Format of the releases ``--output DIR`` holds.
+SUFFIX = ".csv"
 
 log = logging.getLogger("anon_core")
 
@@ -31,8 +39,23 @@ def _names(value: str | None, option: str = "--methods") -> list[str] | None:
     return names
 
 
+def _planned_files(args: argparse.Namespace) -> list[str]:
+    """The file names ``--output DIR`` will hold: one per method (and the baseline)."""
+    names = _names(args.methods) or default_methods()
+    if args.baseline and BASELINE not in names:
+        names = [BASELINE, *names]
+    return [f"{name}{SUFFIX}" for name in names]
+
+
 def _run(args: argparse.Namespace) -> int:
     config = load_config(args.config)
+    if args.output:
+        check_run_outputs(
+            {"--output": (args.output, "folder")},
+            config=config,
+            config_path=args.config,
+            folder_files={"--output": _planned_files(args)},
+        )
 
     def progress(name: str, fraction: float, message: str) -> None:
         log.info("compare %s %3.0f%% %s", name, 100 * fraction, message)
@@ -52,7 +75,17 @@ def _run(args: argparse.Namespace) -> int:
     )
     out = result.to_dict()
     if args.output:
-        out["written"] = [str(p) for p in write_releases(result, args.output)]
+        folder = Path(args.output)
+        check_run_outputs(  # the names the comparison actually released, before any is written
+            {"--output": (args.output, "folder")},
+            config=config,
+            config_path=args.config,
+            folder_files={"--output": [f"{name}{SUFFIX}" for name in result.releases]},
+        )
+        out["written"] = [
+            str(write_frame(table, folder / f"{name}{SUFFIX}", config.formula_escape))
+            for name, table in result.releases.items()
+        ]
     sys.stdout.write(json.dumps(out, indent=2, default=str) + "\n")
     return EXIT_OK
 

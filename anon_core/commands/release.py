@@ -3,8 +3,11 @@
 The method and its parameters come from the configuration's ``method`` section (generalization
 when there is none); ``--method`` names another one (with its default parameters unless the section
 configures that same method). The file is written atomically (a temporary file in the target
-folder, then ``os.replace``); an output path that resolves to the input or the configuration is
-refused. Prints one JSON object: method, parameters, seed, guarantee, rows, seconds, details.
+folder, then ``os.replace``). Before anything runs, an output in an unsupported format, one that
+is any file the run reads (input, configuration, hierarchies, population table, attack files, key
+files; any spelling, hard or symbolic link) or one that is not a regular file is refused
+(:func:`anon_core.data.paths.check_run_outputs`). Prints one JSON object: method, parameters,
+seed, guarantee, rows, seconds, details.
 """
 
 from __future__ import annotations
@@ -15,14 +18,19 @@ import sys
 
 from anon_core.commands import EXIT_OK
 from anon_core.config import load_config
+from anon_core.data.paths import check_run_outputs
+from anon_core.release.engines.base import write_frame
 from anon_core.release.methods import METHODS
-from anon_core.services.compare import release_with_config, write_atomic
+from anon_core.services.compare import release_with_config
 
 
 def _run(args: argparse.Namespace) -> int:
     config = load_config(args.config)
+    check_run_outputs(
+        {"--output": (args.output, "table")}, config=config, config_path=args.config
+    )
     release = release_with_config(config, method=args.method)
-    path = write_atomic(release.output.table, args.output, protect=(config.input_path, args.config))
+    path = write_frame(release.output.table, args.output, formula_escape=config.formula_escape)
     summary = release.to_dict()
     summary["output"] = str(path)
     sys.stdout.write(json.dumps(summary, indent=2, default=str) + "\n")

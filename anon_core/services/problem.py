@@ -319,17 +319,18 @@ class Problem:
     ) -> ReleaseSummary:
         """Write the release to ``out`` with this problem's engine; returns what was written.
 
-        ``formula_escape``: neutralize spreadsheet formulas in CSV/TSV string cells (io.write_table).
+        ``formula_escape``: neutralize spreadsheet formulas in CSV/TSV string cells and column
+        names (engines.base.write_frame).
         """
         import time
 
         out = Path(out)
         if self.engine is None or self.source is None:
-            from anon_core.data.io import write_table
+            from anon_core.release.engines.base import write_frame
 
             t0 = time.perf_counter()
             released = self.apply(result, suppressed_records)
-            write_table(released, out, formula_escape=formula_escape)
+            write_frame(released, out, formula_escape=formula_escape)
             return ReleaseSummary(
                 out,
                 out.suffix.lstrip(".") or "csv",

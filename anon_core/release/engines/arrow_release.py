@@ -21,7 +21,13 @@ import numpy as np
 
 from anon_core.data.io import MISSING, escape_formulas, to_labels
 from anon_core.errors import DataError
-from anon_core.release.engines.base import Progress, ReleasePlan, TableSource, no_progress
+from anon_core.release.engines.base import (
+    Progress,
+    ReleasePlan,
+    TableSource,
+    escape_names,
+    no_progress,
+)
 from anon_core.release.plan import SUPPRESSED
 
 #: Rows read and written per batch.
@@ -167,7 +173,13 @@ class BatchWriter:
     equal the in-memory engine's."""
 
     def __init__(
-        self, path: Path, fmt: str, schema, formula_escape: bool = True, quote_all: bool = False
+        self,
+        path: Path,
+        fmt: str,
+        schema,
+        formula_escape: bool = True,
+        quote_all: bool = False,
+        sep: str = ",",
     ) -> None:
         self.fmt = fmt
         self.escape = formula_escape
@@ -177,7 +189,7 @@ class BatchWriter:
 
             self.w = pq.ParquetWriter(path, schema, compression="zstd")
         else:
-            self.sep = "\t" if path.name.lower().endswith(".tsv.partial") else ","
+            self.sep = sep
             self.w = path.open("w", encoding="utf-8", newline="")
             self.header = True
 
@@ -186,7 +198,7 @@ class BatchWriter:
             self.w.write_table(table)
         else:
             frame = table.to_pandas()
-            frame = escape_formulas(frame) if self.escape else frame
+            frame = escape_names(escape_formulas(frame), True) if self.escape else frame
             frame.to_csv(
                 self.w,
                 index=False,

@@ -19,7 +19,10 @@ from anon_core.data.io import (
     check_not_binary,
     detect_encoding,
     detect_separator,
+    escape_formula_text,
+    write_table,
 )
+from anon_core.data.io import output_format as table_format
 from anon_core.errors import DataError
 from anon_core.release.plan import (  # noqa: F401 - re-exported for the engines
     SUPPRESSED,
@@ -309,6 +312,30 @@ class Engine(ABC):
 
     def close(self) -> None:  # noqa: B027 - optional hook
         """Release resources (connections, sessions)."""
+
+
+def escaped_name(name: Any, formula_escape: bool = True) -> Any:
+    """A CSV/TSV header cell as io.escape_formulas writes a text cell (a leading apostrophe on
+    text a spreadsheet would run as a formula), so a column name never runs either."""
+    return escape_formula_text(name) if formula_escape and isinstance(name, str) else name
+
+
+def escape_names(frame: pd.DataFrame, formula_escape: bool = True) -> pd.DataFrame:
+    """``frame`` with its column names escaped like text cells (itself when none changes)."""
+    names = [escaped_name(c, formula_escape) for c in frame.columns]
+    if names == list(frame.columns):
+        return frame
+    out = frame.copy(deep=False)
+    out.columns = names
+    return out
+
+
+def write_frame(frame: pd.DataFrame, out: str | Path, formula_escape: bool = True) -> Path:
+    """A released table written atomically by io.write_table (format by suffix); in CSV/TSV the
+    column names are escaped like the cells unless ``formula_escape`` is False."""
+    if table_format(out) in {"csv", "tsv"}:
+        frame = escape_names(frame, formula_escape)
+    return write_table(frame, out, formula_escape=formula_escape)
 
 
 def missing_tokens_sql() -> str:

@@ -20,6 +20,7 @@ CSV) are streamed back in Arrow batches and generalized in Python as before.
 
 from __future__ import annotations
 
+import contextlib
 import shutil
 import tempfile
 import time
@@ -34,6 +35,7 @@ from anon_core.data.io import (
     PLAIN_NUMBER,
     escape_formula_text,
 )
+from anon_core.data.safe_write import replace_into, temp_output
 from anon_core.errors import AnonError, DataError
 from anon_core.release.engines import arrow_release
 from anon_core.release.engines.base import (
@@ -45,6 +47,7 @@ from anon_core.release.engines.base import (
     ReleaseSummary,
     TableSource,
     check_columns,
+    escaped_name,
     file_sha256,
     missing_tokens_sql,
     no_progress,
@@ -168,25 +171,20 @@ class DuckDBEngine(Engine):
         if built is None:
             return self.release_batches(source, plan, out, progress, formula_escape)
         query, options = built
-        out.parent.mkdir(parents=True, exist_ok=True)
-        tmp = out.with_name(f".{out.name}.partial")
         try:
-            written = self._copy(
-                f"COPY ({query}) TO {_lit(str(tmp))} ({options})",
-                progress,
-                f"Writing {out.name} with DuckDB",
-            )
-            rows = written
-            if rows == 0 and self.count(source) == 0:
-                raise DataError(f"{source.path.name} has no data rows.")
-            tmp.replace(out)
+            with temp_output(out) as tmp:  # removed on any failure, exit or SIGTERM
+                written = self._copy(
+                    f"COPY ({query}) TO {_lit(str(tmp))} ({options})",
+                    progress,
+                    f"Writing {out.name} with DuckDB",
+                )
+                rows = written
+                if rows == 0 and self.count(source) == 0:
+                    raise DataError(f"{source.path.name} has no data rows.")
+                replace_into(tmp, out)
         except _CarriageReturn:
             # pandas quotes every field of a table with a bare CR in a cell: the batch path does.
-            tmp.unlink(missing_ok=True)
             return self.release_batches(source, plan, out, progress, formula_escape, quote_all=True)
-        except BaseException:
-            tmp.unlink(missing_ok=True)
-            raise
         finally:
             for name in self._types:
                 self.con.execute(f"DROP TYPE IF EXISTS {name}")
@@ -199,16 +197,11 @@ class DuckDBEngine(Engine):
     ) -> ReleaseSummary:
         """Parquet to Parquet through Arrow dictionary arrays (arrow_release): no string per cell."""
         t0 = time.perf_counter()
-        out.parent.mkdir(parents=True, exist_ok=True)
-        tmp = out.with_name(f".{out.name}.partial")
-        try:
+        with temp_output(out) as tmp:
             rows = arrow_release.write(source, plan, tmp, progress)
             if rows == 0 and self.count(source) == 0:
                 raise DataError(f"{source.path.name} has no data rows.")
-            tmp.replace(out)
-        except BaseException:
-            tmp.unlink(missing_ok=True)
-            raise
+            replace_into(tmp, out)
         progress(1.0, f"Wrote {out.name}")
         return ReleaseSummary(
             out, "parquet", rows, time.perf_counter() - t0, file_sha256(out), self.name
@@ -259,6 +252,7 @@ class DuckDBEngine(Engine):
         sep = "\t" if out.name.lower().endswith(".tsv") else ","
         csv = fmt != "parquet"
         escape = escape_formula_text if csv and formula_escape else str
+        header = {c.name: escaped_name(c.name, csv and formula_escape) for c in keep}
         if csv and any(
             "\r" in escape(str(v)) for c in keep if c.action == "generalize" for v in c.labels
         ):
@@ -275,15 +269,18 @@ class DuckDBEngine(Engine):
                 if plan.mode == "mask":
                     star = _csv_text(SUPPRESSED, sep) if csv else SUPPRESSED
                     label = f"CASE WHEN __supp THEN {_lit(star)} ELSE {label} END"
-                outputs.append((c.name, label))
+                outputs.append((header[c.name], label))
             else:
                 cell = quote_ident(c.name)
                 if csv and formula_escape:
                     cell = f"__anon_formula({cell})"
-                outputs.append((c.name, f"__anon_csv_cell({cell}, {_lit(sep)})" if csv else cell))
+                outputs.append(
+                    (header[c.name], f"__anon_csv_cell({cell}, {_lit(sep)})" if csv else cell)
+                )
         where = " WHERE NOT __supp" if plan.mode == "remove" else ""
         body = f"SELECT *, {supp} AS __supp FROM (SELECT {', '.join(inner)} FROM {rel})"
-        if not csv or all(_csv_text(n, sep) == n for n, _ in outputs):
+        plain = len({n for n, _ in outputs}) == len(outputs)  # escaped names may coincide
+        if not csv or (plain and all(_csv_text(n, sep) == n for n, _ in outputs)):
             # Cells are formatted already: DuckDB's writer puts them between separators as
             # they are (no quote character), and the names, which need no quoting, as header.
             cols = ", ".join(f"{e} AS {quote_ident(n)}" for n, e in outputs)
@@ -401,12 +398,13 @@ class DuckDBEngine(Engine):
         except Exception as exc:
             raise _friendly(exc) from None
         supp_keys = plan.suppressed_keys
-        out.parent.mkdir(parents=True, exist_ok=True)
-        tmp = out.with_name(f".{out.name}.partial")
+        sep = "\t" if out.name.lower().endswith(".tsv") else ","
         writer = None
         rows = 0
         seen = 0
-        try:
+        with contextlib.ExitStack() as stack:
+            tmp = stack.enter_context(temp_output(out))  # removed on any failure, exit or SIGTERM
+            stack.callback(lambda: writer is not None and writer.close())
             for batch in reader:
                 seen += batch.num_rows
                 arrays, codes = [], []
@@ -439,7 +437,7 @@ class DuckDBEngine(Engine):
                 table = pa.Table.from_arrays(out_cols, names=[c.name for c in keep])
                 if writer is None:
                     writer = arrow_release.BatchWriter(
-                        tmp, fmt, table.schema, formula_escape, quote_all
+                        tmp, fmt, table.schema, formula_escape, quote_all, sep
                     )
                 writer.write(table)
                 rows += table.num_rows
@@ -447,12 +445,8 @@ class DuckDBEngine(Engine):
             if writer is None:
                 raise DataError(f"{source.path.name} has no data rows.")
             writer.close()
-            tmp.replace(out)
-        except BaseException:
-            if writer is not None:
-                writer.close()
-            tmp.unlink(missing_ok=True)
-            raise
+            writer = None
+            replace_into(tmp, out)
         return ReleaseSummary(out, fmt, rows, time.perf_counter() - t0, file_sha256(out), self.name)
 
     def _has_carriage_return(self, source: TableSource, plan: ReleasePlan) -> bool:

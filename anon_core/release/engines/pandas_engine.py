@@ -12,7 +12,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from anon_core.data.io import load_table, write_table
+from anon_core.data.io import load_table
+from anon_core.data.safe_write import same_file_key
 from anon_core.errors import DataError
 from anon_core.release.engines.base import (
     Engine,
@@ -24,6 +25,7 @@ from anon_core.release.engines.base import (
     check_columns,
     file_sha256,
     no_progress,
+    write_frame,
 )
 
 
@@ -89,13 +91,13 @@ class PandasEngine(Engine):
     ) -> ReleaseSummary:
         t0 = time.perf_counter()
         out = Path(out)
-        if out.resolve() == source.path.resolve():
+        if same_file_key(out) == same_file_key(source.path):
             raise DataError(
                 f"The release would overwrite its input {source.path.name}; choose another output."
             )
         progress(0.2, f"Releasing {source.path.name}")
         released = plan.apply_frame(self._frame(source))
-        write_table(released, out, formula_escape=formula_escape)
+        write_frame(released, out, formula_escape=formula_escape)
         progress(1.0, "Written")
         fmt = out.suffix.lstrip(".").lower() or "csv"
         return ReleaseSummary(

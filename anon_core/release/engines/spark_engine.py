@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 
 from anon_core.data.io import FORMULA_START, MISSING_TOKENS, PLAIN_NUMBER
+from anon_core.data.safe_write import temp_output
 from anon_core.errors import ConfigError, DataError
 from anon_core.release.engines.base import (
     SUPPRESSED,
@@ -30,6 +31,7 @@ from anon_core.release.engines.base import (
     ReleaseSummary,
     TableSource,
     check_columns,
+    escaped_name,
     file_sha256,
     no_progress,
     output_format,
@@ -239,27 +241,28 @@ class SparkEngine(Engine):
                     value = _escape_formula(F, value)
                 if plan.mode == "mask":
                     value = F.when(F.col("__supp"), F.lit(SUPPRESSED)).otherwise(value)
-                outputs.append(value.alias(c.name))
+                outputs.append(value.alias(escaped_name(c.name, escape)))
             else:
                 value = F.col(_ident(c.name))
                 if escape and c.name in text_types:
-                    value = _escape_formula(F, value).alias(c.name)
-                outputs.append(value)
+                    value = _escape_formula(F, value)
+                outputs.append(value.alias(escaped_name(c.name, escape)))
         result = df.select(*outputs)
-        tmp = out.with_name(f".{out.name}.partial")
-        if tmp.exists():
-            shutil.rmtree(tmp)
         writer = result.write.mode("overwrite")
         sep = "\t" if out.suffix.lower() == ".tsv" else ","
 
-        def action() -> None:
-            if fmt == "parquet":
-                writer.option("compression", "zstd").parquet(str(tmp))
-            else:
-                writer.option("header", True).option("sep", sep).option("escape", '"').csv(str(tmp))
+        with temp_output(out) as tmp:  # Spark's folder; removed on any failure, exit or SIGTERM
 
-        self._run(action, progress, f"Writing {out.name}")
-        _replace(tmp, out)
+            def action() -> None:
+                if fmt == "parquet":
+                    writer.option("compression", "zstd").parquet(str(tmp))
+                else:
+                    writer.option("header", True).option("sep", sep).option("escape", '"').csv(
+                        str(tmp)
+                    )
+
+            self._run(action, progress, f"Writing {out.name}")
+            _replace(tmp, out)
         return ReleaseSummary(
             out, fmt, plan.expected_rows, time.perf_counter() - t0, file_sha256(out), self.name
         )
