@@ -511,3 +511,15 @@ def test_the_report_prints_risks_as_percentages_and_no_raw_float(case):
         if len(m.group(0).replace(",", "").replace(".", "").lstrip("0")) > 4
     ]
     assert raw == [], raw[:10]
+
+
+def test_software_that_differs_from_this_machine_is_noted(case):
+    folder = case["folder"]
+    target = _write(folder, "numpy", SIGNED_ONLY["numpy version edited"])
+    code, out, _ = _verify(folder, target, "--no-signature")
+    assert code == 0 and out["signature"] == "skipped"
+    assert any(
+        n.startswith("the report was made with numpy 1.0.0; this machine has") for n in out["notes"]
+    )
+    code, out, _ = _verify(folder, "r.html", "--public-key", "key.pub.pem")
+    assert code == 0 and not any("was made with" in n for n in out["notes"])

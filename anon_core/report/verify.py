@@ -303,6 +303,29 @@ def _installed(dist: str) -> str | None:
         return None
 
 
+def _software_notes(meta: Mapping[str, Any]) -> list[str]:
+    """The software the report names that differs from this machine's (informational)."""
+    import platform
+
+    from anon_core import __version__
+
+    software = meta.get("software")
+    if not isinstance(software, Mapping):
+        return []
+    out = []
+    for dist, version in software.items():
+        here = (
+            platform.python_version()
+            if dist == "python"
+            else __version__
+            if dist == "anon_core"
+            else _installed(str(dist))
+        )
+        if version != here:
+            out.append(f"the report was made with {dist} {version}; this machine has {here}")
+    return out
+
+
 def _check_signature(
     embedded: Mapping[str, Any],
     public_key: Any,
@@ -397,6 +420,7 @@ def verify_report(
         )
     differences += check_visible(report_path, embedded)
     signature = _check_signature(embedded, key, no_signature, differences, notes)
+    notes += _software_notes(embedded.get("meta") or {})
     config_file = read_config_file(config_path)
     if "config" in embedded:
         _diff(embedded["config"], scrub_config(config_file), "configuration", differences)
