@@ -258,7 +258,7 @@ def _run_page_and_chart_names():
     assert not at.error, [e.value for e in at.error]
     charts = {c.proto.id: json.loads(c.proto.spec) for c in at.get("plotly_chart")}
     spec = next(s for cid, s in charts.items() if "cmp_chart" in cid)
-    return at, {t for trace in spec["data"] for t in trace["text"]}
+    return at, {t for trace in spec["data"] for t in trace["customdata"]}
 
 
 def test_compare_page_runs_two_quick_methods_with_transparent_runners(monkeypatch):

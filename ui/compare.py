@@ -1,14 +1,19 @@
 """Widgets and charts of the Compare page: method choice, parameter widgets generated from the
-registry's MethodParam declarations, per-method progress bars, and the risk/utility scatter.
+registry's MethodParam declarations, the ML target, per-method progress bars, and the risk/utility
+scatter.
+
+Nothing runs until the Compare button is pressed. Each comparison is kept in the session under a
+fingerprint of (data and configuration, methods and their parameters, target, seed, attacks, ML
+models), never under a fixed key: a revisit shows the last comparison at once (the widgets come
+back with its settings), and after an Undo or with other data no earlier figure is ever shown.
 
 Every figure comes from :func:`anon_core.services.compare.compare`; this module only asks and draws.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
-from collections.abc import Callable, Mapping
+from collections import OrderedDict
+from collections.abc import Mapping
 from typing import Any
 
 import pandas as pd
@@ -17,20 +22,89 @@ import streamlit as st
 
 import ui.widgets as widgets
 from anon_core.config import parse_config
+from anon_core.data.dataset import Role
 from anon_core.data.io import infer_kinds
 from anon_core.release.methods import METHODS, method_available
 from anon_core.release.methods.registry import MethodParam
 from anon_core.services.compare import BASELINE, Comparison, compare
-from anon_core.workspace import Workspace
+from anon_core.services.compare_target import default_target
+from anon_core.workspace import Workspace, fingerprint
 
 #: Methods preselected on the page: quick on the sample data.
 DEFAULT_METHODS = ("generalization", "pram")
-#: Session-state slot of the comparisons already run (keyed by data, configuration and choices).
+#: Session-state slot of the comparisons already run, by fingerprint (least recent dropped).
 RESULTS_KEY = "_compare_results"
+#: Session-state slot of the settings of the last comparison per data and configuration.
+LAST_KEY = "_compare_last"
+MAX_RESULTS = 4
 #: Leaves of the attack/utility figures that are not risk or utility measures.
-COUNT_FIELDS = {"n", "error", "confidence", "random_state", "seed", "ci"}
+COUNT_FIELDS = {"n", "error", "confidence", "random_state", "seed", "ci", "seconds"}
 #: Most explored generalization nodes (from the search's frontier) added to a comparison.
 MAX_NODES = 4
+
+
+# ------------------------------------------------------------------ names in words
+def display_name(name: str) -> str:
+    """A method's short name for charts and tables ("Microaggregation", not "microaggregation")."""
+    if name == BASELINE:
+        return "Unprotected copy"
+    cls = METHODS.get(name)
+    return cls.label.split(" (")[0] if cls is not None else name
+
+
+_WORDS = {
+    "singling_out": "Singling out",
+    "linkability": "Linkability",
+    "inference": "Inference",
+    "membership": "Membership inference",
+    "univariate": "univariate",
+    "multivariate": "multivariate",
+    "ml": "ML",
+    "f1_macro": "macro F1",
+    "roc_auc": "ROC AUC",
+    "logistic_regression": "logistic regression",
+    "random_forest": "random forest",
+    "marginal_per_column": "Marginal distance of",
+}
+_UNITS = {
+    "risk": "risk (share of guesses, 0–1)",
+    "attack_rate": "success on released records (share, 0–1)",
+    "control_rate": "success on control records (share, 0–1)",
+    "baseline_rate": "random-guess success (share, 0–1)",
+    "advantage": "advantage (TPR − FPR, 0–1)",
+    "accuracy": "accuracy on the original holdout (share, 0–1)",
+    "baseline_accuracy": "accuracy when trained on the original (share, 0–1)",
+    "accuracy_drop": "accuracy drop against the original (share)",
+    "majority_rate": "majority-class accuracy (share, 0–1)",
+    "roc_auc": "ROC AUC (0.5 = chance, 1 = perfect)",
+    "f1_macro": "macro F1 (0–1)",
+    "marginal_distance": "Marginal distance (total variation, 0 = same, 1 = disjoint)",
+    "association_distance": "Association distance (0 = same associations)",
+}
+
+
+def measure_label(key: str) -> str:
+    """Words and units for a figure's key: 'singling_out.multivariate.risk' ->
+    'Singling out multivariate: risk (share of guesses, 0–1)'."""
+    parts = key.split(".")
+    if len(parts) == 1:
+        return _UNITS.get(key, key.replace("_", " ").capitalize())
+    if parts[0] == "marginal_per_column":
+        return f"Marginal distance of {'.'.join(parts[1:])} (total variation, 0–1)"
+    if parts[0] == "ml" and len(parts) >= 5 and parts[1] == "models":  # ml.models.M.which.score
+        which = {"release": "trained on the release", "baseline": "trained on the original"}
+        head = f"ML {_WORDS.get(parts[2], parts[2])} {which.get(parts[3], parts[3])}"
+        return f"{head}: {_WORDS.get(parts[4], parts[4])}"
+    head = " ".join(_WORDS.get(p, p.replace("_", " ")) for p in parts[:-1])
+    if parts[0] == "inference" and len(parts) == 3:
+        head = f"Inference of {parts[1]}"
+    return f"{head}: {_UNITS.get(parts[-1], parts[-1].replace('_', ' '))}"
+
+
+# ------------------------------------------------------------------ settings
+def last_settings(ws: Workspace) -> dict[str, Any]:
+    """The settings of the last comparison run on this data and configuration, or {}."""
+    return dict(st.session_state.get(LAST_KEY, {}).get(ws.config_key(), {}))
 
 
 def _label(name: str) -> str:
@@ -39,13 +113,13 @@ def _label(name: str) -> str:
     return f"{cls.label}" if ok else f"{cls.label} — {why}"
 
 
-def method_choice(key: str = "cmp_methods") -> list[str]:
+def method_choice(key: str = "cmp_methods", default: list[str] | None = None) -> list[str]:
     """Multiselect of registered methods; unavailable ones say what to install."""
     names = list(METHODS)
     chosen = st.multiselect(
         "Release methods",
         names,
-        default=[n for n in DEFAULT_METHODS if n in names],
+        default=[n for n in (default or DEFAULT_METHODS) if n in names],
         format_func=_label,
         key=key,
     )
@@ -56,13 +130,14 @@ def method_choice(key: str = "cmp_methods") -> list[str]:
     return [n for n in chosen if method_available(n)[0]]
 
 
-def _param_widget(p: MethodParam, columns: list[str], key: str) -> Any:
+def _param_widget(p: MethodParam, columns: list[str], key: str, given: Any = None) -> Any:
     label = f"{p.name}"
+    default = p.default if given is None else given
     if p.kind == "int":
         return int(
             st.number_input(
                 label,
-                value=int(p.default if p.default is not None else (p.minimum or 2)),
+                value=int(default if default is not None else (p.minimum or 2)),
                 min_value=None if p.minimum is None else int(p.minimum),
                 max_value=None if p.maximum is None else int(p.maximum),
                 step=1,
@@ -71,36 +146,45 @@ def _param_widget(p: MethodParam, columns: list[str], key: str) -> Any:
             )
         )
     if p.kind == "float":
-        if p.default is None:
+        if default is None:
             return None
         return st.number_input(
             label,
-            value=float(p.default),
+            value=float(default),
             min_value=None if p.minimum is None else float(p.minimum),
             max_value=None if p.maximum is None else float(p.maximum),
             help=p.help,
             key=key,
         )
     if p.kind == "bool":
-        return st.checkbox(label, value=bool(p.default), help=p.help, key=key)
+        return st.checkbox(label, value=bool(default), help=p.help, key=key)
     if p.kind == "choice":
-        return st.selectbox(
-            label, list(p.choices), index=list(p.choices).index(p.default), help=p.help, key=key
-        )
+        choices = list(p.choices)
+        index = choices.index(default) if default in choices else choices.index(p.default)
+        return st.selectbox(label, choices, index=index, help=p.help, key=key)
     if p.kind == "columns":
         picked = st.multiselect(
-            label, columns, default=[], help=(p.help + " — empty: the default"), key=key
+            label,
+            columns,
+            default=[c for c in (given or []) if c in columns],
+            help=(p.help + " — empty: the default"),
+            key=key,
         )
         return picked or None
     return None  # mappings (e.g. a fixed transformation) come from the configuration
 
 
-def method_parameters(ws: Workspace, names: list[str]) -> list[dict[str, Any]]:
-    """One expander per method with a widget per declared parameter; returns the method specs."""
+def method_parameters(
+    ws: Workspace, names: list[str], last: list[dict[str, Any]] | None = None
+) -> list[dict[str, Any]]:
+    """One expander per method with a widget per declared parameter; returns the method specs
+    (``last``: the specs of the last comparison, whose values the widgets start from)."""
     kinds = infer_kinds(ws.frame)
+    before = {s["name"]: s for s in (last or []) if "label" not in s}
     specs = []
     for name in names:
         cls = METHODS[name]
+        given = before.get(name, {})
         with st.expander(f"{cls.label} — parameters", expanded=False):
             st.caption(f"Guarantee: {cls.guarantee}. {'Randomized.' if cls.randomized else ''}")
             columns = [c for c in ws.frame.columns if str(kinds[c]) in cls.accepts]
@@ -108,24 +192,49 @@ def method_parameters(ws: Workspace, names: list[str]) -> list[dict[str, Any]]:
             for p in cls.params:
                 if p.kind == "int" and p.default is None:
                     if not st.checkbox(
-                        f"set {p.name}", value=False, key=f"cmp_{name}_{p.name}_on", help=p.help
+                        f"set {p.name}",
+                        value=p.name in given,
+                        key=f"cmp_{name}_{p.name}_on",
+                        help=p.help,
                     ):
                         continue
                     spec[p.name] = int(
                         st.number_input(
                             p.name,
-                            value=int(p.minimum or 2),
+                            value=int(given.get(p.name, p.minimum or 2)),
                             min_value=None if p.minimum is None else int(p.minimum),
                             step=1,
                             key=f"cmp_{name}_{p.name}",
                         )
                     )
                     continue
-                value = _param_widget(p, columns, f"cmp_{name}_{p.name}")
+                value = _param_widget(p, columns, f"cmp_{name}_{p.name}", given.get(p.name))
                 if value is not None:
                     spec[p.name] = value
             specs.append(spec)
     return specs
+
+
+def target_choice(ws: Workspace, given: str | None = None, key: str = "cmp_target") -> str | None:
+    """The column the ML utility predicts: any column the release keeps; by default the last
+    comparison's, else the first sensitive attribute, else the categorical column with the fewest
+    classes. A numeric column with many values is predicted as its quantile class."""
+    kept = [c for c in ws.frame.columns if ws.roles.get(c) != Role.IDENTIFIER.value]
+    if not kept:
+        return None
+    config = parse_config(ws.to_config())
+    default = given if given in kept else default_target(config, ws.frame)
+    index = kept.index(default) if default in kept else 0
+    kinds = infer_kinds(ws.frame)
+    return st.selectbox(
+        "ML target (the column the utility models predict)",
+        kept,
+        index=index,
+        key=key,
+        format_func=lambda c: f"{c} ({kinds[c]}, {ws.roles.get(c, 'insensitive')})",
+        help="Default: the first sensitive attribute, else the categorical column with the fewest "
+        "classes. A numeric column with more than 10 values is predicted as its quartile class.",
+    )
 
 
 def explored_nodes(ws: Workspace) -> list[dict[str, Any]]:
@@ -148,44 +257,59 @@ def explored_nodes(ws: Workspace) -> list[dict[str, Any]]:
     return specs
 
 
-def run_comparison(
-    ws: Workspace,
-    specs: list[dict[str, Any]],
-    baseline: bool,
-    n_attacks: int,
-    seed: int,
-    ml_models: list[str] | None = None,
-) -> Comparison:
-    """Run (or reuse) the comparison, with one progress bar per method."""
-    state = [ws.data_key(), ws.to_config(), specs, baseline, n_attacks, seed, ml_models]
-    key = hashlib.sha256(json.dumps(state, sort_keys=True, default=str).encode()).hexdigest()
-    store: dict[str, Comparison] = st.session_state.setdefault(RESULTS_KEY, {})
+# ------------------------------------------------------------------ running and keeping
+def comparison_key(ws: Workspace, settings: Mapping[str, Any]) -> str:
+    """Fingerprint of everything a comparison depends on: the data and the whole configuration
+    (``Workspace.config_key``) and the page's settings (methods, parameters, target, seed...)."""
+    return fingerprint(ws.config_key(), dict(settings))
+
+
+def stored_comparison(key: str) -> Comparison | None:
+    """The comparison already run for ``key`` in this session, or None (never runs one)."""
+    store: OrderedDict = st.session_state.setdefault(RESULTS_KEY, OrderedDict())
     if key in store:
+        store.move_to_end(key)
         return store[key]
+    return None
+
+
+def run_comparison(ws: Workspace, settings: Mapping[str, Any], key: str) -> Comparison:
+    """Run the comparison of ``settings`` with one progress bar per method, and keep it."""
+    specs = list(settings["specs"])
+    baseline = bool(settings["baseline"])
     names = ([BASELINE] if baseline else []) + [s.get("label", s["name"]) for s in specs]
-    bars = {n: st.progress(0.0, text=f"{n}: waiting") for n in names}
+    bars = {n: st.progress(0.0, text=f"{display_name(n)}: waiting") for n in names}
 
     def progress(name: str, fraction: float, message: str) -> None:
         if name in bars:
-            bars[name].progress(min(max(fraction, 0.0), 1.0), text=f"{name}: {message}")
+            bars[name].progress(
+                min(max(fraction, 0.0), 1.0), text=f"{display_name(name)}: {message}"
+            )
 
     config = parse_config(ws.to_config())
+    models = settings.get("ml_models")
     result = compare(
         config,
         ws.frame,
         specs,
+        target=settings.get("target"),
         baseline=baseline,
-        random_state=seed,
-        n_attacks=n_attacks,
-        utility_options={"models": ml_models} if ml_models else None,
+        random_state=int(settings["seed"]),
+        n_attacks=int(settings["n_attacks"]),
+        utility_options={"models": list(models)} if models else None,
         progress=progress,
     )
-    for old in list(store)[: max(len(store) - 2, 0)]:
-        del store[old]  # keep the last few comparisons of this session
+    for bar in bars.values():
+        bar.empty()
+    store: OrderedDict = st.session_state.setdefault(RESULTS_KEY, OrderedDict())
     store[key] = result
+    while len(store) > MAX_RESULTS:
+        store.popitem(last=False)
+    st.session_state.setdefault(LAST_KEY, {})[ws.config_key()] = dict(settings)
     return result
 
 
+# ------------------------------------------------------------------ figures
 def _leaves(value: Any, prefix: str = "") -> dict[str, float]:
     """Numeric leaves of a nested mapping as 'a.b.c' -> value."""
     out: dict[str, float] = {}
@@ -198,21 +322,28 @@ def _leaves(value: Any, prefix: str = "") -> dict[str, float]:
 
 
 def measure_choices(comparison: Comparison) -> tuple[list[str], list[str]]:
-    """The attack figures (risks, advantages) and the utility figures available in every row."""
+    """The attack figures (risks, advantages) and the utility figures of the methods that ran
+    (a figure some row lacks, e.g. a utility that could not be measured, is left blank there)."""
     rows = [m for m in comparison.methods if m.error is None]
     if not rows:
         return [], []
 
-    def common(part: str, keep: Callable[[str], bool]) -> list[str]:
-        sets = [set(_leaves(getattr(m, part))) for m in rows]
-        names = sorted(set.intersection(*sets))
-        return [n for n in names if keep(n)]
-
-    def figure(name: str) -> bool:  # not a count, a seed or an error bar
+    def figure(name: str) -> bool:  # not a count, a seed, a time or an error bar
         last = name.rsplit(".", 1)[-1]
         return not (last.startswith("n_") or last in COUNT_FIELDS)
 
-    return common("attacks", figure), common("utility", figure)
+    def union(part: str) -> list[str]:
+        names = sorted(set().union(*(set(_leaves(getattr(m, part))) for m in rows)))
+        return [n for n in names if figure(n)]
+
+    return union("attacks"), union("utility")
+
+
+def default_index(choices: list[str], wanted: tuple[str, ...]) -> int:
+    for w in wanted:
+        if w in choices:
+            return choices.index(w)
+    return 0
 
 
 def result_table(comparison: Comparison, attack: str, utility: str) -> pd.DataFrame:
@@ -222,11 +353,12 @@ def result_table(comparison: Comparison, attack: str, utility: str) -> pd.DataFr
         rows.append(
             {
                 "method": m.name,
-                "guarantee": m.privacy_guarantee,
-                attack: a.get(attack),
-                utility: u.get(utility),
-                "seconds": round(m.seconds, 2),
-                "error": m.error or "",
+                "Method": display_name(m.name),
+                "Guarantee": m.privacy_guarantee,
+                measure_label(attack): a.get(attack),
+                measure_label(utility): u.get(utility),
+                "Seconds": round(m.seconds, 2),
+                "Note": m.error or " ".join(m.notes),
             }
         )
     return pd.DataFrame(rows)
@@ -234,7 +366,8 @@ def result_table(comparison: Comparison, attack: str, utility: str) -> pd.DataFr
 
 def risk_utility_chart(comparison: Comparison, attack: str, utility: str) -> go.Figure:
     """One point per method (and explored node): attack figure against utility figure."""
-    table = result_table(comparison, attack, utility).dropna(subset=[attack, utility])
+    x_title, y_title = measure_label(utility), measure_label(attack)
+    table = result_table(comparison, attack, utility).dropna(subset=[x_title, y_title])
     nodes = table["method"].str.startswith("node ")
     fig = go.Figure()
     for mask, name, symbol in (
@@ -245,28 +378,47 @@ def risk_utility_chart(comparison: Comparison, attack: str, utility: str) -> go.
         if len(part):
             fig.add_trace(
                 go.Scatter(
-                    x=part[utility],
-                    y=part[attack],
+                    x=part[x_title],
+                    y=part[y_title],
                     mode="markers+text",
-                    text=part["method"],
+                    text=part["Method"],
+                    customdata=part["method"],
                     textposition="top center",
+                    cliponaxis=False,  # labels near an edge are drawn whole
                     marker={"size": 12, "symbol": symbol},
                     name=name,
+                    hovertemplate="%{text}<br>%{x:.3g}, %{y:.3g}<extra></extra>",
                 )
             )
     fig.update_layout(
-        height=420,
-        xaxis_title=utility,
-        yaxis_title=f"{attack} (lower is safer)",
-        margin=widgets.CHART_MARGIN,
+        height=460,
+        xaxis={"title": {"text": x_title}, "automargin": True},
+        yaxis={"title": {"text": f"{y_title} — lower is safer"}, "automargin": True},
+        legend={"orientation": "h", "y": -0.25},
+        margin={**widgets.CHART_MARGIN, "t": 40, "r": 40},
     )
     return fig
 
 
 def protection_lines(comparison: Comparison) -> None:
-    """One line per method: what it protects and what it does not."""
+    """One line per method: what it protects and what it does not, and its notes."""
     for m in comparison.methods:
-        line = f"**{m.name}** — protects: {m.protects} Does not protect: {m.does_not_protect}"
-        st.markdown(line)
+        name = display_name(m.name)
+        st.markdown(f"**{name}** — protects: {m.protects} Does not protect: {m.does_not_protect}")
         if m.error:
-            st.warning(f"{m.name} did not run: {m.error}", icon="⚠️")
+            st.warning(f"{name} did not run: {m.error}", icon="⚠️")
+        for note in m.notes:
+            st.info(f"{name}: {note}", icon="ℹ️")
+
+
+def describe_run(comparison: Comparison, settings: Mapping[str, Any]) -> str:
+    """One line: the split, the target and the seed the figures come from."""
+    target = comparison.target or "(chosen by the yardstick)"
+    line = (
+        f"Released part {comparison.n_released_part:,} records, control {comparison.n_control:,} "
+        f"(never released); ML target {target}; seed {comparison.random_state}; "
+        f"{int(settings.get('n_attacks', 0)):,} guesses per attack."
+    )
+    if comparison.target_bins is not None:
+        line += " " + comparison.target_bins.describe()
+    return line

@@ -226,9 +226,13 @@ def _scores(y: np.ndarray, pred: np.ndarray, proba: np.ndarray, n_classes: int) 
     elif n_classes == 2:
         auc = float(roc_auc_score(y, proba[:, 1]))
     else:
+        # A row whose whole mass is on classes absent from the holdout (a constant guess of such
+        # a class) carries no ranking: uniform over the present classes, never a zero row.
+        mass = proba[:, present]
+        mass = np.where(mass.sum(axis=1, keepdims=True) > 0, mass, 1.0)
         auc = float(
             roc_auc_score(
-                y, proba[:, present] / np.maximum(proba[:, present].sum(axis=1, keepdims=True), 1e-12),
+                y, mass / mass.sum(axis=1, keepdims=True),
                 multi_class="ovr", average="weighted", labels=present,
             )
         )  # fmt: skip

@@ -42,7 +42,9 @@ from anon_core.release.methods.registry import (
     ReleaseMethod,
     drop_identifiers,
     make_context,
+    make_method,
 )
+from anon_core.services.compare_target import TargetBins, target_bins
 from anon_core.services.problem import load_input
 
 log = logging.getLogger(__name__)
@@ -194,6 +196,8 @@ class MethodComparison:
     does_not_protect: str = ""
     details: Mapping[str, Any] = field(default_factory=dict)
     error: str | None = None
+    #: Plain-word remarks: a rehearsal note, or a figure that could not be measured.
+    notes: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         out = {
@@ -209,6 +213,8 @@ class MethodComparison:
         }
         if self.error is not None:
             out["error"] = self.error
+        if self.notes:
+            out["notes"] = list(self.notes)
         return out
 
 
@@ -222,17 +228,19 @@ class Comparison:
     n_control: int
     random_state: int
     releases: Mapping[str, pd.DataFrame] = field(default_factory=dict, repr=False)
+    #: The quantile classes of a numeric target with many values (None: used as classes).
+    target_bins: TargetBins | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "methods": {m.name: m.to_dict() for m in self.methods},
-            "split": {
-                "released_part": self.n_released_part,
-                "control": self.n_control,
-                "random_state": self.random_state,
-                "utility_target": self.target,
-            },
+        split: dict[str, Any] = {
+            "released_part": self.n_released_part,
+            "control": self.n_control,
+            "random_state": self.random_state,
+            "utility_target": self.target,
         }
+        if self.target_bins is not None:
+            split["utility_target_classes"] = self.target_bins.to_dict()
+        return {"methods": {m.name: m.to_dict() for m in self.methods}, "split": split}
 
     def method(self, name: str) -> MethodComparison:
         for m in self.methods:
@@ -401,6 +409,7 @@ def compare(
     table = drop_identifiers(frame, config.roles)
     target = utility_target(config, table, target)
     part, control = split_frame(table, attack.control_fraction, seed)
+    bins = target_bins(part, target)
     hierarchies = (
         config_hierarchies(config, part) if attack_runner is None or utility_runner is None else {}
     )
@@ -423,7 +432,7 @@ def compare(
                 if not ok:
                     raise ConfigError(why)
             seed_m = seed if isinstance(spec, str) else int(spec.get("random_state", seed))
-            release = run_method(section.method, part, config, random_state=seed_m, progress=step)
+            release, note = _rehearse(section.method, part, config, seed_m, step)
         except AnonError as exc:
             log.warning("compare: %s could not run: %s", name, exc)
             rows.append(
@@ -436,18 +445,22 @@ def compare(
                 progress(name, 1.0, f"error: {exc}")
             continue
         released = release.output.table
+        notes = [note] if note else []
         if progress is not None:
             progress(name, 0.6, "attacks")
         context = make_context(part, config)
-        attacks = dict(attacks_fn(part, released, control, context, seed))
+        attacks = _measure("attacks", notes, attacks_fn, part, released, control, context, seed)
         if progress is not None:
             progress(name, 0.85, "utility")
-        utility = dict(utility_fn(part, control, released, target, seed))
+        utility = _measure(
+            "utility", notes, utility_fn, *_binned(bins, part, control, released), target, seed
+        )
         if progress is not None:
             progress(name, 1.0, "done")
         if keep_releases:
             releases[name] = released
         info = release.to_dict()
+        info["parameters"] = {k: v for k, v in section.method.spec().items() if k != "name"}
         rows.append(
             MethodComparison(
                 name,
@@ -460,9 +473,61 @@ def compare(
                 cls.protects,
                 cls.does_not_protect,
                 info["details"],
+                notes=tuple(notes),
             )
         )
-    return Comparison(tuple(rows), target, len(part), len(control), seed, releases)
+    return Comparison(tuple(rows), target, len(part), len(control), seed, releases, bins)
+
+
+def _binned(bins: TargetBins | None, *frames: pd.DataFrame) -> tuple[pd.DataFrame, ...]:
+    return frames if bins is None else tuple(bins.apply(f) for f in frames)
+
+
+def _measure(
+    what: str, notes: list[str], run: Callable[..., Mapping], *args: Any
+) -> dict[str, Any]:
+    """The figures of ``run(*args)``; a figure that cannot be measured (a target the release does not
+    keep, a model that cannot train) becomes a note, never a failed comparison."""
+    try:
+        return dict(run(*args))
+    except (AnonError, ValueError, ArithmeticError) as exc:
+        log.warning("compare: the %s could not be measured: %s", what, exc)
+        notes.append(f"The {what} could not be measured: {exc}")
+        return {}
+
+
+def _rehearse(
+    method: ReleaseMethod,
+    part: pd.DataFrame,
+    config: ReleaseConfig,
+    random_state: int,
+    progress: Progress,
+) -> tuple[Release, str | None]:
+    """Release the released part with ``method``; a rehearsal note when it needed more.
+
+    Generalization with a fixed transformation (the workspace's current one, or an explored
+    node) is the transformation the full table satisfies; on the released part alone the same
+    levels can leave more records in small classes than the suppression limit allows. The
+    rehearsal then still applies those levels, suppresses the violating records (so the models
+    hold on what is released) and says so in a note, instead of refusing the method."""
+    try:
+        return run_method(method, part, config, random_state=random_state, progress=progress), None
+    except ConfigError:
+        fixed = method.parameters.get("transformation") or config.transformation
+        limit = method.parameters.get("suppression_limit")
+        if method.name != "generalization" or not fixed or limit is not None:
+            raise
+    spec = {k: v for k, v in method.spec().items() if v is not None}
+    relaxed = make_method({**spec, "suppression_limit": 1.0})
+    release = run_method(relaxed, part, config, random_state=random_state, progress=progress)
+    n = int(release.output.details.get("suppressed_records", 0))
+    note = (
+        f"Rehearsal note: on the released part ({len(part):,} records) this transformation "
+        f"leaves {n:,} records ({n / max(len(part), 1):.1%}) in classes that fail the privacy "
+        f"models, more than the suppression limit ({config.suppression_limit:.0%}) allows; the "
+        "rehearsal suppressed them, so the models hold on the released part."
+    )
+    return release, note
 
 
 def write_releases(comparison: Comparison, folder: str | Path, suffix: str = ".csv") -> list[Path]:

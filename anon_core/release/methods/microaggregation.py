@@ -13,6 +13,14 @@ The chosen numeric columns are standardized (z-scores) and grouped multivariatel
 Each value is replaced by its group's mean (on the original scale), so every released combination
 of the chosen columns appears at least k times. Ties in distances go to the first record in table
 order, so the grouping is deterministic (the method is not randomized).
+
+Missing values: a missing cell stays missing in the release (no value is invented) and each
+group's mean is taken over its observed values only. So that a missing cell does not make a
+released combination rare, records are grouped within their pattern of missing cells (MDAV on
+the observed columns of each pattern shared by at least k records); the few records whose
+pattern fewer than k share are grouped together, with a missing cell counting as the column mean
+for the distances (0 in z-scores); ``details.records_in_mixed_groups`` counts them, as their
+released combinations may appear fewer than k times.
 """
 
 from __future__ import annotations
@@ -110,26 +118,66 @@ def mdav_groups(values: np.ndarray, k: int, progress: Progress | None = None) ->
 
 
 def standardize(values: np.ndarray) -> np.ndarray:
-    """Z-scores per column (a constant column stays 0)."""
-    mean = values.mean(axis=0)
-    sd = values.std(axis=0, ddof=1) if len(values) > 1 else np.zeros(values.shape[1])
+    """Z-scores per column over the observed values (a constant column stays 0); a missing
+    cell becomes 0, the column mean, so it pulls no record towards or away from it."""
+    observed = ~np.isnan(values)
+    count = observed.sum(axis=0)
+    filled = np.where(observed, values, 0.0)
+    mean = filled.sum(axis=0) / np.maximum(count, 1)
+    dev = np.where(observed, values - mean, 0.0)
+    sd = np.sqrt((dev**2).sum(axis=0) / np.maximum(count - 1, 1))
     sd = np.where(sd > 0, sd, 1.0)
-    return (values - mean) / sd
+    return dev / sd
 
 
 def numeric_matrix(frame: pd.DataFrame, columns: list[str], method: str) -> np.ndarray:
-    """The columns as a float matrix; DataError naming a column with missing or non-numeric values."""
+    """The columns as a float matrix (missing cells NaN); DataError naming a column with values
+    that are present but not numbers, or with no number at all."""
     out = np.empty((len(frame), len(columns)), dtype=float)
     for j, c in enumerate(columns):
         values = pd.to_numeric(frame[c], errors="coerce")
-        bad = int(values.isna().sum())
+        bad = int((values.isna() & frame[c].notna()).sum())
         if bad:
             raise DataError(
-                f"Method {method!r} needs a number in every row of {c!r}, but {bad} row(s) are missing or "
-                f"not numbers; impute or drop them first, or leave {c!r} out of 'columns'."
+                f"Method {method!r} needs numbers in {c!r}, but {bad} row(s) hold something else; "
+                f"clean them first, or leave {c!r} out of 'columns'."
+            )
+        if len(values) and values.isna().all():
+            raise DataError(
+                f"Method {method!r}: {c!r} has no number at all (every row is missing); leave it "
+                "out of 'columns'."
             )
         out[:, j] = values.to_numpy(dtype=float)
     return out
+
+
+def pattern_groups(
+    raw: np.ndarray, k: int, progress: Progress | None = None
+) -> tuple[np.ndarray, int]:
+    """MDAV group of every row of ``raw`` (NaN = missing), within each pattern of missing cells
+    shared by at least ``k`` rows; rows of rarer patterns are grouped together (fewer than k of
+    them join the largest pattern). Returns the groups and the number of rows in mixed groups."""
+    z = standardize(raw)
+    missing = np.isnan(raw)
+    if not missing.any():
+        return mdav_groups(z, k, progress), 0
+    patterns, inverse, sizes = np.unique(missing, axis=0, return_inverse=True, return_counts=True)
+    inverse = inverse.ravel()
+    sets = [np.flatnonzero(inverse == p) for p in range(len(patterns)) if sizes[p] >= k]
+    rare = np.flatnonzero(np.isin(inverse, np.flatnonzero(sizes < k)))
+    mixed = len(rare)
+    if mixed >= k or not sets:
+        sets.append(rare)
+    elif mixed:
+        largest = int(np.argmax([len(r) for r in sets]))
+        sets[largest] = np.sort(np.concatenate([sets[largest], rare]))
+    groups = np.full(len(raw), -1, dtype=np.int64)
+    offset = 0
+    for rows in sets:
+        g = mdav_groups(z[rows], k, progress if len(rows) == max(map(len, sets)) else None)
+        groups[rows] = g + offset
+        offset += int(g.max()) + 1
+    return groups, int(mixed)
 
 
 @register_method
@@ -165,18 +213,26 @@ class Microaggregation(ReleaseMethod):
                 f"'k' is {k}, larger than the table ({len(frame)} rows); choose k <= {len(frame)}."
             )
         raw = numeric_matrix(frame, columns, self.name)
-        groups = mdav_groups(standardize(raw), k, progress)
+        groups, mixed = pattern_groups(raw, k, progress)
         n_groups = int(groups.max()) + 1
         counts = np.bincount(groups, minlength=n_groups).astype(float)
         out = frame.copy()
         for j, c in enumerate(columns):
-            means = np.bincount(groups, weights=raw[:, j], minlength=n_groups) / counts
-            out[c] = means[groups]
+            observed = ~np.isnan(raw[:, j])
+            sums = np.bincount(
+                groups, weights=np.where(observed, raw[:, j], 0.0), minlength=n_groups
+            )
+            seen = np.bincount(groups, weights=observed.astype(float), minlength=n_groups)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                means = sums / seen  # observed values only; a group with none stays missing
+            out[c] = np.where(observed, means[groups], np.nan)
         report(progress, 1.0, f"MDAV: {n_groups} groups")
         details: dict[str, Any] = {
             "columns": columns,
             "groups": n_groups,
             "min_group_size": int(counts.min()),
             "max_group_size": int(counts.max()),
+            "missing_cells_kept": int(np.isnan(raw).sum()),
+            "records_in_mixed_groups": mixed,
         }
         return MethodOutput(out, self.guarantee, details)

@@ -1,0 +1,121 @@
+"""The ML target of a comparison: its default, and quantile classes for a numeric target.
+
+The utility yardstick scores classifiers (accuracy, macro F1, ROC AUC). A numeric target with many
+values (length of stay, age, hours) would make every distinct number a class, so it is cut into
+quantile classes first (:class:`TargetBins`); the cut points come from the original released part
+and every table of the comparison is cut at the same points.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from anon_core.config import ReleaseConfig
+from anon_core.data.dataset import Role
+from anon_core.errors import ConfigError
+from anon_core.release.methods.registry import drop_identifiers
+
+__all__ = ["MAX_TARGET_CLASSES", "TARGET_BINS", "TargetBins", "default_target", "target_bins"]
+
+
+def _sensitive_first(config: ReleaseConfig, frame: pd.DataFrame) -> str | None:
+    sensitive = [c for c, r in config.roles.items() if r == Role.SENSITIVE and c in frame.columns]
+    return sensitive[0] if sensitive else None
+
+
+def default_target(config: ReleaseConfig, frame: pd.DataFrame) -> str | None:
+    """The target a comparison predicts when none is named: the first sensitive attribute, else
+    the categorical column with the fewest classes (the yardstick's choice), else None."""
+    table = drop_identifiers(frame, config.roles)
+    chosen = _sensitive_first(config, table)
+    if chosen is not None:
+        return chosen
+    try:
+        from anon_core.analysis.yardstick import choose_target
+    except ImportError:  # pragma: no cover - a partial installation
+        return None
+    try:
+        return choose_target(table)
+    except ConfigError:
+        return None
+
+
+#: A numeric target with more distinct values than this is binned into quantile classes.
+MAX_TARGET_CLASSES = 10
+#: Quantile classes of a binned numeric target (quartiles: below the 1st, ..., from the 3rd).
+TARGET_BINS = 4
+
+
+@dataclass(frozen=True)
+class TargetBins:
+    """A numeric ML target cut into classes at ``cuts`` (quantiles of the original released part).
+
+    The yardstick scores classifiers, so a numeric target with many values (length of stay, age,
+    income in dollars) is predicted as its quantile class: ``< c1``, ``c1 to < c2``, ...,
+    ``>= ck``. Every table of a comparison (original part, holdout, each release) is cut at the
+    same points; values that are not numbers (a generalized label such as ``[20, 30)`` or ``*``)
+    stay as they are, missing values stay missing (those rows are left out of the ML figures)."""
+
+    column: str
+    cuts: tuple[float, ...]
+    n_values: int
+
+    @property
+    def labels(self) -> tuple[str, ...]:
+        c = [f"{x:g}" for x in self.cuts]
+        middle = [f"{lo} to < {hi}" for lo, hi in zip(c, c[1:], strict=False)]
+        return (f"< {c[0]}", *middle, f">= {c[-1]}")
+
+    def apply(self, frame: pd.DataFrame) -> pd.DataFrame:
+        if self.column not in frame.columns:
+            return frame
+        raw = frame[self.column]
+        numbers = pd.to_numeric(raw, errors="coerce").to_numpy(dtype=float)
+        labels = np.asarray(self.labels, dtype=object)
+        out = raw.astype(object).where(raw.notna(), None).to_numpy(dtype=object).copy()
+        known = np.isfinite(numbers)
+        out[known] = labels[np.searchsorted(np.asarray(self.cuts), numbers[known], side="right")]
+        text = np.array([v is not None and not k for v, k in zip(out, known, strict=True)])
+        out[text] = [str(v) for v in out[text]]
+        binned = frame.copy()
+        binned[self.column] = pd.Series(out, index=frame.index, dtype=object)
+        return binned
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "column": self.column,
+            "distinct_values": self.n_values,
+            "cuts": list(self.cuts),
+            "classes": list(self.labels),
+        }
+
+    def describe(self) -> str:
+        return (
+            f"{self.column!r} is numeric with {self.n_values:,} distinct values: the models predict "
+            f"its quantile class ({', '.join(self.labels)})."
+        )
+
+
+def target_bins(part: pd.DataFrame, target: str | None) -> TargetBins | None:
+    """Quantile classes of a numeric target with more than :data:`MAX_TARGET_CLASSES` values
+    (cut points from ``part``, the original released part), else None (used as classes)."""
+    if target is None or target not in part.columns:
+        return None
+    from anon_core.analysis.features import numeric_values
+
+    values = numeric_values(part[target])
+    if values is None:
+        return None
+    finite = values[np.isfinite(values)]
+    distinct = int(len(np.unique(finite)))
+    if distinct <= MAX_TARGET_CLASSES:
+        return None
+    qs = np.quantile(finite, [i / TARGET_BINS for i in range(1, TARGET_BINS)])
+    cuts = tuple(float(c) for c in np.unique(qs) if c > finite.min())
+    if not cuts:  # pragma: no cover - more than 10 distinct values always give a cut
+        return None
+    return TargetBins(str(target), cuts, distinct)
