@@ -27,6 +27,7 @@ from anon_core.validation import (
     check_int,
     check_keys,
     check_mapping,
+    check_text_encoding,
 )
 
 TOP_KEYS = {
@@ -49,8 +50,18 @@ TOP_KEYS = {
     "method",  # release method + parameters (anon_core.release.methods.config)
     "population",  # population table / size (anon_core.analysis.population_table.population_section)
     "train",  # DP-SGD training and membership inference (anon_core.training.config)
+    "acceptance",  # the officer's acceptance criteria (anon_core.services.acceptance)
 }
-MODULE_SECTIONS = ("text", "pseudonymize", "dp", "attack", "method", "population", "train")
+MODULE_SECTIONS = (
+    "text",
+    "pseudonymize",
+    "dp",
+    "attack",
+    "method",
+    "population",
+    "train",
+    "acceptance",
+)
 SEARCH_KEYS = {"min_levels", "max_levels", "exact_limit"}
 INPUT_KEYS = {"path", "separator", "encoding", "sheet"}
 ATTRIBUTE_KEYS = {"role", "hierarchy"}
@@ -94,14 +105,151 @@ class ReleaseConfig:
     formula_escape: bool = True
 
 
+#: Limits on an untrusted configuration text (see the configuration reference, "Limits").
+MAX_CONFIG_BYTES = 10 * 1024 * 1024
+#: Deepest nesting of objects and lists (a real configuration nests about 6 levels).
+MAX_CONFIG_DEPTH = 64
+#: YAML aliases (``*name``) in one configuration, and the values they may repeat in total.
+MAX_YAML_ALIASES = 100
+MAX_YAML_ALIAS_NODES = 10_000
+#: Digits of a whole number in the text (larger numbers are refused before conversion).
+MAX_NUMBER_DIGITS = 100
+#: Explicit YAML tags a configuration may use: the plain JSON-like types only.
+YAML_TAGS = frozenset(
+    f"tag:yaml.org,2002:{t}" for t in ("str", "int", "float", "bool", "null", "seq", "map")
+) | {"!"}
+_YAML_TIMESTAMP = "tag:yaml.org,2002:timestamp"
+
+
+class _Refused(Exception):
+    """A configuration text that breaks a limit (the caller adds the file name)."""
+
+
+def _line(mark: Any) -> str:
+    return f" (line {mark.line + 1})" if mark is not None else ""
+
+
 class _UniqueKeyLoader(yaml.SafeLoader):
-    """YAML loader that refuses a key given twice in one mapping (``k: 3`` then ``k: 1``)."""
+    """A SafeLoader bounded for untrusted text: plain values only (no tags beyond the JSON-like
+    types; dates stay text, as in JSON), text keys given once per mapping, at most
+    MAX_YAML_ALIASES aliases repeating MAX_YAML_ALIAS_NODES values in all, none of them into
+    itself, nesting at most MAX_CONFIG_DEPTH deep, one document."""
+
+    yaml_implicit_resolvers = {
+        first: [(tag, rx) for tag, rx in resolvers if tag != _YAML_TIMESTAMP]
+        for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+    }
+
+    def __init__(self, stream: Any) -> None:
+        super().__init__(stream)
+        self._depth = 0
+        self._aliases = 0
+        self._open: set[str] = set()
+
+    def get_single_node(self) -> Any:
+        self.get_event()  # stream start
+        document = None
+        if not self.check_event(yaml.StreamEndEvent):
+            document = self.compose_document()
+        if not self.check_event(yaml.StreamEndEvent):
+            event = self.get_event()
+            raise _Refused(
+                f"holds more than one YAML document (a second one starts at line "
+                f"{event.start_mark.line + 1}); "
+                "keep one configuration per file and remove the '---' line."
+            )
+        self.get_event()
+        if document is not None:
+            _check_alias_expansion(document)
+        return document
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        event = self.peek_event()
+        if isinstance(event, yaml.AliasEvent):
+            self._aliases += 1
+            if self._aliases > MAX_YAML_ALIASES:
+                raise _Refused(
+                    f"uses more than {MAX_YAML_ALIASES} YAML aliases (*name){_line(event.start_mark)}; "
+                    "write the values out instead of repeating them through aliases."
+                )
+            if event.anchor in self._open:
+                raise _Refused(
+                    f"has a YAML alias *{event.anchor} inside the value it names"
+                    f"{_line(event.start_mark)}, which would repeat forever; remove it."
+                )
+            return super().compose_node(parent, index)
+        tag = getattr(event, "tag", None)
+        if tag is not None and tag not in YAML_TAGS:
+            raise _Refused(
+                f"uses the YAML tag {tag.replace('tag:yaml.org,2002:', '!!')!r}{_line(event.start_mark)}; "
+                "a configuration holds plain "
+                "text, numbers, true/false, lists and mappings only: remove the tag."
+            )
+        self._depth += 1
+        if self._depth > MAX_CONFIG_DEPTH:
+            raise _Refused(
+                f"nests lists or mappings more than {MAX_CONFIG_DEPTH} levels deep"
+                f"{_line(event.start_mark)}; a configuration needs only a few levels."
+            )
+        anchor = getattr(event, "anchor", None)
+        if anchor is not None:
+            self._open.add(anchor)
+        try:
+            return super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
+            self._open.discard(anchor)  # type: ignore[arg-type]
+
+
+def _check_alias_expansion(root: yaml.Node) -> None:
+    """Refuse a document whose aliases repeat more than MAX_YAML_ALIAS_NODES values (a "billion
+    laughs"): the expanded size of every node, computed once per node, without recursion."""
+    sizes: dict[int, int] = {}
+    distinct = 0
+    stack: list[tuple[yaml.Node, bool]] = [(root, False)]
+    while stack:
+        node, children_done = stack.pop()
+        if id(node) in sizes:
+            continue
+        children = _children(node)
+        if children_done:
+            sizes[id(node)] = 1 + sum(sizes[id(c)] for c in children)
+            distinct += 1
+        else:
+            stack.append((node, True))
+            stack.extend((c, False) for c in children if id(c) not in sizes)
+    repeated = sizes[id(root)] - distinct
+    if repeated > MAX_YAML_ALIAS_NODES:
+        raise _Refused(
+            f"repeats {repeated:,} values through YAML aliases (at most {MAX_YAML_ALIAS_NODES:,}); "
+            "write the values out instead of nesting aliases."
+        )
+
+
+def _children(node: yaml.Node) -> list[yaml.Node]:
+    if isinstance(node, yaml.SequenceNode):
+        return list(node.value)
+    if isinstance(node, yaml.MappingNode):
+        return [n for pair in node.value for n in pair]
+    return []
 
 
 def _construct_unique_mapping(loader: yaml.SafeLoader, node: yaml.MappingNode, deep: bool = False):
-    seen: set[Any] = set()
+    seen: set[str] = set()
     for key_node, _ in node.value:
+        if key_node.tag == "tag:yaml.org,2002:merge":
+            continue  # '<<: *defaults' merges a mapping; its keys may be overridden here
+        if not isinstance(key_node, yaml.ScalarNode):
+            raise _Refused(
+                f"uses a list or mapping as a key{_line(key_node.start_mark)}; keys are names "
+                "(text), e.g. 'k: 5'."
+            )
         key = loader.construct_object(key_node, deep=deep)
+        if not isinstance(key, str):
+            raise _Refused(
+                f"has the key {key!r}{_line(key_node.start_mark)}, which YAML reads as "
+                f"{type(key).__name__}, not text; quote it ('{key_node.value}':) so it is a name."
+            )
         if key in seen:
             raise ConfigError(
                 f"The key {key!r} is given twice in one mapping (line {key_node.start_mark.line + 1}); "
@@ -111,9 +259,29 @@ def _construct_unique_mapping(loader: yaml.SafeLoader, node: yaml.MappingNode, d
     return loader.construct_mapping(node, deep=deep)
 
 
+def _construct_int(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> int:
+    _check_digits(node.value)
+    return loader.construct_yaml_int(node)
+
+
+def _check_digits(text: str) -> None:
+    digits = sum(ch.isalnum() for ch in text)  # 0x.., 0o.., 1_000 and 1:30 (base 60) alike
+    if digits > MAX_NUMBER_DIGITS:
+        raise _Refused(
+            f"holds a whole number of {digits:,} digits (at most {MAX_NUMBER_DIGITS}); no setting "
+            "needs a number that large: check the value."
+        )
+
+
+def _json_int(text: str) -> int:
+    _check_digits(text)
+    return int(text)
+
+
 _UniqueKeyLoader.add_constructor(
     yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_unique_mapping
 )
+_UniqueKeyLoader.add_constructor("tag:yaml.org,2002:int", _construct_int)
 
 
 def _unique_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -129,24 +297,97 @@ def _unique_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 
 def parse_config_text(text: str, name: str = "configuration", yaml_format: bool = False) -> dict:
-    """Parse JSON or YAML text into a mapping; duplicate keys and non-objects are errors."""
+    """Parse JSON or YAML text into a mapping: one clear ConfigError for duplicate keys, non-objects
+    and text beyond the limits (size, nesting, YAML aliases, tags and documents, number digits,
+    NUL characters)."""
     kind = "YAML" if yaml_format else "JSON"
+    if len(text) > MAX_CONFIG_BYTES:
+        raise ConfigError(
+            f"{name} holds {len(text):,} characters, more than the {MAX_CONFIG_BYTES // 2**20} MB a "
+            "configuration may have; keep large tables (hierarchies, populations) in files it names."
+        )
     try:
         if yaml_format:
             data = yaml.load(text, Loader=_UniqueKeyLoader)  # noqa: S506 - a SafeLoader subclass
         else:
-            data = json.loads(text, object_pairs_hook=_unique_pairs)
-    except (json.JSONDecodeError, yaml.YAMLError) as exc:
-        raise ConfigError(f"{name} is not valid {kind}: {exc}") from None
-    if not isinstance(data, dict):
-        raise ConfigError(f"{name} must hold an object at the top level.")
+            data = json.loads(text, object_pairs_hook=_unique_pairs, parse_int=_json_int)
+        if not isinstance(data, dict):
+            raise ConfigError(f"{name} must hold an object at the top level.")
+        _check_tree(data)
+    except _Refused as exc:
+        raise ConfigError(f"{name} {exc}") from None
+    except RecursionError:
+        raise ConfigError(
+            f"{name} nests lists or objects more than {MAX_CONFIG_DEPTH} levels deep; a "
+            "configuration needs only a few levels."
+        ) from None
+    except json.JSONDecodeError as exc:
+        raise ConfigError(f"{name} is not valid JSON: {exc}") from None
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"{name} is not valid YAML: {_yaml_problem(exc, text)}") from None
     return data
+
+
+def _yaml_problem(exc: yaml.YAMLError, text: str) -> str:
+    """A YAML error on one line; a tab in an indentation gets its own fix."""
+    mark = getattr(exc, "problem_mark", None)
+    if mark is not None:
+        lines = text.splitlines()
+        line = lines[mark.line] if mark.line < len(lines) else ""
+        indent = line[: len(line) - len(line.lstrip(" \t"))]
+        if "\t" in indent:
+            return (
+                f"line {mark.line + 1} is indented with a tab, and YAML forbids tabs for "
+                "indentation; indent with spaces."
+            )
+    problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+    context = getattr(exc, "context", None)
+    where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark is not None else ""
+    return f"{context + ': ' if context else ''}{problem}{where}".replace("\n", " ")
+
+
+def _check_tree(data: Any) -> None:
+    """Refuse nesting deeper than MAX_CONFIG_DEPTH and NUL characters in any key or text (no
+    path, name or label holds one), walking the parsed value without recursion."""
+    stack: list[tuple[Any, int, str]] = [(data, 1, "")]
+    while stack:
+        value, depth, where = stack.pop()
+        if depth > MAX_CONFIG_DEPTH:
+            top = where.split(".")[0].split("[")[0]
+            raise _Refused(
+                f"nests lists or objects more than {MAX_CONFIG_DEPTH} levels deep (in {top!r}); "
+                "a configuration needs only a few levels."
+            )
+        if isinstance(value, str):
+            if "\x00" in value:
+                raise _Refused(
+                    f"has a NUL character in '{where}'; no path, name or label holds one: remove it."
+                )
+        elif isinstance(value, Mapping):
+            for key, item in value.items():
+                label = f"{where}.{str(key)[:60]}" if where else str(key)[:60]
+                if isinstance(key, str) and "\x00" in key:
+                    raise _Refused(f"has a NUL character in the key {label!r}: remove it.")
+                stack.append((item, depth + 1, label))
+        elif isinstance(value, list):
+            stack.extend((item, depth + 1, f"{where}[{i}]") for i, item in enumerate(value))
 
 
 def read_config_file(path: str | Path) -> dict[str, Any]:
     path = Path(path)
+    if "\x00" in str(path):
+        raise ConfigError(
+            f"The configuration path {str(path)!r} has a NUL character; name the file without it."
+        )
     if not path.is_file():
         raise ConfigError(f"Configuration file {str(path)!r} does not exist. Check the path.")
+    size = path.stat().st_size
+    if size > MAX_CONFIG_BYTES:
+        raise ConfigError(
+            f"Configuration file {path.name} is {size / 2**20:.1f} MB, more than the "
+            f"{MAX_CONFIG_BYTES // 2**20} MB a configuration may have; keep large tables "
+            "(hierarchies, populations) in files it names."
+        )
     raw = path.read_bytes()
     if b"\x00" in raw[:4096]:
         raise ConfigError(
@@ -176,6 +417,8 @@ def parse_config(data: Mapping[str, Any], base_dir: str | Path = ".") -> Release
         if not isinstance(inp["path"], str) or not inp["path"]:
             raise ConfigError("'input.path' must be a file path.")
         input_path = Path(inp["path"]) if Path(inp["path"]).is_absolute() else base / inp["path"]
+    if inp.get("encoding") is not None:
+        check_text_encoding("input.encoding", inp["encoding"])
     attrs = check_mapping("attributes", data.get("attributes", {}))
     roles: dict[str, Role] = {}
     hspecs: dict[str, Mapping[str, Any]] = {}

@@ -375,7 +375,7 @@ def _timestamp(generated_at: datetime | None) -> str:
     return generated_at.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def _check_signoff(signoff: Mapping[str, Any] | None) -> dict[str, Any] | None:
+def check_signoff(signoff: Mapping[str, Any] | None) -> dict[str, Any] | None:
     if signoff is None:
         return None
     signoff = check_mapping("signoff", signoff)
@@ -388,6 +388,8 @@ def _check_signoff(signoff: Mapping[str, Any] | None) -> dict[str, Any] | None:
         check_choice("signoff.decision", out["decision"], DECISIONS)
     if signoff.get("date"):
         out["date"] = str(signoff["date"])
+    if signoff.get("justification"):
+        out["justification"] = str(signoff["justification"])
     return scrub_secrets(out)
 
 
@@ -470,21 +472,44 @@ def build_report(
         config, problem, result, search_result, input_file, _released_fingerprint(released)
     )
     provided = {
-        "signoff": _check_signoff(signoff),
+        "signoff": check_signoff(signoff),
         "audit": check_audit(audit),
         "pii": _provided("pii", pii),
         "dp": _provided("dp", dp),
         "ml": _provided("ml", ml),
         "chosen_by": _chosen_by(chosen_by),
     }
-    search_ms = details.pop("search_ms")
+    return assemble_report(
+        config,
+        figures,
+        details,
+        provided,
+        signing_key=signing_key,
+        generated_at=generated_at,
+        run_ms=details.pop("search_ms"),
+    )
+
+
+def assemble_report(
+    config: ReleaseConfig,
+    figures: dict[str, Any],
+    details: dict[str, Any],
+    provided: dict[str, Any],
+    *,
+    signing_key: Any = None,
+    generated_at: datetime | None = None,
+    run_ms: float | None = None,
+) -> Report:
+    """A report from its figures: the metadata (time, software, the figures' SHA-256, the inlined
+    libraries), the configuration with secrets redacted, and the Ed25519 signature over all of it
+    (``signing_key``, else the key the configuration names, else unsigned)."""
     meta = {
-        "schema": FIGURES_SCHEMA,
+        "schema": figures.get("schema", FIGURES_SCHEMA),
         "generated_at": _timestamp(generated_at),
         "software": _software(),
         "figures_sha256": figures_sha256(figures),
         # A run time is not reproducible: left out in reproducible mode (SOURCE_DATE_EPOCH set).
-        "search_ms": None if os.environ.get("SOURCE_DATE_EPOCH") else search_ms,
+        "search_ms": None if os.environ.get("SOURCE_DATE_EPOCH") else run_ms,
         "libraries": embedded_libraries(),  # what the HTML page inlines (signed, checked by verify)
     }
     embedded_config = scrub_config(config.raw)

@@ -35,7 +35,7 @@ SECRET_FIELD = re.compile(
 #: Fields that name where a secret lives (an environment variable), not the secret itself.
 SECRET_REFERENCE = re.compile(r"_env$", re.IGNORECASE)
 DECISIONS = ("approve", "reject")
-SIGNOFF_KEYS = {"name", "role", "decision", "comments", "date"}
+SIGNOFF_KEYS = {"name", "role", "decision", "comments", "date", "justification"}
 #: Formats whose released file verify() regenerates byte for byte.
 REGENERATED_FORMATS = (".csv", ".tsv", ".json", ".xlsx")
 SHOWN_LABELS = 40  # generalized labels listed per QI in the rendered report

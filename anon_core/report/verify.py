@@ -80,8 +80,14 @@ def _short(x: Any) -> str:
 
 
 def _regenerate(frame: pd.DataFrame, suffix: str, formula_escape: bool) -> bytes:
-    """The released file's bytes as the CLI writes them (the same writer, in memory)."""
-    return table_bytes(frame, output_format(f"released{suffix}"), formula_escape=formula_escape)
+    """The released file's bytes as the CLI writes them (the same writer, in memory; CSV/TSV
+    column names escaped like cells, as engines.base.write_frame writes them)."""
+    from anon_core.release.engines.base import escape_names
+
+    fmt = output_format(f"released{suffix}")
+    if fmt in {"csv", "tsv"}:
+        frame = escape_names(frame, formula_escape)
+    return table_bytes(frame, fmt, formula_escape=formula_escape)
 
 
 @dataclass(frozen=True)
@@ -303,6 +309,47 @@ def _installed(dist: str) -> str | None:
         return None
 
 
+def _malformed(embedded: Mapping[str, Any]) -> str | None:
+    """What makes the embedded blocks unusable (edited into other shapes), else None."""
+    kinds: dict[str, type | tuple[type, ...]] = {
+        "figures": dict,
+        "config": dict,
+        "meta": dict,
+        "provided": dict,
+        "details": dict,
+    }
+    for name, kind in kinds.items():
+        if name in embedded and not isinstance(embedded[name], kind):
+            return f"report: its embedded {name} block is not a JSON object: the report was edited"
+    f = embedded["figures"]
+    shapes = [
+        ("figures.transformation", f.get("transformation") or {}, dict),
+        (
+            "figures.transformation.selection",
+            (f.get("transformation") or {}).get("selection", {}),
+            dict,
+        ),
+        ("figures.input", f.get("input") or {}, dict),
+        ("figures.output", f.get("output") or {}, dict),
+        ("meta.signature", (embedded.get("meta") or {}).get("signature"), (dict, type(None))),
+        ("meta.software", (embedded.get("meta") or {}).get("software", {}), dict),
+        ("provided.signoff", (embedded.get("provided") or {}).get("signoff"), (dict, type(None))),
+        ("provided.audit", (embedded.get("provided") or {}).get("audit"), (list, type(None))),
+    ]
+    for where, value, kind in shapes:
+        if not isinstance(value, kind):
+            return (
+                f"report: its {where} has the wrong shape ({_short(value)}): the report was edited"
+            )
+    for side in ("input", "output"):
+        file = (f.get(side) or {}).get("file")
+        if file is not None and not (
+            isinstance(file, dict) and isinstance(file.get("sha256"), str)
+        ):
+            return f"report: its figures.{side}.file has the wrong shape ({_short(file)}): the report was edited"
+    return None
+
+
 def _software_notes(meta: Mapping[str, Any]) -> list[str]:
     """The software the report names that differs from this machine's (informational)."""
     import platform
@@ -405,11 +452,13 @@ def verify_report(
         raise ConfigError(
             "Give either --public-key (check the signature) or --no-signature (do not check it), not both."
         )
-    key = (
-        None if public_key is None else load_public_key(public_key)
-    )  # bad key: fail before the re-run
+    # a bad key fails (one line) before the re-run
+    key = None if public_key is None else load_public_key(public_key)
     report_path = Path(report_path)
     embedded = read_report(report_path)
+    malformed = _malformed(embedded)
+    if malformed:
+        return VerifyResult((malformed,), (), "not checked", "invalid")
     figures = embedded["figures"]
     differences: list[str] = []
     notes: list[str] = []

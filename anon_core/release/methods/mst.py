@@ -29,7 +29,7 @@ from __future__ import annotations
 import contextlib
 import itertools
 import math
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 import numpy as np
@@ -50,7 +50,9 @@ from anon_core.release.methods.registry import (
     Progress,
     ReleaseMethod,
     register_method,
+    release_rows,
     report,
+    rows_params,
 )
 
 __all__ = [
@@ -70,13 +72,14 @@ DP_PARAMS = (
         "bins", "int", 16, "bins per numeric column (equal width over its bounds)", 2, 1000
     ),
     MethodParam("iters", "int", 1000, "Private-PGM estimation iterations", 50, 100000),
-    MethodParam("rows", "int", None, "rows to release (default: the model's noisy total)", 1),
+    rows_params("the model's noisy total")[0],
     MethodParam(
         "domains",
         "mapping",
         None,
         "per column: a list of categories or {min, max[, bins, integer]}",
     ),
+    rows_params("the model's noisy total")[1],  # force_rows (last: AIM slices the tuple)
 )
 
 
@@ -156,12 +159,13 @@ def fit_and_sample(
     sizes: Mapping[str, int],
     measurements: list[tuple[tuple[str, ...], np.ndarray, float, np.ndarray | None]],
     iters: int,
-    rows: int | None,
+    rows: Callable[[float], int],
     seed: int | None,
     progress: Progress | None,
     start: float,
 ) -> dict[str, np.ndarray]:
-    """Private-PGM estimation from (clique, noisy vector, std, query weights) and sampled codes."""
+    """Private-PGM estimation from (clique, noisy vector, std, query weights) and sampled codes;
+    ``rows(noisy total)`` says how many rows to sample."""
     jax_x64()
     import mbi
     from mbi.estimation import MirrorDescent
@@ -187,7 +191,7 @@ def fit_and_sample(
         report(progress, start + (0.95 - start) * done[0] / blocks, "Private-PGM estimation")
 
     model = MirrorDescent().estimate(domain, linear, iters=iters, callback_fn=callback)
-    n = rows if rows is not None else max(1, int(round(float(model.total))))
+    n = rows(float(model.total))
     with numpy_seed(seed):
         data = model.synthetic_data(rows=n)
     return {c: np.asarray(data.data[c], dtype=np.int64) for c in columns}
@@ -241,6 +245,7 @@ class MarginalSynthesizer(ReleaseMethod):
     kinds, the optional dependencies and the budget check. Not registered itself."""
 
     accepts = frozenset({"numeric", "categorical", "date", "text"})
+    synthetic = True
     randomized = True
     guarantee = "(epsilon, delta)-DP"
     protects = (
@@ -272,6 +277,7 @@ class Mst(MarginalSynthesizer):
         progress: Progress | None = None,
     ) -> MethodOutput:
         p = self.parameters
+        release_rows(self, len(frame))  # a 'rows' beyond the bound fails before any measurement
         domains = resolve_domains(frame, context, p["domains"], int(p["bins"]))
         codes, dropped = encode_table(frame, domains)
         rng = np.random.default_rng(random_state) if random_state is not None else None
@@ -303,10 +309,10 @@ class Mst(MarginalSynthesizer):
                 measurements.append(((a, b), y, std2, None))
         report(progress, 0.2, "MST: Private-PGM estimation")
         seed = None if rng is None else int(rng.integers(2**31 - 1))
-        rows = None if p["rows"] is None else int(p["rows"])
         sampled = fit_and_sample(
-            small, sizes, measurements, int(p["iters"]), rows, seed, progress, 0.2
-        )
+            small, sizes, measurements, int(p["iters"]),
+            lambda total: release_rows(self, len(frame), total), seed, progress, 0.2,
+        )  # fmt: skip
         draw = rng if rng is not None else np.random.default_rng()
         full = {}
         for c in columns:  # undo the compression: a "rare" cell becomes one merged value

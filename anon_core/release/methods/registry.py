@@ -13,6 +13,7 @@ Identifier columns are never released: callers drop them before calling a method
 from __future__ import annotations
 
 import importlib.util
+import math
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -145,6 +146,9 @@ class ReleaseMethod(ABC):
     does_not_protect: ClassVar[str]  # one line, shown on the Compare page
     extra: ClassVar[str | None] = None  # optional-dependency extra it needs ("synthetic")
     reproducible: ClassVar[bool] = True  # False where a library is not bit-reproducible
+    #: True for methods whose rows are generated, not the input's records transformed (class-based
+    #: risk is then not defined: a class of synthetic rows is not a group of people).
+    synthetic: ClassVar[bool] = False
     #: Modules the method imports lazily (checked by :func:`method_available`).
     requires: ClassVar[tuple[str, ...]] = ()
 
@@ -297,6 +301,67 @@ def select_columns(
     return chosen
 
 
+#: A generating method (synthetic data) releases at most this many rows per input row, unless
+#: its configuration says ``force_rows: true``; and never more than MAX_ROWS.
+MAX_ROWS_FACTOR = 10
+MAX_ROWS = 100_000_000
+
+
+def rows_params(default_help: str) -> tuple[MethodParam, MethodParam]:
+    """The ``rows`` and ``force_rows`` parameters every generating method declares."""
+    return (
+        MethodParam(
+            "rows",
+            "int",
+            None,
+            f"rows to release (default: {default_help}; at most {MAX_ROWS_FACTOR}x the input "
+            "unless force_rows)",
+            1,
+            MAX_ROWS,
+        ),
+        MethodParam(
+            "force_rows",
+            "bool",
+            False,
+            f"allow 'rows' beyond {MAX_ROWS_FACTOR}x the input's rows (up to {MAX_ROWS:,})",
+        ),
+    )
+
+
+def release_rows(method: ReleaseMethod, n_input: int, model_total: float | None = None) -> int:
+    """The number of rows a generating method releases: its ``rows`` parameter, else the model's
+    noisy total (``model_total``, DP synthesizers), else as many as the input. ConfigError when
+    that is more than MAX_ROWS_FACTOR x ``n_input`` without ``force_rows: true``, or above
+    MAX_ROWS (sampling that many rows would not finish)."""
+    p = method.parameters
+    limit = MAX_ROWS_FACTOR * max(int(n_input), 1)
+    if p.get("rows") is not None:
+        n = int(p["rows"])
+        said = f"'rows' is {n:,}"
+    elif model_total is not None:
+        total = float(model_total)
+        if not math.isfinite(total):
+            raise ConfigError(
+                f"Method {method.name!r}: the model's noisy total is not a number; give 'rows'."
+            )
+        n = max(1, int(round(min(total, MAX_ROWS + 1.0))))
+        said = f"the model's noisy total is {n:,} rows (a very small epsilon makes it very noisy)"
+    else:
+        return int(n_input)
+    if n > MAX_ROWS:
+        raise ConfigError(
+            f"Method {method.name!r}: {said}, more than the {MAX_ROWS:,} rows a method may "
+            "generate; give a smaller 'rows'."
+        )
+    if n > limit and not p.get("force_rows", False):
+        raise ConfigError(
+            f"Method {method.name!r}: {said}, more than {MAX_ROWS_FACTOR}x the input's "
+            f"{int(n_input):,} rows; give 'rows' up to {limit:,}, or add 'force_rows: true' to the "
+            "method section to generate that many on purpose."
+        )
+    return n
+
+
 def report(progress: Progress | None, fraction: float, message: str) -> None:
     """Call a progress callback if one was given."""
     if progress is not None:
@@ -317,6 +382,8 @@ __all__ = [
     "make_method",
     "method_available",
     "register_method",
+    "release_rows",
     "report",
+    "rows_params",
     "select_columns",
 ]

@@ -44,7 +44,9 @@ from anon_core.release.methods.registry import (
     Progress,
     ReleaseMethod,
     register_method,
+    release_rows,
     report,
+    rows_params,
 )
 
 __all__ = ["CtganSynthesizer", "GaussianCopulaSynthesizer", "quiet_sdv", "sdv_metadata"]
@@ -119,6 +121,7 @@ class _SdvMethod(ReleaseMethod):
     """Fit an SDV single-table synthesizer and sample a table of the input's schema."""
 
     accepts = frozenset({"numeric", "categorical", "date", "text"})
+    synthetic = True
     randomized = True
     guarantee = "none"
     extra = "synthetic"
@@ -145,7 +148,7 @@ class _SdvMethod(ReleaseMethod):
             raise ConfigError(
                 f"Method {self.name!r} needs at least 2 rows to fit, got {len(frame)}."
             )
-        rows = len(frame) if self.parameters["rows"] is None else int(self.parameters["rows"])
+        rows = release_rows(self, len(frame))  # bounded before the (long) fit
         data = _prepare(frame, context)
         report(progress, 0.0, f"{self.label}: fitting")
         with quiet_sdv():
@@ -179,7 +182,7 @@ class _SdvMethod(ReleaseMethod):
         return MethodOutput(table, self.guarantee, details)
 
 
-_ROWS = MethodParam("rows", "int", None, "rows to release (default: as many as the input)", 1)
+_ROWS = rows_params("as many as the input")
 
 
 @register_method
@@ -194,7 +197,7 @@ class GaussianCopulaSynthesizer(_SdvMethod):
             "marginal distribution of numeric columns",
             choices=("norm", "beta", "truncnorm", "uniform", "gamma", "gaussian_kde"),
         ),
-        _ROWS,
+        *_ROWS,
     )
     protects = (
         "The link between released rows and real people: no row is a real record by construction."
@@ -213,7 +216,7 @@ class CtganSynthesizer(_SdvMethod):
     params = (
         MethodParam("epochs", "int", 3, "training epochs (more: better fit, longer)", 1, 10000),
         MethodParam("batch_size", "int", 500, "training batch size (a multiple of 10)", 10, 100000),
-        _ROWS,
+        *_ROWS,
     )
     protects = (
         "The link between released rows and real people: rows are sampled from a trained GAN."

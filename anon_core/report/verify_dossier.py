@@ -1,0 +1,130 @@
+"""Verifying a release dossier (any method): re-run what can be re-run, recompute what cannot.
+
+* A bit-reproducible method (generalization, Mondrian, MDAV, noise, swapping, PRAM, MST, ...): the
+  session releases again with the recorded method, parameters, seed and scope; the released
+  table's SHA-256, every evidence figure and the verdict must be the same.
+* A method that is not bit-reproducible (CTGAN): its dossier covers the released part only, so
+  the released file itself is what was attacked. ``--released FILE`` is required: the file's
+  bytes must hash as recorded, and the evidence recomputed from that file with the recorded seeds
+  must give the same figures and verdict.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from anon_core.config import ReleaseConfig
+from anon_core.data.io import output_format
+from anon_core.report.dossier import dossier_figures
+from anon_core.services.release import Rehearsal, Release, read_back
+from anon_core.services.session import Session
+
+
+def _release_from_file(
+    path: Path, recorded: Mapping[str, Any], session: Session, differences: list[str]
+) -> Release | None:
+    if output_format(path) not in ("csv", "tsv"):
+        differences.append(
+            f"released file: {path.name} is not CSV; a release that is not bit-reproducible is "
+            "verified from its CSV file (write it with -o FILE.csv)"
+        )
+        return None
+    data = path.read_bytes()
+    if output_format(path) == "tsv":
+        differences.append("released file: give the CSV release (the TSV cannot be read back here)")
+        return None
+    frame, config = session.prepared()
+    from anon_core.release.methods.registry import drop_identifiers
+
+    like = drop_identifiers(frame, config.roles)
+    table = read_back(data, like, unescape=True)
+    rel = recorded["release"]
+    return Release(
+        table=table,
+        method=rel["method"],
+        label=rel["label"],
+        parameters=rel["parameters"],
+        random_state=int(rel["random_state"]),
+        guarantee=rel["guarantee"],
+        synthetic=bool(rel["synthetic"]),
+        reproducible=bool(rel["reproducible"]),
+        input_sha256=session.input_sha256,
+        rehearsal=Rehearsal(
+            float(rel["rehearsal"]["control_fraction"]),
+            int(rel["rehearsal"]["random_state"]),
+            int(rel["rehearsal"]["released_part"]),
+            int(rel["rehearsal"]["control"]),
+            str(rel["rehearsal"]["scope"]),
+        ),
+        details=rel.get("details") or {},
+    )
+
+
+def verify_dossier(
+    config: ReleaseConfig,
+    figures: Mapping[str, Any],
+    released_path: str | Path | None,
+    differences: list[str],
+    notes: list[str],
+) -> str:
+    """Re-check a dossier's figures; returns what was found of the released file."""
+    session = Session(config)
+    rel = figures["release"]
+    options = (figures.get("evidence") or {}).get("options") or {}
+    recorded_file = (figures.get("output") or {}).get("file")
+    release_status = "not checked"
+    if released_path is not None:
+        from anon_core.report.verify import _check_released
+
+        release_status = _check_released(Path(released_path), figures, differences)
+        if release_status != "matches":
+            return release_status
+    if session.input_sha256 != rel["input_sha256"]:
+        differences.append(
+            f"input: its SHA-256 is {session.input_sha256}, the dossier records "
+            f"{rel['input_sha256']}: the input file changed"
+        )
+    if rel["reproducible"]:
+        release = session.release(rel["method"], scope=rel["rehearsal"]["scope"])
+        if release.output_sha256 != rel["output_sha256"]:
+            differences.append(
+                "re-run: the released table differs from the dossier's (SHA-256 "
+                f"{release.output_sha256} instead of {rel['output_sha256']})"
+            )
+    else:
+        if released_path is None:
+            differences.append(
+                f"released file: {rel['method']} is not bit-reproducible, so its dossier is "
+                "verified from the released file: give --released FILE"
+            )
+            return release_status
+        release = _release_from_file(Path(released_path), figures, session, differences)
+        if release is None:
+            return release_status
+        if release.output_sha256 != rel["output_sha256"]:
+            differences.append(
+                "released file: read back, its table does not hash as the dossier records "
+                f"({release.output_sha256} instead of {rel['output_sha256']})"
+            )
+        notes.append(
+            f"{rel['method']} is not bit-reproducible: the evidence was recomputed from the "
+            "released file with the recorded seeds"
+        )
+    evidence = session.evidence(
+        release,
+        n_attacks=options.get("n_attacks"),
+        utility=bool(options.get("utility", True)),
+        utility_models=tuple(options.get("utility_models") or ("logistic_regression",)),
+        target=options.get("target"),
+    )
+    verdict = session.verdict(evidence)
+    name = (figures.get("input") or {}).get("file", {}).get("name")
+    again = dossier_figures(release, evidence, verdict, name, len(session.frame))
+    if recorded_file is not None:
+        again["output"]["file"] = recorded_file
+    from anon_core.report.verify import _diff
+
+    _diff(dict(figures), again, "", differences)
+    return release_status
