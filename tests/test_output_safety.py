@@ -520,3 +520,13 @@ def test_spark_csv_writer_escapes_headers(tmp_path, capsys):
     assert main(args) == 0, capsys.readouterr().err
     assert _header(out) == ["'=cmd|' /C calc'!A0", "'+SUM(1)", "'@x"]
     assert not _temps(folder)
+
+
+def test_verify_regenerates_an_escaped_header_byte_for_byte(tmp_path, monkeypatch, capsys):
+    folder = _header_case(tmp_path)
+    monkeypatch.chdir(folder)
+    assert main(["anonymize", "c.json", "-o", "out.csv", "--report", "r.html"]) == 0
+    assert _header(folder / "out.csv")[0] == "'=cmd|' /C calc'!A0"
+    capsys.readouterr()
+    assert main(["verify", "c.json", "r.html", "--released", "out.csv"]) == 0
+    assert json.loads(capsys.readouterr().out)["release_file"] == "matches"
