@@ -374,9 +374,17 @@ def _dp_page():
 @needs_torch
 def test_page_trains_with_a_progress_bar_and_draws_both_charts():
     at = _dp_page()
-    assert any("About" in c.value and "models" in c.value for c in at.caption)  # time estimate
     at.multiselect(key="dpsgd_epsilons").set_value([1.0, math.inf]).run()
     at.slider(key="dpsgd_epochs").set_value(1).run()
+    # the time estimate is measured on request (a calibration run), said as a range; the
+    # private number of records is never printed, only the share used for training
+    assert any("not measured yet" in c.value for c in at.caption)
+    at.button(key="estimate_dpsgd").click().run()
+    assert any(
+        "about" in c.value and "timed on" in c.value and "70% of the rows" in c.value
+        for c in at.caption
+    ), [c.value for c in at.caption]
+    assert not any("training records" in c.value for c in at.caption)
     at.button(key="dpsgd_run").click().run()
     assert not at.exception, at.exception
     assert not at.error, [e.value for e in at.error]

@@ -1,6 +1,13 @@
 """Long work in the dashboard: a time estimate before it starts, and a cancel button while it runs.
 
-The estimate is a simple cost model, not a promise: machine-learning utility costs about
+Estimates are **measured** (:func:`measured_estimate`): a button times a small calibration run on
+this machine and this data (a 2-5 % sample, one epoch) and ``anon_core.estimate`` extrapolates it
+by the algorithm's complexity to a range ("about 2–4 min"); nothing is timed on a page visit.
+While the work runs, :func:`eta_progress` turns its progress into the time left. The fixed
+per-row model below (:func:`ml_seconds`, :func:`report_seconds`) is what pages showed before;
+it was 10-40 times too low on a busy two-core server and is kept only until those pages measure.
+
+The old estimate is a simple cost model, not a promise: machine-learning utility costs about
 ``rows x (folds - 1) x 2 tables x per-row cost of each model``, with per-row costs measured on
 Adult (30,162 rows) on the development machine (2 cores, scikit-learn, CPU time): logistic
 regression about 80 us and a 100-tree random forest about 160 us per trained row, plus about a
@@ -9,8 +16,15 @@ second of fixed cost. A busy machine takes longer; the estimate only says "secon
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
 import pandas as pd
 import streamlit as st
+
+from anon_core.errors import AnonError
+from anon_core.estimate import Estimate, describe, describe_range, extrapolate, measure, remaining
 
 #: CPU seconds per trained row, per model (measured on Adult, see the module docstring).
 ML_ROW_SECONDS = {"logistic_regression": 80e-6, "random_forest": 160e-6}
@@ -55,3 +69,100 @@ def cancel_button(key: str, label: str = "⏹️ Cancel") -> bool:
     Streamlit stop the run at its next progress update (between folds or models) and rerun the
     page, where this returns True so the page can say the run was cancelled."""
     return st.button(label, key=key, help="Stops the run after the current step.")
+
+
+# --------------------------------------------------------------------------- measured estimates
+ESTIMATES_KEY = "_estimates"
+
+
+def measured_estimate(
+    kind: str,
+    key: str,
+    calibrate: Callable[[], Estimate | None],
+    label: str = "⏱️ Measure how long it takes",
+) -> Estimate | None:
+    """The estimate of ``kind`` for the settings fingerprint ``key``, measured in this session, or
+    None. Only a click on the button measures (``calibrate()``: a small timed run), never a visit;
+    a change of settings (another ``key``) shows the button again."""
+    store: dict = st.session_state.setdefault(ESTIMATES_KEY, {})
+    found = store.get((kind, key))
+    if found is None and st.button(
+        label,
+        key=f"estimate_{kind}",
+        help="Times a small calibration run on this machine and extrapolates it (a few seconds).",
+    ):
+        with st.spinner("Timing a small calibration run…"):
+            try:
+                found = calibrate()
+            except AnonError as exc:
+                st.warning(f"The time could not be measured: {exc}", icon="⏱️")
+                found = None
+        if found is not None:
+            store[(kind, key)] = found
+    return found
+
+
+def estimate_text(estimate: Estimate | None) -> str:
+    """'Time: about 2–4 min (one epoch timed on 4 % of the rows).' or a pointer to the button."""
+    if estimate is None:
+        return "Time: not measured yet (the button times a small calibration run)."
+    basis = f" ({estimate.basis})" if estimate.basis else ""
+    return f"Time: {describe_range(estimate.low, estimate.high)}{basis}."
+
+
+def eta_progress(bar: Any, clock: Callable[[], float] = time.perf_counter):
+    """A progress callback ``(fraction, message)`` for ``bar`` that adds the time left, measured
+    from the run so far (shown once 3 % is done)."""
+    start = clock()
+
+    def update(fraction: float, message: str) -> None:
+        fraction = min(max(float(fraction), 0.0), 1.0)
+        left = remaining(clock() - start, fraction) if fraction >= 0.03 else None
+        text = message if left is None else f"{message} · about {describe(left)} left"
+        bar.progress(fraction, text=text)
+
+    return update
+
+
+def calibration_sizes(n: int, share: float = 0.02, minimum: int = 200) -> list[int]:
+    """Two calibration sizes: ``share`` of ``n`` (at least ``minimum``) and twice that, below n."""
+    first = min(max(int(n * share), minimum), n)
+    second = min(2 * first, n)
+    return sorted({first, second})
+
+
+#: Complexity of each model's training in the number of rows (trees: about n log n).
+ML_EXPONENT = {"logistic_regression": 1.0, "random_forest": 1.1}
+
+
+def calibrate_ml(
+    original: pd.DataFrame,
+    released: pd.DataFrame,
+    target: str,
+    folds: int,
+    models: Sequence[str],
+    model_params: Mapping[str, Mapping[str, Any]] | None = None,
+) -> Estimate:
+    """Time :func:`anon_core.analysis.ml_utility.ml_utility` on two small row samples of both
+    tables (2 % and 4 %, at least 200 rows), per model, and extrapolate to all rows."""
+    from anon_core.analysis.ml_utility import ml_utility
+
+    n = len(original)
+    sizes = calibration_sizes(n)
+    share = len(released) / max(n, 1)
+    low = high = central = 0.0
+    for model in models:
+
+        def run(m: int, model: str = model) -> None:
+            ml_utility(
+                original.sample(m, random_state=0),
+                released.sample(min(max(int(m * share), folds * 2), len(released)), random_state=0),
+                target,
+                models=[model],
+                cv=folds,
+                model_params=model_params,
+            )
+
+        est = extrapolate(measure(run, sizes), n, ML_EXPONENT.get(model, 1.1))
+        low, high, central = low + est.low, high + est.high, central + est.seconds
+    return Estimate(central, low, high, f"timed on {sizes[-1] / max(n, 1):.0%} of the rows")

@@ -6,6 +6,7 @@ charts against epsilon with the other releases as references."""
 from __future__ import annotations
 
 import math
+import time
 import warnings
 
 import numpy as np
@@ -18,17 +19,24 @@ from anon_core.data.dataset import Role
 from anon_core.data.io import ColumnKind, infer_kind
 from anon_core.dp import DP_MODELS, dp_ml_curve
 from anon_core.errors import PrivacyWarning
+from anon_core.estimate import Estimate, fit, measure
 from anon_core.training import (
     DEFAULT_CURVE_EPSILONS,
     INSTALL_HINT,
     MODEL_ATTACKS,
     TrainingCurve,
     advantage_bound,
-    estimate_seconds,
     parse_train_section,
     synthetic_release,
     training_available,
     training_curve,
+)
+from ui.long_work import (
+    calibration_sizes,
+    cancel_button,
+    estimate_text,
+    eta_progress,
+    measured_estimate,
 )
 from ui.widgets import CHART_MARGIN, current_result, explain, friendly_errors, problem
 
@@ -138,6 +146,67 @@ def advantage_chart(curve: TrainingCurve, attack: str = "loss") -> go.Figure:
     return fig
 
 
+#: Plain (non-private) training steps cost about this share of DP-SGD steps (per-example
+#: gradients, clipping and noise are the difference; benchmarks/bench_dp_training.py).
+PLAIN_STEP_SHARE = 0.12
+SPREAD = 1.5
+
+
+def calibrate_dpsgd(
+    frame: pd.DataFrame,
+    raw: dict,
+    epsilons: list[float],
+    seeds: int,
+    references: int,
+) -> Estimate:
+    """Measure what a DP-SGD run will take, in two parts.
+
+    * The accountant's noise calibration at the run's own settings (sample rate, epochs, each
+      finite epsilon): timed as is, and cached, so the run itself reuses it.
+    * Training and attacks: one epoch on two small samples of the rows (2 % and 4 %, at least two
+      batches; each sample run once untimed first, for imports and its own noise calibration),
+      fitted as ``fixed + per_row * rows`` and extrapolated to ``rows * epochs`` per model; plain
+      models and references at :data:`PLAIN_STEP_SHARE` of that, times the seeds.
+    """
+    from anon_core.training.curves import training_rows
+    from anon_core.training.dpsgd import default_delta, noise_multiplier_for
+
+    n = len(frame)
+    config = parse_train_section(raw)
+    finite = [float(e) for e in epsilons if math.isfinite(float(e))]
+    one_epoch = parse_train_section({**raw, "epochs": 1, "seeds": 1})
+    least = math.ceil(2 * int(raw["batch_size"]) / (1 - one_epoch.test_size))
+    sizes = calibration_sizes(n, minimum=least)
+
+    def run(m: int) -> None:
+        training_curve(
+            frame.sample(m, random_state=0), one_epoch, epsilons=[(finite or [1.0])[0]], seeds=1
+        )
+
+    for m in sizes:  # warm-up, not timed
+        run(m)
+    fixed, per_row = fit(measure(run, sizes))
+    epochs = config.settings.epochs
+    n_train = len(training_rows(frame, config))
+    sample_rate = 1.0 / math.ceil(n_train / config.settings.batch_size)
+    start = time.perf_counter()
+    for e in finite:
+        noise_multiplier_for(
+            e, default_delta(n_train), sample_rate, epochs, config.settings.accountant
+        )
+    accountant = time.perf_counter() - start
+    per_model = fixed + per_row * n * epochs
+    private = len(finite)
+    plain = len(epsilons) - private + references
+    central = seeds * (private + plain * PLAIN_STEP_SHARE) * per_model + accountant
+    return Estimate(
+        central,
+        central / SPREAD,
+        central * SPREAD,
+        f"one epoch timed on {sizes[-1] / n:.0%} of the rows",
+    )
+
+
 def dpsgd_section(ws) -> None:
     """The DP-SGD part of the page (draws its own header)."""
     st.subheader("🧠 Train a neural network with DP-SGD (Opacus)")
@@ -200,26 +269,38 @@ def dpsgd_section(ws) -> None:
     if not features or not grid:
         st.caption("Choose at least one feature and one ε.")
         return
-    config = parse_train_section(
-        {
-            "target": target,
-            "epsilon": 1.0,
-            "features": features,
-            "model": model,
-            "epochs": epochs,
-            "batch_size": batch,
-            "accountant": accountant,
-            "seeds": seeds,
-        }
-    )
-    n = int(ws.frame[target].notna().sum())
+    raw = {
+        "target": target,
+        "epsilon": 1.0,
+        "features": features,
+        "model": model,
+        "epochs": epochs,
+        "batch_size": batch,
+        "accountant": accountant,
+        "seeds": seeds,
+    }
+    config = parse_train_section(raw)
     refs = int(use_k) + int(use_synth)
-    seconds = estimate_seconds(n, config, grid, seeds, refs)
-    st.caption(
-        f"⏱️ About {seconds:.0f} s on this machine: {len(grid) * seeds + refs * seeds} models, "
-        f"{epochs} epoch(s) each, on {int(n * (1 - config.test_size))} training records."
+    # The estimate is measured on request (never on a visit): one epoch on a small sample.
+    # The number of records stays private: the caption gives only the share used for training.
+    settings = repr((ws.frame_hash, sorted(raw.items(), key=str), sorted(map(float, grid)), refs))
+    estimate = measured_estimate(
+        "dpsgd",
+        settings,
+        lambda: calibrate_dpsgd(ws.frame[columns], raw, grid, seeds, refs),
     )
-    if st.button("▶️ Train and attack", type="primary", key="dpsgd_run"):
+    work = (
+        f"{len(grid) * seeds + refs * seeds} models, {epochs} epoch(s) each, trained on "
+        f"{1 - config.test_size:.0%} of the rows"
+    )
+    st.caption(f"⏱️ {work}. {estimate_text(estimate)}")
+    run_col, cancel_col = st.columns([3, 1])
+    start = run_col.button("▶️ Train and attack", type="primary", key="dpsgd_run")
+    with cancel_col:
+        stopped = cancel_button("dpsgd_cancel")
+    if stopped and not start:
+        st.info("Training cancelled.", icon="⏹️")
+    if start:
         with friendly_errors():
             original = ws.frame[columns]
             references: dict = {}
@@ -240,7 +321,7 @@ def dpsgd_section(ws) -> None:
                 epsilons=grid,
                 seeds=seeds,
                 references=references,
-                progress=lambda f, m: bar.progress(min(max(f, 0.0), 1.0), text=m),
+                progress=eta_progress(bar),
             )
             bar.empty()
     curve = st.session_state.get(CURVE_KEY)
