@@ -266,23 +266,73 @@ def _attacks() -> list[str]:
     return out
 
 
+def _acceptance() -> list[str]:
+    from anon_core.services.acceptance import BOUNDS, DEFAULT_CRITERIA
+    from anon_core.services.evidence import EXPLAIN
+
+    defaults = {c.figure: c for c in DEFAULT_CRITERIA}
+    out = [
+        "## Acceptance criteria",
+        "",
+        'The `acceptance` section: `{FIGURE: {"max": x, "min": y, "bound": ..., "source": ...}}`,',
+        "thresholds on the evidence figures of a release, judged into one verdict. `bound` says which",
+        "end of the figure's interval is checked: " + ", ".join(f"`{b}`" for b in BOUNDS) + ".",
+        "Without the section the defaults below apply; a default whose figure is not defined for a",
+        "release is *not applicable*, while a criterion you write whose figure was not measured fails.",
+        "",
+    ]
+
+    def threshold(name: str) -> str:
+        c = defaults.get(name)
+        if c is None:
+            return ""
+        parts = []
+        if c.maximum is not None:
+            parts.append(f"≤ {c.maximum:g}")
+        if c.minimum is not None:
+            parts.append(f"≥ {c.minimum:g}")
+        return " and ".join(parts) + ("" if c.bound == "value" else f" ({c.bound} end)")
+
+    names = list(EXPLAIN) + [n for n in defaults if n not in EXPLAIN]
+    out += _table(
+        ["figure", "what it is", "default criterion", "source of the default"],
+        (
+            (
+                f"`{name}`",
+                EXPLAIN.get(name, ""),
+                threshold(name),
+                defaults[name].source if name in defaults else "",
+            )
+            for name in names
+        ),
+    )
+    return out
+
+
 def render_configuration() -> str:
     """The configuration reference page (Markdown)."""
     lines = [
         _HEADER.format(
             command=REGENERATE,
             source="the registries in anon_core/privacy/models.py, anon_core/quality/metrics.py, "
-            "anon_core/release/methods/registry.py and anon_core/attacks/registry.py",
+            "anon_core/release/methods/registry.py and anon_core/attacks/registry.py, and the "
+            "acceptance criteria in anon_core/services/acceptance.py",
         ),
         "# Configuration reference",
         "",
         "Every privacy model, quality metric, release method and attack the configuration accepts,",
-        "with its parameters, as the registries declare them. The layout of the configuration file",
+        "with its parameters, and the acceptance criteria, as the code declares them. The layout of the configuration file",
         "itself (input, attributes, hierarchies, output and the other sections) is described in",
         "[The configuration file](config-file.md).",
         "",
     ]
-    for section in (_privacy_models(), _quality_metrics(), _release_methods(), _attacks()):
+    for section in (
+        _privacy_models(),
+        _quality_metrics(),
+        _release_methods(),
+        _attacks(),
+        _acceptance(),
+    ):
         lines += section + [""]
     return "\n".join(lines).rstrip("\n") + "\n"
 
@@ -330,6 +380,34 @@ def render_cli() -> str:
     for name, sub in commands:
         lines += ["", f"## anon-core {name}", "", "```text", sub.format_help().rstrip(), "```"]
     return "\n".join(lines) + "\n"
+
+
+# ----------------------------------------------------------------------------- hand-written page
+#: The hand-written page describing the configuration file's fields.
+CONFIG_FILE_PAGE = Path("docs/reference/config-file.md")
+
+
+def undocumented_config_keys(root: Path = ROOT) -> list[str]:
+    """Configuration fields the parser accepts that the configuration-file page never names.
+
+    That page is written by hand; this keeps it from missing a field the parser gained."""
+    from anon_core import config
+
+    text = (root / CONFIG_FILE_PAGE).read_text(encoding="utf-8")
+    missing = [k for k in sorted(config.TOP_KEYS) if f"`{k}" not in text]
+    for section, keys in (
+        ("input", config.INPUT_KEYS),
+        ("search", config.SEARCH_KEYS),
+        ("output", config.OUTPUT_KEYS),
+        ("attributes.NAME", config.ATTRIBUTE_KEYS),
+        ("engine_options", config.ENGINE_OPTION_KEYS),
+    ):
+        missing += [
+            f"{section}.{k}"
+            for k in sorted(keys)
+            if f"`{section}.{k}`" not in text and f"`{k}`" not in text
+        ]
+    return missing
 
 
 # ----------------------------------------------------------------------------- entry point

@@ -110,6 +110,20 @@ def test_the_reference_lists_every_registered_entry():
     assert "| `k` | int | **required** (suggested `5`) | x ≥ 1 |" in text  # k-anonymity's k
 
 
+def test_the_configuration_file_page_names_every_field():
+    """The hand-written page names every field the parser accepts (it lists them by hand)."""
+    missing = docs_reference.undocumented_config_keys()
+    assert not missing, f"{docs_reference.CONFIG_FILE_PAGE} does not describe {missing}"
+
+
+def test_the_field_check_sees_a_missing_field(tmp_path):
+    page = tmp_path / docs_reference.CONFIG_FILE_PAGE
+    page.parent.mkdir(parents=True)
+    text = (ROOT / docs_reference.CONFIG_FILE_PAGE).read_text(encoding="utf-8")
+    page.write_text(text.replace("`engine_options`", "`engine_settings`"), encoding="utf-8")
+    assert docs_reference.undocumented_config_keys(tmp_path) == ["engine_options"]
+
+
 def test_the_cli_reference_has_every_command():
     text = (ROOT / docs_reference.CLI_PAGE).read_text(encoding="utf-8")
     for command in ("anonymize", "risk", "verify", "dp", "scan", "attack", "release", "compare"):
