@@ -353,7 +353,7 @@ def test_edited_blocks_that_do_not_render_are_a_difference_not_a_traceback(case)
     folder = case["folder"]
     e = _embedded(folder / "r.html")
     text = (folder / "r.html").read_text(encoding="utf-8")
-    bad = dict(e["meta"], search_ms="fast", software="none")
+    bad = dict(e["meta"], search_ms="fast", generated_at=20200101)
     edited = text.replace(
         f'id="release-meta">{_script_json(e["meta"])}', f'id="release-meta">{_script_json(bad)}', 1
     )
@@ -523,3 +523,42 @@ def test_software_that_differs_from_this_machine_is_noted(case):
     )
     code, out, _ = _verify(folder, "r.html", "--public-key", "key.pub.pem")
     assert code == 0 and not any("was made with" in n for n in out["notes"])
+
+
+def _with_block(text: str, name: str, old, new) -> str:
+    """The page with one embedded JSON block replaced (the rest of the page left as it was)."""
+    before = f'id="release-{name}">{_script_json(old)}</script>'
+    assert before in text
+    return text.replace(before, f'id="release-{name}">{_script_json(new)}</script>', 1)
+
+
+@pytest.mark.parametrize(
+    "block, edit",
+    [
+        ("provided", lambda b: b.update(signoff="approved by the DPO")),
+        ("provided", lambda b: b.update(audit={"change": "none"})),
+        ("meta", lambda b: b.update(signature="valid")),
+        ("figures", lambda b: b["output"].update(file="released.csv")),
+    ],
+)
+def test_a_block_edited_into_another_shape_is_a_difference_not_a_traceback(case, block, edit):
+    folder = case["folder"]
+    e = _embedded(folder / "r.html")
+    new = copy.deepcopy(e[block])
+    edit(new)
+    text = (folder / "r.html").read_text(encoding="utf-8")
+    (folder / "shape.html").write_text(_with_block(text, block, e[block], new), encoding="utf-8")
+    for mode in (("--public-key", "key.pub.pem"), ("--no-signature",)):
+        code, out, err = _verify(folder, "shape.html", *mode)
+        assert code == 4 and "the report was edited" in out["differences"][0], (block, err)
+        assert "Traceback" not in err
+
+
+def test_a_signature_of_the_earlier_scheme_is_refused_with_a_clear_message(case):
+    folder = case["folder"]
+    e = _embedded(folder / "r.html")
+    e["meta"]["signature"]["schema"] = "anon-core/signoff-signature/1"
+    (folder / "v1.html").write_text(_render(e), encoding="utf-8")
+    code, out, err = _verify(folder, "v1.html", "--public-key", "key.pub.pem")
+    assert code == 4 and out["signature"] == "invalid"
+    assert "does not cover the metadata and embedded libraries" in err

@@ -63,6 +63,8 @@ class _ScriptGrabber:
         self.found = found
 
 
+#: A report is a few MiB (plotly.js is about 5); anything far larger is refused before it is read.
+MAX_REPORT_BYTES = 256 << 20
 #: Elements that run code, load a document or redirect the page (none of them is in a report but <script>).
 _ACTIVE_TAGS = {
     "iframe",
@@ -178,6 +180,11 @@ def read_report(path: str | os.PathLike[str]) -> dict[str, Any]:
     path = Path(path)
     if not path.is_file():
         raise ConfigError(f"Report {str(path)!r} does not exist. Check the path.")
+    if path.stat().st_size > MAX_REPORT_BYTES:
+        raise ConfigError(
+            f"Report {path.name} is over {MAX_REPORT_BYTES >> 20} MiB, so it is not a release report "
+            "(one is a few MiB)."
+        )
     raw = path.read_bytes()
     out: dict[str, Any] = {}
     try:
