@@ -12,19 +12,22 @@ from ui.attacks import (
     risk_chart,
     run_attacks,
 )
-from ui.widgets import current_levels, explain, friendly_errors, start_page
+from ui.widgets import current_levels, current_result, explain, friendly_errors, start_page
 
 ws = start_page("Attacks", "🗡️ Attacks")
 
 with friendly_errors():
-    st.caption(
-        "The input is split once: the released part is generalized with the current transformation, the "
-        "control part is never released. Each attack guesses about both; what it gets right only about "
-        "released records is the release's risk."
-    )
     section = attack_settings(ws)
+    n_control = max(1, round(section.control_fraction * len(ws.frame)))
+    st.caption(
+        f"A rehearsal that releases a part of the table: {len(ws.frame) - n_control:,} of "
+        f"{len(ws.frame):,} records, generalized with the current transformation (the Privacy "
+        f"page's); the other {n_control:,} are never released and serve as the control. Each attack "
+        "guesses about both; what it gets right only about released records is the release's risk."
+    )
     external, external_key = external_upload()
-    report = run_attacks(ws, current_levels(ws), section, external, external_key)
+    levels = current_levels(ws)
+    report = run_attacks(ws, levels, section, external, external_key, current_result(ws).satisfied)
     if report is not None:
         st.subheader("Risk per attack")
         st.plotly_chart(risk_chart(report), key="attack_risk_chart")

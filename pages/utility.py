@@ -8,6 +8,7 @@ import streamlit as st
 
 from anon_core.analysis.utility import compare_distributions, ml_utility, quality_summary
 from anon_core.data.dataset import Role
+from anon_core.workspace import fingerprint
 from ui.labels import ML_COLUMNS, human_frame, human_ml_frame
 from ui.long_work import cancel_button, default_target, human_duration, ml_seconds
 from ui.widgets import (
@@ -21,6 +22,9 @@ from ui.widgets import (
 
 ws = start_page("Utility", "📈 Utility")
 ML_RUN = ("logistic_regression", "random_forest")
+#: Session-state slot of the machine-learning scores, by fingerprint (the last few kept).
+ML_RESULTS = "_ml_results"
+MAX_ML_RESULTS = 4
 
 with friendly_errors():
     prob = problem(ws)
@@ -120,12 +124,16 @@ with friendly_errors():
         f"{folds} folds, on the original and the released table; a simple rows × models × folds "
         "model measured on Adult, slower on a busy machine). Cancel stops it between folds."
     )
+    # Scores belong to this table, configuration (transformation included), target and folds:
+    # kept under their fingerprint, so scores of other data or settings are never shown.
+    ml_key = fingerprint(ws.config_key(), target, folds, ML_RUN)
+    ml_store: dict = st.session_state.setdefault(ML_RESULTS, {})
     run, cancel = st.columns([3, 1])
     start = run.button("▶️ Train on original and released data", type="primary")
     with cancel:
         stop = cancel_button("ml_cancel")
     if stop and not start:
-        st.session_state.pop("ml_result", None)
+        ml_store.pop(ml_key, None)
         st.info("Training cancelled: no scores are shown.", icon="⏹️")
     if start:
         with st.status(f"Training, {human_duration(estimate)}…", expanded=True) as status:
@@ -155,10 +163,13 @@ with friendly_errors():
                 )
                 frames.append(out.to_frame())
             status.update(label="Training done", state="complete", expanded=False)
-        st.session_state["ml_result"] = pd.concat(frames, ignore_index=True)
-    if "ml_result" in st.session_state:
+        ml_store[ml_key] = pd.concat(frames, ignore_index=True)
+        for old in list(ml_store)[:-MAX_ML_RESULTS]:
+            del ml_store[old]
+    if ml_key in ml_store:
+        st.caption(f"Scores for target {target!r}, {folds} folds, on the current transformation.")
         st.dataframe(
-            human_ml_frame(st.session_state["ml_result"]),
+            human_ml_frame(ml_store[ml_key]),
             hide_index=True,
             column_config=ML_COLUMNS,
         )

@@ -353,3 +353,108 @@ def test_notes_are_in_the_json():
     out = result.to_dict()["methods"][BASELINE]
     assert out["notes"] == ["The utility could not be measured: bad scores"]
     assert isinstance(TargetBins("y", (1.0,), 12).to_dict()["classes"], list)
+
+
+# ------------------------------------------------------------------ Utility: scores of this data only
+class FakeScores:
+    """ml_utility's result, marking which table and target it was trained on."""
+
+    def __init__(self, rows, target):
+        self.rows, self.target = rows, target
+
+    def to_frame(self):
+        return pd.DataFrame(
+            [
+                {
+                    "model": "logistic_regression",
+                    "score": f"accuracy of {self.target} on {self.rows} rows",
+                    "original_mean": 0.5,
+                    "original_std": 0.0,
+                    "released_mean": 0.4,
+                    "released_std": 0.0,
+                    "drop": 0.1,
+                }
+            ]
+        )
+
+
+def _ml_tables(at):
+    return [d.value for d in at.dataframe if "Model" in d.value.columns]
+
+
+def test_utility_page_never_shows_scores_of_other_data_or_target(monkeypatch):
+    import anon_core.analysis.utility as utility
+    from anon_core.workspace import Workspace
+
+    calls = []
+
+    def fake(original, released, target, **kw):
+        calls.append((len(original), target))
+        return FakeScores(len(original), target)
+
+    monkeypatch.setattr(utility, "ml_utility", fake)
+    at = _page()
+    at.switch_page("pages/utility.py").run()
+    assert not at.exception, at.exception
+    target = at.selectbox(key="ml_target").value
+    next(b for b in at.button if "Train" in b.label).click().run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    tables = _ml_tables(at)
+    assert len(tables) == 1 and f"of {target} on 2000 rows" in tables[0].iloc[0, 1]
+    # Another table (an upload): the hospital scores are not shown under it.
+    hospital = at.session_state["workspace"]
+    people = _people(200).rename(columns={"income": "salary"})
+    ws = Workspace.from_frame(people, "people.csv")
+    ws.update(
+        "roles",
+        roles={"name": "identifier", "age": "quasi-identifier", "sex": "quasi-identifier",
+               "stay": "insensitive", "salary": "sensitive"},
+    )  # fmt: skip
+    at.session_state["workspace"] = ws
+    at.run()
+    assert not at.exception, at.exception
+    assert _ml_tables(at) == [] and len(calls) == 2  # two models trained once, nothing since
+    # Back to the hospital table (Undo of the upload): its own scores again, nothing retrained.
+    at.session_state["workspace"] = hospital
+    at.run()
+    tables = _ml_tables(at)
+    assert len(tables) == 1 and "on 2000 rows" in tables[0].iloc[0, 1] and len(calls) == 2
+
+
+# ------------------------------------------------------------------ Attacks: a rehearsal note
+def test_attacks_page_says_the_part_needs_more_suppression_as_a_rehearsal_note():
+    from anon_core.workspace import Workspace
+
+    rng = np.random.default_rng(0)
+    # Every value of 'g' occurs exactly twice: 2-anonymous at level 0 without suppression on the
+    # whole table; the released part (2/3) breaks pairs, so the part alone fails the model.
+    frame = pd.DataFrame(
+        {
+            "g": [f"v{i // 2:03d}" for i in range(300)],
+            "sex": rng.choice(["F", "M"], 300),
+            "y": rng.choice(["a", "b", "c"], 300),
+        }
+    )
+    ws = Workspace.from_frame(frame, "pairs.csv")
+    ws.update(
+        "setup",
+        roles={"g": "quasi-identifier", "sex": "insensitive", "y": "sensitive"},
+        hierarchy_specs={"g": {"builder": "flat"}},
+        models=[{"model": "k-anonymity", "k": 2}],
+        suppression_limit=0.0,
+        transformation={"g": 0},
+    )
+    at = _page()
+    at.session_state["workspace"] = ws
+    at.switch_page("pages/privacy.py").run()
+    assert any("satisfies the configuration" in m.value for m in at.markdown)
+    at.switch_page("pages/attacks.py").run()
+    assert not at.exception, at.exception
+    # The control share slider starts at 1/3 shown as 0.33: round(0.33 * 300) = 99 kept back.
+    assert any("releases a part of the table: 201 of 300 records" in c.value for c in at.caption)
+    at.number_input(key="attack_n").set_value(40).run()
+    at.button(key="attack_run").click().run()
+    assert not at.exception, at.exception
+    assert not [w.value for w in at.warning if "does not satisfy" in w.value]
+    notes = [i.value for i in at.info if i.value.startswith("Rehearsal note")]
+    assert len(notes) == 1 and "whole table satisfies" in notes[0]

@@ -82,8 +82,13 @@ def run_attacks(
     section: AttackSection,
     external: pd.DataFrame | None,
     external_key: str,
+    full_table_satisfied: bool | None = None,
 ) -> AttackReport | None:
-    """Run the battery on the current transformation with a progress bar; cached per fingerprint."""
+    """Run the battery on the current transformation with a progress bar; cached per fingerprint.
+
+    ``full_table_satisfied``: whether the transformation satisfies the models on the whole table
+    (the Privacy page's status); when it does and only the released part fails, that is said as
+    a rehearsal note, not as a failing transformation."""
     fingerprint = hashlib.sha256(
         json.dumps(
             [
@@ -106,7 +111,15 @@ def run_attacks(
         return None
     else:
         report, satisfied = _run(ws, levels, section, external, fingerprint, cache)
-    if not satisfied:
+    if not satisfied and full_table_satisfied:
+        st.info(
+            "Rehearsal note: the whole table satisfies the privacy models with this transformation "
+            "(Privacy page), but the released part alone, with fewer records per class, would need "
+            "more suppression than the limit allows. The rehearsal attacked the part with those "
+            "classes released, so the risks shown are likely higher than the real release's.",
+            icon="ℹ️",
+        )
+    elif not satisfied:
         st.warning(
             "The current transformation does not satisfy the privacy models within the suppression limit, "
             "so it would not be released; it was attacked with every record released (what it would leak). "
