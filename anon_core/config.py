@@ -300,7 +300,6 @@ def parse_config_text(text: str, name: str = "configuration", yaml_format: bool 
     """Parse JSON or YAML text into a mapping: one clear ConfigError for duplicate keys, non-objects
     and text beyond the limits (size, nesting, YAML aliases, tags and documents, number digits,
     NUL characters)."""
-    kind = "YAML" if yaml_format else "JSON"
     if len(text) > MAX_CONFIG_BYTES:
         raise ConfigError(
             f"{name} holds {len(text):,} characters, more than the {MAX_CONFIG_BYTES // 2**20} MB a "

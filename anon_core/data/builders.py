@@ -133,12 +133,20 @@ def interval_hierarchy(
         raise HierarchyError(f"Interval hierarchy {name!r} has no numeric values to build from.")
     nums = _parse_numbers(allv, name)
     finite = nums[np.isfinite(nums)]  # +-inf fall below 'lower' / at or above 'upper'
-    lo = math.floor(finite.min() / width) * width if lower is None else check_float("lower", lower)
-    hi_default = lo + (math.floor((finite.max() - lo) / width) + 1) * width
-    hi = hi_default if upper is None else check_float("upper", upper)
-    if not (math.isfinite(lo) and math.isfinite(hi)):
+    if len(finite) == 0 and (lower is None or upper is None):
         raise HierarchyError(
-            f"Interval hierarchy {name!r}: width {width} is too small for the values' range; choose a larger width."
+            f"Interval hierarchy {name!r}: no value is a finite number (only inf/-inf); give "
+            "'lower' and 'upper' to code them, or use another hierarchy type."
+        )
+    lo = math.floor(finite.min() / width) * width if lower is None else check_float("lower", lower)
+    reach = (finite.max() - lo) / width if upper is None else 0.0  # inf: the span overflows
+    hi_default = lo + (math.floor(reach) + 1) * width if math.isfinite(reach) else math.inf
+    hi = hi_default if upper is None else check_float("upper", upper)
+    if not (math.isfinite(lo) and math.isfinite(hi) and math.isfinite((hi - lo) / width)):
+        raise HierarchyError(
+            f"Interval hierarchy {name!r}: the values' range divided by width {width:g} is too "
+            "large a number (extreme values such as 1e308?); choose a larger width, or give "
+            "'lower' and 'upper' to bottom- and top-code the extremes."
         )
     if hi <= lo:
         raise HierarchyError(f"'upper' ({hi}) must be greater than 'lower' ({lo}).")

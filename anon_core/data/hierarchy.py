@@ -41,6 +41,11 @@ def name_values(values: list[str]) -> str:
     return shown + (f" and {more} more" if more > 0 else "")
 
 
+def _preview(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
 @dataclass(frozen=True, eq=False)
 class Hierarchy:
     """Validated generalization hierarchy (rows x levels of string labels)."""
@@ -168,6 +173,40 @@ class Hierarchy:
                 f"({separator!r}) and that every row has one label per level."
             )
         return cls(np.array(rows, dtype=object), name=label)
+
+    @classmethod
+    def from_rows(cls, rows: object, name: str = "", where: str = "hierarchy table") -> Hierarchy:
+        """A hierarchy from inline rows (lists of labels, one per level), as a configuration's
+        ``table`` gives it: every row a list of the same length, every cell a text or number."""
+        if not isinstance(rows, list) or not rows or not all(isinstance(r, list) for r in rows):
+            raise HierarchyError(
+                f"'{where}' must be a non-empty list of rows, each a list of labels (one per level)."
+            )
+        width = len(rows[0])
+        for i, row in enumerate(rows):
+            if len(row) != width:
+                raise HierarchyError(
+                    f"'{where}' row {i + 1} has {len(row)} labels, but row 1 has {width}: every "
+                    f"row needs one label per level ({width}); fix row {i + 1} ({_preview(row)})."
+                )
+            bad = next(
+                (c for c in row if isinstance(c, bool) or not isinstance(c, str | int | float)), row
+            )
+            if bad is not row:
+                raise HierarchyError(
+                    f"'{where}' row {i + 1} has the cell {_preview(bad)}; every cell is a label "
+                    "(text or a number)."
+                )
+        long = next((str(c) for r in rows for c in r if len(str(c)) > MAX_NAME_CHARS), None)
+        if long is not None:
+            raise HierarchyError(
+                f"'{where}' has a label of {len(long):,} characters (starting {long[:30]!r}); labels "
+                f"are limited to {MAX_NAME_CHARS:,} characters."
+            )
+        table = np.array([[str(c) for c in r] for r in rows], dtype=object).reshape(
+            len(rows), width
+        )
+        return cls(table, name=name)
 
     def to_csv(self, separator: str = ";") -> str:
         buf = io.StringIO()

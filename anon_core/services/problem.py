@@ -56,12 +56,7 @@ def hierarchy_from_spec(name: str, spec: Mapping[str, Any], values: Any, base: P
         return Hierarchy.from_csv(p, separator=spec.get("separator", ";"), name=name)
     if "table" in spec:
         check_keys(f"attributes.{name}.hierarchy", spec, {"table"})
-        rows = spec["table"]
-        if not isinstance(rows, list) or not all(isinstance(r, list) for r in rows):
-            raise ConfigError(
-                f"'attributes.{name}.hierarchy.table' must be a list of rows (lists of labels)."
-            )
-        return Hierarchy(pd.DataFrame(rows).astype(str).to_numpy(dtype=object), name=name)
+        return Hierarchy.from_rows(spec["table"], name, f"attributes.{name}.hierarchy.table")
     return build_hierarchy(spec, values, name=name)
 
 

@@ -49,6 +49,7 @@ from anon_core.release.methods.registry import (
     MethodParam,
     Progress,
     register_method,
+    release_rows,
     report,
 )
 
@@ -95,6 +96,7 @@ class Aim(MarginalSynthesizer):
         from mbi.junction_tree import hypothetical_model_size
 
         p = self.parameters
+        release_rows(self, len(frame))  # a 'rows' beyond the bound fails before any measurement
         domains = resolve_domains(frame, context, p["domains"], int(p["bins"]))
         codes, dropped = encode_table(frame, domains)
         rng = np.random.default_rng(random_state) if random_state is not None else None
@@ -154,7 +156,7 @@ class Aim(MarginalSynthesizer):
             report(progress, 0.05 + 0.85 * min(used / rho, 1.0), f"AIM: round {len(chosen)}")
         report(progress, 0.92, "AIM: sampling")
         seed = None if rng is None else int(rng.integers(2**31 - 1))
-        n = int(p["rows"]) if p["rows"] is not None else max(1, int(round(float(model.total))))
+        n = release_rows(self, len(frame), float(model.total))
         with numpy_seed(seed):
             sampled = model.synthetic_data(rows=n)
         draw = rng if rng is not None else np.random.default_rng()
