@@ -29,6 +29,7 @@ from anon_core.release.engines.base import write_frame
 from anon_core.errors import AnonError, ConfigError
 from anon_core.services.problem import Problem
 from anon_core.services.resolve import resolve, without_suppression
+from anon_core.validation import check_arguments
 
 log = logging.getLogger("anon_core")
 
@@ -405,6 +406,7 @@ def main(argv: list[str] | None = None) -> int:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
+            check_arguments(vars(args))  # a NUL in a file name: one line, not a traceback
             code = args.func(args)
         except AnonError as exc:
             sys.stderr.write(f"error: {exc}\n")
