@@ -64,10 +64,21 @@ def test_quantile_classes_of_a_numeric_target_by_hand():
     # numpy's linear quantiles of 1..20 at 1/4, 1/2, 3/4: 1 + 19 * q = 5.75, 10.5, 15.25
     assert bins.cuts == (5.75, 10.5, 15.25) and bins.n_values == 20
     assert bins.labels == ("< 5.75", "5.75 to < 10.5", "10.5 to < 15.25", ">= 15.25")
-    out = bins.apply(pd.DataFrame({"y": [1, 5.75, 20, None, "[0, 10)"]}, dtype=object))
+    out = bins.apply(pd.DataFrame({"y": [1, 5.75, 20, None, "*"]}, dtype=object))
     assert list(out["y"][:3]) == ["< 5.75", "5.75 to < 10.5", ">= 15.25"]
     assert out["y"][3] is None  # missing stays missing (left out of the ML figures)
-    assert out["y"][4] == "[0, 10)"  # a generalized label stays as released
+    assert out["y"][4] == "*"  # a suppressed value stays as released
+    # Generalized labels: an interval at its midpoint ([0, 10) -> 5; 10-20 -> 15), a bottom
+    # code just below its bound (<5.75 -> "< 5.75"), a top code at it (>=15.25 -> ">= 15.25").
+    labels = ["[0, 10)", "10-20", "<5.75", ">=15.25", "[10.5, 11)"]
+    out = bins.apply(pd.DataFrame({"y": labels}))
+    assert list(out["y"]) == [
+        "< 5.75",
+        "10.5 to < 15.25",
+        "< 5.75",
+        ">= 15.25",
+        "10.5 to < 15.25",
+    ]
 
 
 def test_few_numbers_and_categories_are_used_as_classes():

@@ -8,6 +8,7 @@ and every table of the comparison is cut at the same points.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -57,8 +58,10 @@ class TargetBins:
     The yardstick scores classifiers, so a numeric target with many values (length of stay, age,
     income in dollars) is predicted as its quantile class: ``< c1``, ``c1 to < c2``, ...,
     ``>= ck``. Every table of a comparison (original part, holdout, each release) is cut at the
-    same points; values that are not numbers (a generalized label such as ``[20, 30)`` or ``*``)
-    stay as they are, missing values stay missing (those rows are left out of the ML figures)."""
+    same points. A generalized interval label (``[20, 30)``, ``20-30``) counts at its midpoint and
+    a bottom/top code (``<20``, ``>=90``) at its bound, so a generalized target keeps its classes;
+    other labels (``*``) stay as they are, missing values stay missing (those rows are left out
+    of the ML figures)."""
 
     column: str
     cuts: tuple[float, ...]
@@ -77,6 +80,8 @@ class TargetBins:
         numbers = pd.to_numeric(raw, errors="coerce").to_numpy(dtype=float)
         labels = np.asarray(self.labels, dtype=object)
         out = raw.astype(object).where(raw.notna(), None).to_numpy(dtype=object).copy()
+        for i in np.flatnonzero(~np.isfinite(numbers) & raw.notna().to_numpy()):
+            numbers[i] = label_value(str(out[i]))
         known = np.isfinite(numbers)
         out[known] = labels[np.searchsorted(np.asarray(self.cuts), numbers[known], side="right")]
         text = np.array([v is not None and not k for v, k in zip(out, known, strict=True)])
@@ -98,6 +103,24 @@ class TargetBins:
             f"{self.column!r} is numeric with {self.n_values:,} distinct values: the models predict "
             f"its quantile class ({', '.join(self.labels)})."
         )
+
+
+_NUM = r"[+-]?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?"
+_INTERVAL = re.compile(rf"^\s*[\[\(]?\s*({_NUM})\s*(?:,|;|-|\.\.)\s*({_NUM})\s*[\]\)\[]?\s*$")
+_CODED = re.compile(rf"^\s*(<|>=)\s*({_NUM})\s*$")
+
+
+def label_value(label: str) -> float:
+    """The number a generalized label stands for: an interval's midpoint, a bottom code
+    ``<x`` just below x, a top code ``>=x`` at x; NaN for anything else (``*``)."""
+    m = _INTERVAL.match(label)
+    if m is not None:
+        return (float(m.group(1)) + float(m.group(2))) / 2
+    m = _CODED.match(label)
+    if m is not None:
+        x = float(m.group(2))
+        return float(np.nextafter(x, -np.inf)) if m.group(1) == "<" else x
+    return float("nan")
 
 
 def target_bins(part: pd.DataFrame, target: str | None) -> TargetBins | None:
