@@ -224,6 +224,14 @@ CONTENT: dict[str, Callable[[Path], bytes]] = {
     ).encode("utf-8"),
     "<script> added after the page": _raw(lambda t: t + "<script>alert(1)</script>"),
     "event handler added": _raw(lambda t: t.replace("<body>", '<body onload="alert(1)">', 1)),
+    "stylesheet edited to hide the verdict": _raw(
+        lambda t: t.replace("</style>", ".bad{display:none}</style>", 1)
+    ),
+    "redirect injected": _raw(
+        lambda t: t.replace(
+            "<title>", '<meta http-equiv="refresh" content="0;url=https://evil.example/"><title>', 1
+        )
+    ),
     "library record edited in the metadata": _forge(
         lambda e: e["meta"]["libraries"]["plotly.min.js"].update(sha256="0" * 64)
     ),
