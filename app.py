@@ -17,9 +17,11 @@ PAGES = {
     "Workflow": [
         st.Page("pages/data.py", title="Data", icon="📂", default=True),
         st.Page("pages/attributes.py", title="Attributes", icon="🏷️"),
-        st.Page("pages/privacy.py", title="Privacy", icon="🛡️"),
-        st.Page("pages/explore.py", title="Explore", icon="🔭"),
-        st.Page("pages/release.py", title="Release", icon="📦"),
+        st.Page("pages/protect.py", title="Protect", icon="🧰"),
+        st.Page("pages/privacy.py", title="Privacy (generalization)", icon="🛡️"),
+        st.Page("pages/explore.py", title="Explore (generalization)", icon="🔭"),
+        st.Page("pages/evaluate.py", title="Evaluate", icon="🧪"),
+        st.Page("pages/release.py", title="Release & sign-off", icon="📦"),
     ],
     "Analysis": [
         st.Page("pages/pii.py", title="PII", icon="🔍"),

@@ -492,6 +492,16 @@ class Workspace:
             and c not in deidentified
         ]
 
+    def check_free_text(self) -> None:
+        """One clear error when free text would be released raw (see :meth:`raw_free_text`)."""
+        raw = self.raw_free_text()
+        if raw:
+            raise ConfigError(
+                f"{', '.join(map(repr, raw))} hold free text that would be released raw. Free text is "
+                "released only de-identified: de-identify it on the PII page (text section), or give "
+                "it the role identifier to drop it."
+            )
+
     def released_sections(self) -> tuple[pd.DataFrame, dict[str, Role] | None]:
         """The input after the ``text`` and ``pseudonymize`` sections, and the roles they imply
         (``None`` when there are no such sections: the input as it is)."""
@@ -527,13 +537,7 @@ class Workspace:
             raise ConfigError(
                 "A file opened by path is not in memory: write the release to a file instead."
             )
-        raw = self.raw_free_text()
-        if raw:
-            raise ConfigError(
-                f"{', '.join(map(repr, raw))} hold free text that would be released raw. Free text is "
-                "released only de-identified: de-identify it on the PII page (text section), or give "
-                "it the role identifier to drop it."
-            )
+        self.check_free_text()
         frame, roles = sections if sections is not None else self.released_sections()
         keep = research_subset_rows([make_model(m) for m in self.models], self.frame)
         return apply_transformation(

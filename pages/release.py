@@ -10,7 +10,10 @@ import streamlit as st
 from anon_core.config import parse_config_text
 from anon_core.data.io import table_bytes
 from anon_core.errors import AnonError
+from anon_core.release.methods.config import DEFAULT_METHOD
 from anon_core.workspace import Workspace
+from ui.dossier import dossier_section, method_release_section, residual_notice
+from ui.evidence import method_name
 from ui.long_work import human_duration, report_seconds
 from ui.widgets import (
     cached,
@@ -56,76 +59,77 @@ def _write_large_release(ws: Workspace, result, mode: str, disabled: bool) -> No
         st.caption(f"SHA-256 of the released file: `{done['sha256']}`")
 
 
-ws = start_page("Release", "📦 Release")
-mode = "remove"
-with friendly_errors():
-    result = current_result(ws)
-    if not result.satisfied:
-        st.warning(
-            "The current transformation does not satisfy the privacy models within the suppression limit. "
-            "Pick another on the Privacy or Explore page before releasing.",
-            icon="⚠️",
-        )
-    mode = st.radio(
-        "Suppressed records",
-        ["remove", "mask"],
-        horizontal=True,
-        format_func=lambda m: "remove them" if m == "remove" else "keep them with every QI as *",
-    )
-    disabled = not result.satisfied
-    if ws.large is not None:
-        _write_large_release(ws, result, mode, disabled)
-    else:
-        sections = cached("release-sections", ws.config_key(), ws.released_sections)
-        residual = cached("text-residual", ws.config_key(), lambda: ws.text_residual(sections[0]))
-        if residual is not None:
-            (st.warning if residual.flagged else st.info)(
-                residual.sentence()
-                + (
-                    f" Above the {residual.warn_share:.0%} threshold: review the operators, allow "
-                    "and deny lists on the PII page before releasing."
-                    if residual.flagged
-                    else ""
-                ),
-                icon="⚠️" if residual.flagged else "ℹ️",
+def _generalization_release(ws: Workspace) -> str:
+    """The generalized table of the current transformation, its downloads and hashes; returns the
+    suppressed-records mode chosen."""
+    mode = "remove"
+    with friendly_errors():
+        result = current_result(ws)
+        if not result.satisfied:
+            st.warning(
+                "The current transformation does not satisfy the privacy models within the suppression limit. "
+                "Pick another on the Privacy or Explore page before releasing.",
+                icon="⚠️",
             )
-        released = cached(
-            f"release-{mode}",
-            ws.config_key(),
-            lambda: ws.release(frequency_table(ws).dataset, result, mode, sections=sections),
+        mode = st.radio(
+            "Suppressed records",
+            ["remove", "mask"],
+            horizontal=True,
+            format_func=lambda m: (
+                "remove them" if m == "remove" else "keep them with every QI as *"
+            ),
         )
-        st.caption(
-            f"{len(released):,} rows released of {len(ws.frame):,}; identifiers and free text "
-            f"removed unless kept on purpose; levels {result.transformation}."
-        )
-        st.dataframe(released.head(200), hide_index=True)
+        disabled = not result.satisfied
+        if ws.large is not None:
+            _write_large_release(ws, result, mode, disabled)
+        else:
+            sections = cached("release-sections", ws.config_key(), ws.released_sections)
+            residual_notice(ws, sections[0])
+            released = cached(
+                f"release-{mode}",
+                ws.config_key(),
+                lambda: ws.release(frequency_table(ws).dataset, result, mode, sections=sections),
+            )
+            st.caption(
+                f"{len(released):,} rows released of {len(ws.frame):,}; identifiers and free text "
+                f"removed unless kept on purpose; levels {result.transformation}."
+            )
+            st.dataframe(released.head(200), hide_index=True)
 
-        csv_bytes = cached(
-            f"release-csv-{mode}", ws.config_key(), lambda: table_bytes(released, "csv")
-        )
-        st.caption(
-            f"SHA-256 of the CSV release: `{hashlib.sha256(csv_bytes).hexdigest()}` (cells that "
-            "a spreadsheet would run as formulas start with an apostrophe)"
-        )
-        c = st.columns(3)
-        c[0].download_button(
-            "⬇️ CSV", csv_bytes, download_name(ws, ".csv"), "text/csv", disabled=disabled
-        )
-        # Parquet and Excel are built only when their button is clicked (not on every redraw).
-        c[1].download_button(
-            "⬇️ Parquet",
-            lambda: table_bytes(released, "parquet"),
-            download_name(ws, ".parquet"),
-            "application/octet-stream",
-            disabled=disabled,
-        )
-        c[2].download_button(
-            "⬇️ Excel",
-            lambda: table_bytes(released, "xlsx"),
-            download_name(ws, ".xlsx"),
-            "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
-            disabled=disabled,
-        )
+            csv_bytes = cached(
+                f"release-csv-{mode}", ws.config_key(), lambda: table_bytes(released, "csv")
+            )
+            st.caption(
+                f"SHA-256 of the CSV release: `{hashlib.sha256(csv_bytes).hexdigest()}` (cells that "
+                "a spreadsheet would run as formulas start with an apostrophe)"
+            )
+            c = st.columns(3)
+            c[0].download_button(
+                "⬇️ CSV", csv_bytes, download_name(ws, ".csv"), "text/csv", disabled=disabled
+            )
+            # Parquet and Excel are built only when their button is clicked (not on every redraw).
+            c[1].download_button(
+                "⬇️ Parquet",
+                lambda: table_bytes(released, "parquet"),
+                download_name(ws, ".parquet"),
+                "application/octet-stream",
+                disabled=disabled,
+            )
+            c[2].download_button(
+                "⬇️ Excel",
+                lambda: table_bytes(released, "xlsx"),
+                download_name(ws, ".xlsx"),
+                "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+                disabled=disabled,
+            )
+    return mode
+
+
+ws = start_page("Release", "📦 Release & sign-off")
+generalized = method_name(ws) == DEFAULT_METHOD
+mode = _generalization_release(ws) if generalized else "remove"
+if not generalized:
+    method_release_section(ws)
 
 st.subheader("Release configuration")
 st.caption(
@@ -271,4 +275,6 @@ def _release_report_section(ws: Workspace, suppressed_records: str) -> None:
     )
 
 
-_release_report_section(ws, mode)
+if generalized:
+    _release_report_section(ws, mode)
+dossier_section(ws)

@@ -39,11 +39,13 @@ SAMPLES = {
     "🏥 Hospital discharges (2,000 patients)": "hospital_discharge.csv",
     "📊 Census income (5,000 people)": "census_income.csv",
 }
+#: The guided path: Data -> Attributes -> Protect (Privacy and Explore tune generalization) ->
+#: Evaluate -> Release & sign-off.
 STEPS = [
     ("📂", "Data", "pages/data.py"),
     ("🏷️", "Attributes", "pages/attributes.py"),
-    ("🛡️", "Privacy", "pages/privacy.py"),
-    ("🔭", "Explore", "pages/explore.py"),
+    ("🧰", "Protect", "pages/protect.py"),
+    ("🧪", "Evaluate", "pages/evaluate.py"),
     ("📦", "Release", "pages/release.py"),
 ]
 WS_KEY = "workspace"
@@ -270,8 +272,8 @@ def sidebar(current: str) -> None:
     done = {
         "Data": ws is not None,
         "Attributes": ws is not None and bool(ws.qis),
-        "Privacy": ws is not None and ws.transformation is not None,
-        "Explore": ws is not None and bool(ws.qis) and search_result(ws) is not None,
+        "Protect": ws is not None and (ws.transformation is not None or "method" in ws.sections),
+        "Evaluate": ws is not None and peek("evidence", ws.config_key()) is not None,
         "Release": False,
     }
     names = [name for _, name, _ in STEPS]

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from anon_core.report.figures import assemble_report, check_audit, check_signoff
-from anon_core.report.model import Report, path_fingerprint, plain
+from anon_core.report.model import Report, file_fingerprint, path_fingerprint, plain
 from anon_core.report.sections_dossier import DOSSIER_SCHEMA, is_dossier
 from anon_core.services.acceptance import Verdict, check_approval
 from anon_core.services.evidence import Evidence
@@ -73,16 +73,18 @@ def build_dossier(
     audit: Sequence[Mapping[str, Any]] | None = None,
     signing_key: Any = None,
     generated_at: datetime | None = None,
-    released_file: Path | None = None,
+    released_file: Path | tuple[str, bytes] | None = None,
 ) -> Report:
     """The dossier of ``release`` (measured by ``session``); ``released_file`` is the file
-    written (its name and SHA-256 are recorded). Refuses an approval of a failing release
-    without a justification."""
+    written, or a download's (name, bytes): its name and SHA-256 are recorded. Refuses an
+    approval of a failing release without a justification."""
     check_approval(verdict, signoff)
     config = session.config
     name = config.input_path.name if config.input_path is not None else None
     figures = dossier_figures(release, evidence, verdict, name, len(session.frame))
-    if released_file is not None:
+    if isinstance(released_file, tuple):
+        figures["output"]["file"] = file_fingerprint(released_file[0], released_file[1])
+    elif released_file is not None:
         figures["output"]["file"] = path_fingerprint(Path(released_file))
     details = {
         "timings": {"release_seconds": release.seconds, "release_cpu_seconds": release.cpu_seconds}
