@@ -133,11 +133,6 @@ def interval_hierarchy(
         raise HierarchyError(f"Interval hierarchy {name!r} has no numeric values to build from.")
     nums = _parse_numbers(allv, name)
     finite = nums[np.isfinite(nums)]  # +-inf fall below 'lower' / at or above 'upper'
-    if len(finite) == 0 and (lower is None or upper is None):
-        raise HierarchyError(
-            f"Interval hierarchy {name!r}: no value is a finite number (only inf/-inf); give "
-            "'lower' and 'upper' to code them, or use another hierarchy type."
-        )
     lo = math.floor(finite.min() / width) * width if lower is None else check_float("lower", lower)
     reach = (finite.max() - lo) / width if upper is None else 0.0  # inf: the span overflows
     hi_default = lo + (math.floor(reach) + 1) * width if math.isfinite(reach) else math.inf
