@@ -87,12 +87,8 @@ def _anonymize(args: argparse.Namespace) -> int:
         resolution.result,
         resolution.search,
     )
-    if args.pseudonym_map and resolution.mapping is not None:
-        write_frame(  # only on explicit request; atomic
-            resolution.mapping, Path(args.pseudonym_map), formula_escape=config.formula_escape
-        )
     summary = resolution.summary()
-    if args.output:
+    if args.output:  # refusals come before any file is written (the pseudonym map included)
         refusal = None
         if result is None:
             refusal = (
@@ -109,6 +105,19 @@ def _anonymize(args: argparse.Namespace) -> int:
             sys.stdout.write("\n")
             sys.stderr.write(f"error: {refusal}\n")
             return EXIT_NOT_SATISFIED
+    if args.report and (result is None or (not result.satisfied and not args.force)):
+        json.dump(summary, sys.stdout, indent=2)
+        sys.stdout.write("\n")
+        sys.stderr.write(
+            "error: the configuration gives no release that satisfies the privacy models within the suppression "
+            "limit; no report was written (use --force to report an unsatisfying transformation).\n"
+        )
+        return EXIT_NOT_SATISFIED
+    if args.pseudonym_map and resolution.mapping is not None:
+        write_frame(  # only on explicit request; atomic
+            resolution.mapping, Path(args.pseudonym_map), formula_escape=config.formula_escape
+        )
+    if args.output:
         written = problem.write_release(
             result,
             Path(args.output),
@@ -125,14 +134,6 @@ def _anonymize(args: argparse.Namespace) -> int:
     if args.report:
         from anon_core.report import build_report, write_report
 
-        if result is None or (not result.satisfied and not args.force):
-            json.dump(summary, sys.stdout, indent=2)
-            sys.stdout.write("\n")
-            sys.stderr.write(
-                "error: the configuration gives no release that satisfies the privacy models within the suppression "
-                "limit; no report was written (use --force to report an unsatisfying transformation).\n"
-            )
-            return EXIT_NOT_SATISFIED
         report = build_report(
             args.config,
             problem,

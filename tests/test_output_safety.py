@@ -530,3 +530,29 @@ def test_verify_regenerates_an_escaped_header_byte_for_byte(tmp_path, monkeypatc
     capsys.readouterr()
     assert main(["verify", "c.json", "r.html", "--released", "out.csv"]) == 0
     assert json.loads(capsys.readouterr().out)["release_file"] == "matches"
+
+
+def test_a_refused_release_writes_no_pseudonym_map_either(tmp_path, monkeypatch, capsys):
+    """k larger than the table: nothing satisfies the models, so neither -o nor the map is written."""
+    cfg = _case(tmp_path)
+    config = json.loads(cfg.read_text())
+    frame = pd.read_csv(tmp_path / "data.csv")
+    frame.assign(email=[f"p{i}@x.org" for i in range(len(frame))]).to_csv(
+        tmp_path / "data.csv", index=False
+    )
+    config["attributes"]["email"] = {"role": "identifier"}
+    config["pseudonymize"] = {"columns": {"email": {"method": "hmac", "key_env": "ANON_TEST_KEY"}}}
+    config["privacy_models"] = [{"model": "k-anonymity", "k": 1000}]
+    config["suppression_limit"] = 0.0
+    cfg.write_text(json.dumps(config))
+    monkeypatch.setenv("ANON_TEST_KEY", "0123456789abcdef0123456789abcdef")
+    monkeypatch.chdir(tmp_path)
+    args = ["anonymize", "config.json", "-o", "out.csv", "--pseudonym-map", "map.csv"]
+    assert main(args) == 3
+    assert "nothing was written" in _one_error(capsys)
+    assert not (tmp_path / "out.csv").exists() and not (tmp_path / "map.csv").exists()
+    config["privacy_models"] = [{"model": "k-anonymity", "k": 2}]
+    config["suppression_limit"] = 1.0
+    cfg.write_text(json.dumps(config))
+    assert main(args) == 0  # the same run, satisfiable: both written
+    assert set(pd.read_csv(tmp_path / "map.csv")["column"]) == {"email"}

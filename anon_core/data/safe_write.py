@@ -51,7 +51,7 @@ _NAME_CHARS = 120
 
 _live: set[str] = set()  # temporary paths of writes under way in this process
 _live_lock = threading.Lock()
-_handlers_installed = False
+_installed = {"atexit": False, "signals": False}
 
 
 def temp_name(target: PathLike) -> Path:
@@ -142,14 +142,13 @@ def _on_signal(signum: int, frame: Any, previous: Any) -> None:
 
 def _install_handlers() -> None:
     """Remove this process's temporary files on exit and on SIGTERM/SIGHUP (once, main thread only)."""
-    global _handlers_installed
-    if _handlers_installed:
-        return
-    _handlers_installed = True
-    atexit.register(_cleanup_live)
-    if threading.current_thread() is not threading.main_thread():
-        _handlers_installed = False  # try again from the main thread
-        return
+    with _live_lock:
+        if not _installed["atexit"]:
+            _installed["atexit"] = True
+            atexit.register(_cleanup_live)
+        if _installed["signals"] or threading.current_thread() is not threading.main_thread():
+            return  # signal handlers can only be set from the main thread: tried again from there
+        _installed["signals"] = True
     for name in ("SIGTERM", "SIGHUP"):
         signum = getattr(signal, name, None)
         if signum is None:
