@@ -319,6 +319,19 @@ def test_cli_prints_the_json(tmp_path, census, capsys):
     assert out["epsilon_spent"] <= 2 + 1e-6 and set(out["membership"]) == {"advantage", "auc", "ci"}
 
 
+@needs_torch
+def test_cli_epsilon_flag_stands_in_for_a_section_without_epsilon(tmp_path, census, capsys):
+    """Regression: 'train --epsilon 1' failed with "'train.epsilon' is missing"."""
+    from anon_core.cli import main
+
+    path = _config_file(tmp_path, census, hidden=[8])
+    raw = json.loads(path.read_text())
+    del raw["train"]["epsilon"]
+    path.write_text(json.dumps(raw))
+    assert main(["train", str(path), "--epsilon", "1", "--epochs", "1"]) == 0
+    assert json.loads(capsys.readouterr().out)["epsilon_spent"] <= 1 + 1e-6
+
+
 @pytest.mark.parametrize(
     "train,args,needle",
     [

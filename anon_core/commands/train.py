@@ -29,12 +29,15 @@ def _run(args: argparse.Namespace) -> int:
     from anon_core.training import parse_train_section, require_training, train_and_attack
 
     config = load_config(args.config)
-    section = parse_train_section(config.sections.get("train"))
     if args.epsilon is not None and not args.epsilon > 0:
         raise ConfigError(
             f"'--epsilon' must be greater than 0, got {args.epsilon:g}: smaller is more private, "
             "e.g. 1."
         )
+    raw = config.sections.get("train")
+    if args.epsilon is not None and isinstance(raw, dict):
+        raw = {**raw, "epsilon": args.epsilon}  # the flag stands in for a missing section field
+    section = parse_train_section(raw)
     if args.delta is not None and not 0 < args.delta < 1:
         raise ConfigError(f"'--delta' must be in (0, 1/n), got {args.delta:g}.")
     if args.epochs is not None and args.epochs < 1:
