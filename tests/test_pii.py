@@ -656,4 +656,4 @@ def test_encrypted_release_reproduces_and_verifies(engine, labeled, tmp_path, mo
     assert not released["notes"].equals(frame["notes"].head(len(released)))  # rewritten
     assert main(["verify", "c.json", "r1.html", "--released", "o1.csv"]) == 0
     page = (tmp_path / "r1.html").read_text(encoding="utf-8")
-    assert "measured miss rate" in page and "1.2 %" in page
+    assert "measured miss rate" in page and "1.2%" in page  # 0.012, one decimal
