@@ -25,8 +25,8 @@ from anon_core.commands import release as release_command
 from anon_core.commands import train as train_command
 from anon_core.config import load_config
 from anon_core.data.io import write_table  # noqa: F401 - re-exported for callers of the CLI module
-from anon_core.release.engines.base import write_frame
 from anon_core.errors import AnonError, ConfigError
+from anon_core.release.engines.base import write_frame
 from anon_core.services.problem import Problem
 from anon_core.services.resolve import resolve, without_suppression
 from anon_core.validation import check_arguments

@@ -15,7 +15,6 @@ import stat
 import subprocess
 import sys
 import textwrap
-import time
 import zipfile
 from pathlib import Path
 
@@ -263,7 +262,9 @@ def test_a_good_run_still_writes(tmp_path, monkeypatch, capsys):
 # ============================================================================ temporary files
 def _dead_pid() -> int:
     """The id of a process that has exited (and been reaped)."""
-    done = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True)
+    done = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True
+    )
     return int(done.stdout)
 
 
@@ -351,15 +352,24 @@ def test_a_duckdb_write_failing_midway_leaves_no_temporary_file(tmp_path, monkey
         raise OSError(28, "No space left on device")
 
     if path == "sql":
-        monkeypatch.setattr(duckdb_engine.DuckDBEngine, "_copy", lambda self, sql, *a: (
-            Path(sql.split("TO '")[1].split("'")[0]).write_text("x,y\n1,a\n"), fail())[1])
+        monkeypatch.setattr(
+            duckdb_engine.DuckDBEngine,
+            "_copy",
+            lambda self, sql, *a: (
+                Path(sql.split("TO '")[1].split("'")[0]).write_text("x,y\n1,a\n"),
+                fail(),
+            )[1],
+        )
     elif path == "batches":
         monkeypatch.setattr(duckdb_engine.DuckDBEngine, "_release_query", lambda *a, **k: None)
         monkeypatch.setattr(arrow_release.BatchWriter, "write", fail)
     else:
         monkeypatch.setattr(arrow_release, "supported", lambda *a: True)
-        monkeypatch.setattr(arrow_release, "write", lambda source, plan, tmp, progress: (
-            tmp.write_text("x,y\n1,a\n"), fail())[1])
+        monkeypatch.setattr(
+            arrow_release,
+            "write",
+            lambda source, plan, tmp, progress: (tmp.write_text("x,y\n1,a\n"), fail())[1],
+        )
     try:
         with pytest.raises(OSError, match="No space"):
             problem.write_release(problem.evaluate({"x": 0}), out)
@@ -450,7 +460,10 @@ def test_excel_header_is_text_never_a_formula(tmp_path):
         sheet = z.read("xl/worksheets/sheet1.xml").decode()
     assert "<f>" not in sheet and "<f " not in sheet  # no cell, header included, is a formula
     for name in NAMES[:4]:
-        assert f'<c r="{_cell(NAMES.index(name))}1" t="inlineStr"><is><t xml:space="preserve">{name}</t></is></c>' in sheet
+        assert (
+            f'<c r="{_cell(NAMES.index(name))}1" t="inlineStr"><is><t xml:space="preserve">{name}</t></is></c>'
+            in sheet
+        )
 
 
 def _cell(column: int) -> str:
@@ -505,7 +518,12 @@ def test_duckdb_batch_writer_escapes_headers(tmp_path, monkeypatch):
 
     monkeypatch.setattr(duckdb_engine.DuckDBEngine, "_release_query", lambda *a, **k: None)
     folder = _header_case(tmp_path)
-    assert main(["anonymize", str(folder / "c.json"), "--engine", "duckdb", "-o", str(folder / "o.csv")]) == 0
+    assert (
+        main(
+            ["anonymize", str(folder / "c.json"), "--engine", "duckdb", "-o", str(folder / "o.csv")]
+        )
+        == 0
+    )
     assert _header(folder / "o.csv") == ["'=cmd|' /C calc'!A0", "'+SUM(1)", "'@x"]
 
 

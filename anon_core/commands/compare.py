@@ -14,7 +14,6 @@ import argparse
 import json
 import logging
 import sys
-
 from pathlib import Path
 
 from anon_core.commands import EXIT_OK

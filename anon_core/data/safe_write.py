@@ -45,7 +45,9 @@ PathLike = str | os.PathLike[str]
 #: The ending of every temporary file or folder a write makes beside its output.
 TEMP_SUFFIX = ".anon-partial"
 #: ``.<output name>.<pid>-<8 hex digits>.anon-partial``: the pid is the writing process.
-TEMP_PATTERN = re.compile(r"^\..*\.(?P<pid>[0-9]+)-[0-9a-f]{8}" + re.escape(TEMP_SUFFIX) + r"$", re.S)
+TEMP_PATTERN = re.compile(
+    r"^\..*\.(?P<pid>[0-9]+)-[0-9a-f]{8}" + re.escape(TEMP_SUFFIX) + r"$", re.S
+)
 #: Longest part of the output's name kept in a temporary name (names are at most 255 bytes).
 _NAME_CHARS = 120
 
@@ -157,9 +159,7 @@ def _install_handlers() -> None:
             previous = signal.getsignal(signum)
             if previous in (signal.SIG_IGN, None):
                 continue
-            signal.signal(
-                signum, lambda s, f, _prev=previous: _on_signal(s, f, _prev)
-            )
+            signal.signal(signum, lambda s, f, _prev=previous: _on_signal(s, f, _prev))
         except (ValueError, OSError):  # pragma: no cover - not allowed here
             continue
 
@@ -436,7 +436,9 @@ def run_input_files(config: Any, config_path: PathLike | None = None) -> dict[st
         try:
             candidate = Path(value).expanduser()
             candidate = candidate if candidate.is_absolute() else base / candidate
-            if candidate.is_file() or (named and candidate.is_dir() and not _holds(candidate, base)):
+            if candidate.is_file() or (
+                named and candidate.is_dir() and not _holds(candidate, base)
+            ):
                 found.setdefault(here, candidate)
         except (OSError, ValueError):
             return
@@ -445,7 +447,11 @@ def run_input_files(config: Any, config_path: PathLike | None = None) -> dict[st
         if isinstance(obj, Mapping):
             for key, value in obj.items():
                 here = f"{where}.{key}" if where else str(key)
-                walk(value, here, str(key) in INPUT_FILE_KEYS or str(key).endswith(("_path", "_file")))
+                walk(
+                    value,
+                    here,
+                    str(key) in INPUT_FILE_KEYS or str(key).endswith(("_path", "_file")),
+                )
         elif isinstance(obj, list):
             for i, value in enumerate(obj):
                 walk(value, f"{where}[{i}]")
