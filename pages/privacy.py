@@ -5,9 +5,10 @@ from __future__ import annotations
 import streamlit as st
 from streamlit.errors import StreamlitAPIException
 
-from anon_core.analysis.risk import report_dict, risk_from_sizes
+from anon_core.analysis.risk import report_dict, risk_of_result
 from anon_core.privacy.models import MODELS
 from anon_core.quality.metrics import METRICS
+from ui.evidence import attack_headline
 from ui.widgets import (
     WS_KEY,
     cached_figure,
@@ -252,7 +253,8 @@ def privacy_figures() -> dict:
     return {
         "ev": ev,
         "result": result,
-        "report": report_dict(risk_from_sizes(result.table.sizes[~result.suppressed])),
+        # the Risk page's figure (classes whose QIs are all '*' left out, as ARX does); no QI analysis
+        "report": report_dict(risk_of_result(result, max_combination_size=0)),
     }
 
 
@@ -340,6 +342,7 @@ def figures_column() -> None:
         ],
         per_row=3,  # short labels: three fit the figures column at 1024 px
     )
+    attack_headline(ws)
     explain(
         "Probability that an attacker re-identifies a record: highest over records, on average, "
         "and the share a mass matching re-identifies.",

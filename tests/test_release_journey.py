@@ -183,3 +183,29 @@ def test_anonymize_refuses_a_configuration_whose_method_is_not_generalization(
     assert len(lines) == 1 and method in lines[0] and "anon-core release" in lines[0]
     assert not out.exists() and not report.exists()
     assert not re.search(r"Traceback", err)
+
+
+# ------------------------------------------------------------------ one highest risk
+def test_privacy_tile_and_risk_page_agree_when_a_class_is_all_stars():
+    """Regression: the Privacy tile counted a class whose QIs are all '*' (risk_from_sizes), the
+    Risk page left it out (risk_of_result, as ARX): 100% against 33.3% on this table."""
+    from anon_core.workspace import Workspace
+
+    frame = pd.DataFrame({"a": ["x", "x", "x", "y"], "b": ["m", "f", "m", "f"]})
+    ws = Workspace.from_frame(frame, source="tiny.csv")
+    ws.update(
+        "roles",
+        roles={"a": "quasi-identifier", "b": "quasi-identifier"},
+        hierarchy_specs={
+            "a": {"table": [["x", "x", "*"], ["y", "*", "*"]]},
+            "b": {"table": [["m", "*"], ["f", "*"]]},
+        },
+        models=[{"model": "k-anonymity", "k": 1}],
+        transformation={"a": 1, "b": 1},
+    )
+    at = AppTest.from_file(str(APP), default_timeout=180)
+    at.run()
+    at.session_state["workspace"] = ws
+    at = _goto(at, "pages/privacy.py")
+    highest = [m for m in at.metric if m.label == "Highest"]
+    assert highest and highest[0].value == "33.3%", [(m.label, m.value) for m in at.metric]

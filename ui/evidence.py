@@ -173,3 +173,20 @@ def available_methods() -> list[str]:
     """Registered methods that can run here, generalization first."""
     names = [n for n in METHODS if method_available(n)[0]]
     return sorted(names, key=lambda n: (n != DEFAULT_METHOD, n))
+
+
+def attack_headline(ws: Workspace) -> None:
+    """Beside the class-based risk: the attacks' headline when the Evaluate page measured this
+    state (never runs anything), with one line on why the two can differ."""
+    found = known_evidence(ws)
+    if found is None:
+        st.caption("Attack-based figures of this release: measure them on the Evaluate page.")
+        return
+    evidence, verdict = found
+    _, singling_out = headline_pair(evidence)
+    membership = figure_text(evidence.figures.get("membership_advantage", {}))
+    st.markdown(
+        f"**Attacks on this release** (Evaluate page): singling out {singling_out}, membership "
+        f"advantage {membership}; verdict: {'pass' if verdict.passed else 'FAIL'}."
+    )
+    st.caption(WHY_THEY_DIFFER)
