@@ -67,3 +67,56 @@ def test_ranges_are_said_in_words():
 def test_bad_calibration_is_refused(points, kwargs):
     with pytest.raises(ConfigError):
         extrapolate(points, 100, **kwargs)
+
+
+def _gated_page():
+    import streamlit as st
+
+    from ui.long_work import when_asked
+
+    runs = st.session_state.setdefault("heavy_runs", [])
+    if when_asked("scan", st.session_state.get("settings", "a"), "Scan"):
+        runs.append(1)  # stands for the heavy work
+        st.write("scanned")
+
+
+def test_heavy_work_waits_for_its_button_and_is_remembered():
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_function(_gated_page, default_timeout=60)
+    at.run()
+    assert at.session_state["heavy_runs"] == []  # a visit runs nothing
+    at.button(key="ask_scan").click().run()
+    assert at.session_state["heavy_runs"] == [1]
+    at.run()  # later runs keep the result without a new click
+    assert at.session_state["heavy_runs"] == [1, 1] and not at.button
+    at.session_state["settings"] = "b"  # other settings: asked again
+    at.run()
+    assert at.session_state["heavy_runs"] == [1, 1] and at.button(key="ask_scan")
+
+
+def _estimate_page():
+    import streamlit as st
+
+    from anon_core.estimate import Estimate
+    from ui.long_work import estimate_text, measured_estimate
+
+    calls = st.session_state.setdefault("calibrations", [])
+
+    def calibrate():
+        calls.append(1)
+        return Estimate(150.0, 100.0, 225.0, "timed on 4% of the rows")
+
+    st.caption(estimate_text(measured_estimate("job", "k", calibrate)))
+
+
+def test_an_estimate_is_measured_on_request_only_and_said_as_a_range():
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_function(_estimate_page, default_timeout=60)
+    at.run()
+    assert at.session_state["calibrations"] == [] and "not measured yet" in at.caption[0].value
+    at.button(key="estimate_job").click().run()
+    assert at.caption[0].value == "Time: about 2–4 min (timed on 4% of the rows)."
+    at.run()
+    assert at.session_state["calibrations"] == [1]  # measured once, then remembered

@@ -144,7 +144,8 @@ def calibrate_ml(
     model_params: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> Estimate:
     """Time :func:`anon_core.analysis.ml_utility.ml_utility` on two small row samples of both
-    tables (2 % and 4 %, at least 200 rows), per model, and extrapolate to all rows."""
+    tables (2 % and 4 %, at least 200 rows; after an untimed warm-up), per model, and extrapolate
+    to all rows by the model's complexity (:data:`ML_EXPONENT`)."""
     from anon_core.analysis.ml_utility import ml_utility
 
     n = len(original)
@@ -160,9 +161,29 @@ def calibrate_ml(
                 target,
                 models=[model],
                 cv=folds,
-                model_params=model_params,
+                model_params={model: model_params[model]}
+                if model_params and model in model_params
+                else None,
             )
 
+        run(sizes[0])  # warm-up, not timed: imports and one-off set-up
         est = extrapolate(measure(run, sizes), n, ML_EXPONENT.get(model, 1.1))
         low, high, central = low + est.low, high + est.high, central + est.seconds
     return Estimate(central, low, high, f"timed on {sizes[-1] / max(n, 1):.0%} of the rows")
+
+
+# --------------------------------------------------------------------------- nothing heavy on a visit
+ASKED_KEY = "_asked"
+
+
+def when_asked(kind: str, key: str, label: str, help_text: str | None = None) -> bool:
+    """True once the user pressed ``label`` for the settings fingerprint ``key`` in this session
+    (remembered, so the result stays on later visits and after a reload); until then the button
+    is shown and heavy work (a PII scan, a report) does not start on a mere page visit."""
+    asked: dict = st.session_state.setdefault(ASKED_KEY, {})
+    if asked.get(kind) == key:
+        return True
+    if st.button(label, key=f"ask_{kind}", type="primary", help=help_text):
+        asked[kind] = key
+        return True
+    return False
