@@ -211,7 +211,8 @@ def _check_libraries(text: str, meta: Mapping[str, Any]) -> list[str]:
         recorded = {}
     lib, _ = _library(text)
     want = installed["plotly.min.js"]
-    made_with = (recorded.get("plotly.min.js") or {}).get("version") or (
+    record = recorded.get("plotly.min.js")
+    made_with = (record.get("version") if isinstance(record, Mapping) else None) or (
         meta.get("software") or {}
     ).get("plotly")
     if lib is None:
