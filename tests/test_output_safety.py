@@ -574,3 +574,22 @@ def test_a_refused_release_writes_no_pseudonym_map_either(tmp_path, monkeypatch,
     cfg.write_text(json.dumps(config))
     assert main(args) == 0  # the same run, satisfiable: both written
     assert set(pd.read_csv(tmp_path / "map.csv")["column"]) == {"email"}
+
+
+def test_compare_writes_each_release_into_its_folder(tmp_path, monkeypatch, capsys):
+    cfg = _case(tmp_path)
+    config = json.loads(cfg.read_text())
+    del config["attack"]  # compare splits the input itself
+    cfg.write_text(json.dumps(config))
+    monkeypatch.chdir(tmp_path)
+    args = ["compare", "config.json", "--methods", "pram", "--baseline", "--output", "releases"]
+    args += ["--n-attacks", "20", "--ml-models", "logistic_regression"]
+    assert main(args) == 0, capsys.readouterr().err
+    written = json.loads(capsys.readouterr().out)["written"]
+    assert sorted(Path(p).name for p in written) == ["pram.csv", "unprotected-copy.csv"]
+    assert sorted(p.name for p in (tmp_path / "releases").iterdir()) == sorted(
+        ["pram.csv", "unprotected-copy.csv"]
+    )
+    copy = pd.read_csv(tmp_path / "releases" / "unprotected-copy.csv")
+    assert list(copy.columns) == ["age", "zip", "sex", "note"]
+    assert 0 < len(copy) < 120  # the released part of the split, never the control records
