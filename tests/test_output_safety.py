@@ -593,3 +593,17 @@ def test_compare_writes_each_release_into_its_folder(tmp_path, monkeypatch, caps
     copy = pd.read_csv(tmp_path / "releases" / "unprotected-copy.csv")
     assert list(copy.columns) == ["age", "zip", "sex", "note"]
     assert 0 < len(copy) < 120  # the released part of the split, never the control records
+
+
+def test_the_compare_service_writer_uses_the_same_rules(tmp_path):
+    from anon_core.services.compare import write_atomic
+
+    data = tmp_path / "in.csv"
+    data.write_text("a\n1\n")
+    os.link(data, tmp_path / "hard.csv")
+    frame = pd.DataFrame({"=x": ["=y"]})
+    with pytest.raises(ConfigError, match="same file as protected file 1"):
+        write_atomic(frame, tmp_path / "hard.csv", protect=[data])
+    out = write_atomic(frame, tmp_path / "sub" / "o.csv", protect=[data])
+    assert out.read_text() == "'=x\n'=y\n"
+    assert sorted(p.name for p in out.parent.iterdir()) == ["o.csv"]

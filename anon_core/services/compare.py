@@ -16,8 +16,6 @@ defaults call :func:`anon_core.attacks.battery.run_battery` and
 from __future__ import annotations
 
 import logging
-import os
-import tempfile
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -30,7 +28,6 @@ from anon_core.attacks.split import parse_attack_section, split_frame
 from anon_core.config import ReleaseConfig
 from anon_core.data.dataset import Role
 from anon_core.data.hierarchy import Hierarchy
-from anon_core.data.io import write_table
 from anon_core.errors import AnonError, ConfigError
 from anon_core.release.methods import METHODS, method_available
 from anon_core.release.methods.config import MethodSection, method_section, parse_method_section
@@ -158,26 +155,17 @@ def release_with_config(
 
 
 def write_atomic(table: pd.DataFrame, out: str | Path, protect: Sequence[str | Path] = ()) -> Path:
-    """Write ``table`` to ``out`` through a temporary file in the same folder and ``os.replace``,
-    so a reader never sees half a file; refuses a path that resolves to one of ``protect``."""
-    out = Path(out)
-    target = out.resolve()
-    for p in protect:
-        if p is not None and Path(p).resolve() == target:
-            raise ConfigError(
-                f"The output {str(out)!r} is the input or the configuration ({p}); "
-                "write the release to another file."
-            )
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.stem}.", suffix=target.suffix)
-    os.close(fd)
-    try:
-        write_table(table, Path(tmp))
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return target
+    """Write ``table`` to ``out`` atomically (engines.base.write_frame: a temporary file beside it,
+    then ``os.replace``; CSV column names escaped like cells); refuses a path that is one of
+    ``protect`` however spelled (hard and symbolic links too) or not a regular file."""
+    from anon_core.data.safe_write import check_outputs
+    from anon_core.release.engines.base import write_frame
+
+    check_outputs(
+        {"The output": out},
+        {f"protected file {i + 1}": p for i, p in enumerate(protect) if p is not None},
+    )
+    return write_frame(table, out).resolve()
 
 
 # ------------------------------------------------------------------ the comparison
