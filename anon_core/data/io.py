@@ -8,7 +8,6 @@ encoded later as the distinct category :data:`MISSING` (``"NULL"``, as ARX does)
 
 from __future__ import annotations
 
-import codecs
 import csv
 import io
 import logging
@@ -22,11 +21,25 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from anon_core.data import numeric_guard
+from anon_core.data.limits import check_columns_count, check_line_length
 from anon_core.data.safe_write import atomic_write
-from anon_core.data.xlsx import xlsx_bytes
+from anon_core.data.text_encoding import (  # noqa: F401 - re-exported (hierarchy, engines, tests)
+    _NUL_SAMPLE,
+    FALLBACK_ENCODING,
+    _is_utf8,
+    _nul_pattern_encoding,
+    check_encoding,
+    decode_text,
+    detect_encoding,
+    fallback_note,
+)
+from anon_core.data.xlsx import read_xlsx, xlsx_bytes
 from anon_core.errors import ConfigError, DataError
 
 log = logging.getLogger(__name__)
+# pandas' C number parser crashes on huge exponents ("8e51234567890123"): guarded process-wide.
+numeric_guard.install()
 
 #: Label of a missing value once encoded; hierarchies must map it (builders do).
 MISSING = "NULL"
@@ -61,110 +74,12 @@ class LoadedTable:
     encoding_note: str | None = None
 
 
-#: The documented single-byte fallback for text that is not UTF-8 (Windows Western European,
-#: a superset of Latin-1's printable characters). Never a code page guessed from statistics.
-FALLBACK_ENCODING = "cp1252"
 #: Longest column name and hierarchy label accepted (longer ones are refused up front).
 MAX_NAME_CHARS = 1024
-_NUL_SAMPLE = 4096
 
 
 class DataWarning(UserWarning):
     """How the input was read needs the user's attention (not a privacy matter)."""
-
-
-def _nul_pattern_encoding(raw: bytes) -> str | None:
-    """UTF-16/32 without a byte-order mark, recognized by where the NUL bytes of mostly-ASCII text fall."""
-    head = raw[:_NUL_SAMPLE]
-    if len(head) < 4 or b"\x00" not in head:
-        return None
-    quads = [head[i : i + 4] for i in range(0, len(head) - len(head) % 4, 4)]
-    if quads:
-        if sum(q[1:] == b"\x00\x00\x00" for q in quads) >= 0.9 * len(quads):
-            return "utf-32-le"
-        if sum(q[:3] == b"\x00\x00\x00" for q in quads) >= 0.9 * len(quads):
-            return "utf-32-be"
-    pairs = head[: len(head) - len(head) % 2]
-    half = len(pairs) // 2
-    even_nul, odd_nul = pairs[0::2].count(0), pairs[1::2].count(0)
-    if odd_nul >= 0.6 * half and even_nul <= 0.05 * half:
-        return "utf-16-le"
-    if even_nul >= 0.6 * half and odd_nul <= 0.05 * half:
-        return "utf-16-be"
-    return None
-
-
-def _is_utf8(raw: bytes) -> bool:
-    try:
-        raw.decode("utf-8")
-        return True
-    except UnicodeDecodeError as exc:
-        # A sample cut inside a multi-byte character is still UTF-8.
-        return exc.reason == "unexpected end of data" and exc.start >= len(raw) - 3
-
-
-def detect_encoding(raw: bytes) -> str:
-    """The encoding of text bytes: by byte-order mark, by NUL pattern (UTF-16/32), UTF-8, else cp1252.
-
-    Only these outcomes are possible: a statistical guess on short inputs picks
-    rare code pages (``Hélène`` read as cp1250 gives ``Hélčne``), so there is none.
-    """
-    if raw.startswith(b"\xef\xbb\xbf"):
-        return "utf-8-sig"
-    if raw.startswith((b"\xff\xfe\x00\x00", b"\x00\x00\xfe\xff")):
-        return "utf-32"
-    if raw.startswith((b"\xff\xfe", b"\xfe\xff")):
-        return "utf-16"
-    by_nul = _nul_pattern_encoding(raw)
-    if by_nul is not None:
-        return by_nul
-    if _is_utf8(raw):
-        return "utf-8"
-    return FALLBACK_ENCODING
-
-
-def fallback_note(name: str) -> str:
-    """What the user is told when a file was read with the single-byte default."""
-    return (
-        f"{name} is not UTF-8; it was read as {FALLBACK_ENCODING} (Western European, the documented default). "
-        "If names look wrong (e.g. Central European text such as 'Łódź'), set input.encoding to the file's "
-        "encoding (e.g. 'cp1250' or 'iso-8859-2') or save the file as UTF-8."
-    )
-
-
-def decode_text(raw: bytes, name: str, encoding: str | None = None) -> tuple[str, str, str | None]:
-    """``(text, encoding, note)``: the bytes decoded faithfully; ``note`` says when the fallback was used."""
-    if encoding is not None:
-        enc = check_encoding(encoding)
-    else:
-        enc = detect_encoding(raw)
-    note = fallback_note(name) if encoding is None and enc == FALLBACK_ENCODING else None
-    try:
-        text = raw.decode(enc)
-    except UnicodeDecodeError as exc:
-        if encoding is None and enc == FALLBACK_ENCODING:
-            text = raw.decode("latin-1")  # the five bytes cp1252 leaves undefined
-        else:
-            raise DataError(
-                f"{name} cannot be decoded as {enc!r} (byte {exc.start}). Set input.encoding to the file's "
-                "encoding, for example 'cp1252', 'iso-8859-2' or 'utf-8'."
-            ) from None
-    return text, enc, note
-
-
-def check_encoding(encoding: object, field: str = "input.encoding") -> str:
-    """A known codec name, or one ConfigError line naming the field."""
-    if not isinstance(encoding, str) or not encoding.strip():
-        raise ConfigError(
-            f"'{field}' must be an encoding name such as 'utf-8' or 'cp1252', got {encoding!r}."
-        )
-    try:
-        codecs.lookup(encoding)
-    except LookupError:
-        raise ConfigError(
-            f"'{field}' names an unknown encoding {encoding!r}; use e.g. 'utf-8', 'cp1252' or 'iso-8859-2'."
-        ) from None
-    return encoding
 
 
 def check_separator(separator: object, field: str = "input.separator") -> str:
@@ -176,9 +91,20 @@ def check_separator(separator: object, field: str = "input.separator") -> str:
     return separator
 
 
+_SNIFF_CHARS = 1 << 16
+
+
 def detect_separator(text: str) -> str:
-    """Pick the separator that splits the first lines into the most, equal, fields."""
-    lines = [ln for ln in text.splitlines()[:50] if ln.strip()]
+    """Pick the separator that splits the first lines into the most, equal, fields.
+
+    Only the first 64 KiB are looked at (whole lines; at least the first line): the
+    sniffer's cost grows with its sample, and the first lines decide anyway.
+    """
+    head = text[: _SNIFF_CHARS + 1]
+    lines = head.splitlines()
+    if len(text) > len(head) and len(lines) > 1:
+        lines = lines[:-1]  # the last line may be cut
+    lines = [ln for ln in lines[:50] if ln.strip()]
     if not lines:
         return ","
     try:
@@ -189,7 +115,10 @@ def detect_separator(text: str) -> str:
         pass
     best, best_score = ",", -1.0
     for sep in SEPARATORS:
-        counts = [len(next(csv.reader([ln], delimiter=sep))) for ln in lines]
+        try:
+            counts = [len(next(csv.reader([ln], delimiter=sep), [])) for ln in lines]
+        except csv.Error:  # a field beyond the csv module's limit: not this separator's evidence
+            continue
         if max(counts) <= 1:
             continue
         consistent = sum(c == counts[0] for c in counts) / len(counts)
@@ -237,9 +166,11 @@ def read_text_table(
             f"{name} holds NUL characters after decoding as {enc!r}: it is binary or in another encoding. "
             "Set input.encoding, or upload a CSV/TSV, Excel (.xlsx), Parquet or JSON file."
         )
+    check_line_length(raw, name, unit=4 if "32" in enc else 2 if "16" in enc else 1)
     sep = separator or detect_separator(text)
     first_line = io.StringIO(text, newline=None).readline().rstrip("\n")
     header = _csv_row(first_line, sep, name)
+    check_columns_count(len(header), name)
     _check_names(header, name)
     try:
         frame = pd.read_csv(
@@ -288,14 +219,18 @@ def _check_names(header: list[str], name: str) -> None:
             f"{name} has a column name of {len(str(long[0])):,} characters (starting {str(long[0])[:30]!r}); "
             f"column names are limited to {MAX_NAME_CHARS:,} characters. Shorten it."
         )
-    dup = sorted({c for c in header if header.count(c) > 1})
+    seen: set = set()
+    dup = sorted({c for c in header if c in seen or seen.add(c)})
     if dup:
-        raise DataError(f"{name} has duplicate column names {dup}. Rename them so each is unique.")
+        raise DataError(
+            f"{name} has duplicate column names {dup[:10]}. Rename them so each is unique."
+        )
 
 
 def _check_frame(frame: pd.DataFrame, name: str, sep: str | None = None) -> None:
     if frame.shape[1] == 0:
         raise DataError(f"{name} has no columns.")
+    check_columns_count(frame.shape[1], name)
     if len(frame) == 0:
         raise DataError(f"{name} has a header but no data rows. Add rows and load it again.")
     cols = [str(c) for c in frame.columns]
@@ -372,7 +307,11 @@ def _read_binary(raw: bytes, name: str, fmt: str, sheet: str | int | None) -> Lo
     if not raw:
         raise DataError(f"{name} is empty.")
     try:
-        if fmt == "excel":
+        if fmt == "excel" and raw[:2] == b"PK":  # .xlsx: text cells stay text (see xlsx.read_xlsx)
+            frame, notes = read_xlsx(raw, name, sheet, MISSING_TOKENS)
+            for note in notes:
+                warnings.warn(note, DataWarning, stacklevel=3)
+        elif fmt == "excel":  # the legacy .xls format
             frame = pd.read_excel(io.BytesIO(raw), sheet_name=sheet if sheet is not None else 0)
         elif fmt == "parquet":
             frame = pd.read_parquet(io.BytesIO(raw))

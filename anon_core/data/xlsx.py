@@ -20,6 +20,7 @@ from __future__ import annotations
 import io
 import math
 import os
+import re
 import time
 import zipfile
 from collections.abc import Iterable
@@ -177,3 +178,194 @@ def xlsx_bytes(frame: pd.DataFrame, sheet_name: str = "release") -> bytes:
             info.external_attr = 0o644 << 16
             archive.writestr(info, text.encode("utf-8"), compresslevel=6)
     return buf.getvalue()
+
+
+# --------------------------------------------------------------------------- reading
+
+#: Number formats that show a number as text, or zero-padded to a fixed width ("00000" for ZIP codes).
+_TEXT_FORMAT = "@"
+_ZERO_PAD = re.compile(r"0+")
+
+
+def _open(raw: bytes, name: str, data_only: bool):
+    import openpyxl
+
+    try:
+        return openpyxl.load_workbook(
+            io.BytesIO(raw), read_only=True, data_only=data_only, keep_links=False
+        )
+    except Exception as exc:
+        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:200]
+        raise DataError(
+            f"{name} could not be read as excel: {first}. Check the file format."
+        ) from None
+
+
+def _sheet(book, name: str, sheet: str | int | None):
+    names = book.sheetnames
+    if isinstance(sheet, int) and not isinstance(sheet, bool):
+        if 0 <= sheet < len(names):
+            return book[names[sheet]]
+    elif isinstance(sheet, str) and sheet in names:
+        return book[sheet]
+    elif sheet is None and names:
+        return book[names[0]]
+    raise DataError(
+        f"{name} has no sheet {sheet!r}; its sheets are {names[:20]}. Choose one of them."
+    )
+
+
+def _merged_ranges(raw: bytes, part: str) -> list[str]:
+    """The merged-cell ranges of one worksheet part, read from its XML (streamed, not parsed)."""
+    found: list[str] = []
+    pattern = re.compile(rb'<(?:\w+:)?mergeCell\s+ref="([A-Z]+[0-9]+(?::[A-Z]+[0-9]+)?)"')
+    tail = b""
+    with zipfile.ZipFile(io.BytesIO(raw)) as archive, archive.open(part.lstrip("/")) as fh:
+        while block := fh.read(1 << 20):
+            chunk = tail + block
+            found += [m.decode("ascii") for m in pattern.findall(chunk)]
+            tail = chunk[-200:] if not found else b""
+            if found:
+                break
+    return found
+
+
+def _cell_value(cell) -> object:
+    """A cell's value as the table holds it: text-formatted and zero-padded numbers stay text."""
+    value = cell.value
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return value
+    fmt = getattr(cell, "number_format", "General") or "General"
+    if fmt == _TEXT_FORMAT or _ZERO_PAD.fullmatch(fmt):
+        text = str(int(value)) if float(value).is_integer() else repr(float(value))
+        return text.zfill(len(fmt)) if fmt != _TEXT_FORMAT else text
+    return value
+
+
+def _column(values: list, missing: set[str]) -> pd.Series:
+    """One column with pandas' dtypes for numbers, dates and booleans; text stays text."""
+    cells = [
+        None if v is None or (isinstance(v, str) and v.strip() in missing) else v for v in values
+    ]
+    present = [v for v in cells if v is not None]
+    if present and all(isinstance(v, bool) for v in present):
+        return pd.Series(cells, dtype=bool if len(present) == len(cells) else object)
+    if present and all(isinstance(v, int | float) and not isinstance(v, bool) for v in present):
+        return pd.to_numeric(pd.Series(cells, dtype=object), errors="coerce")
+    if present and all(isinstance(v, datetime) for v in present):
+        return pd.to_datetime(pd.Series(cells, dtype=object))
+    return pd.Series([np.nan if v is None else v for v in cells], dtype=object)
+
+
+def read_xlsx(
+    raw: bytes, name: str, sheet: str | int | None = 0, missing: Iterable[str] = ()
+) -> tuple[pd.DataFrame, list[str]]:
+    """An .xlsx sheet as a table (first row: the column names) and the warnings to show.
+
+    Unlike ``pandas.read_excel``, a cell formatted as text ("@") or with a zero-padded
+    format stays text, so ZIP codes keep their leading zeros; text cells are never
+    turned into numbers. A formula is read from its cached value, and one without a
+    cached value (saved by a program that does not compute formulas) is refused, as
+    is a merged cell (only its first cell holds the value); both name the sheet and
+    the cell. Rows with empty cells at the end are read with missing values and
+    reported in the warnings; a value in a column without a name is refused.
+    """
+    from openpyxl.utils import get_column_letter
+
+    book = _open(raw, name, data_only=False)
+    try:
+        ws = _sheet(book, name, sheet)
+        title = ws.title
+        merged = _merged_ranges(raw, ws._worksheet_path)
+        if merged:
+            raise DataError(
+                f"{name}: sheet {title!r} has merged cells ({merged[0]}); only the first cell of a merged "
+                "range holds a value. Unmerge them and fill every cell, then load the file again."
+            )
+        rows: list[list] = []
+        formulas: list[tuple[int, int]] = []
+        for r, row in enumerate(ws.iter_rows()):
+            values = []
+            for c, cell in enumerate(row):
+                if getattr(cell, "data_type", None) == "f":
+                    formulas.append((r, c))
+                values.append(_cell_value(cell))
+            if r == 0:
+                _check_width(len(values), name)
+            rows.append(values)
+    finally:
+        book.close()
+    if formulas:
+        _cached_values(raw, name, sheet, rows, formulas, title)
+    return _frame(rows, name, title, set(missing), get_column_letter)
+
+
+def _check_width(width: int, name: str) -> None:
+    from anon_core.data.limits import check_columns_count
+
+    check_columns_count(width, name)
+
+
+def _cached_values(raw, name, sheet, rows, formulas, title) -> None:
+    """Replace formula cells by their cached values, refusing a formula that has none."""
+    from openpyxl.utils import get_column_letter
+
+    book = _open(raw, name, data_only=True)
+    try:
+        ws = _sheet(book, name, sheet)
+        wanted = {r for r, _ in formulas}
+        cached = {r: [c.value for c in row] for r, row in enumerate(ws.iter_rows()) if r in wanted}
+    finally:
+        book.close()
+    for r, c in formulas:
+        value = cached.get(r, [])[c] if c < len(cached.get(r, [])) else None
+        if value is None:
+            raise DataError(
+                f"{name}: sheet {title!r} cell {get_column_letter(c + 1)}{r + 1} holds a formula without a "
+                "saved value (the file was written by a program that does not calculate formulas). Open it "
+                "in a spreadsheet and save it, or replace the formulas by their values."
+            )
+        rows[r][c] = value
+
+
+def _frame(rows, name, title, missing, letter) -> tuple[pd.DataFrame, list[str]]:
+    while rows and all(v is None for v in rows[-1]):
+        rows.pop()
+    if not rows:
+        raise DataError(f"{name}: sheet {title!r} is empty. Choose a sheet with a header row.")
+    header = list(rows[0])
+    while header and header[-1] is None:
+        header.pop()
+    width = len(header)
+    names = [f"Unnamed: {j}" if v is None else str(v) for j, v in enumerate(header)]
+    body, short = [], []
+    for i, row in enumerate(rows[1:], start=2):
+        if all(v is None for v in row):
+            continue  # a blank row (pandas skips them too)
+        extra = [j for j in range(width, len(row)) if row[j] is not None]
+        if extra:
+            raise DataError(
+                f"{name}: sheet {title!r} cell {letter(extra[0] + 1)}{i} holds a value in a column without a "
+                "name in the header row. Name the column or delete the value."
+            )
+        cells = list(row[:width]) + [None] * (width - len(row))
+        last = max((j for j, v in enumerate(cells) if v is not None), default=-1)
+        if last < width - 1:
+            short.append(i)
+        body.append(cells)
+    warnings_ = []
+    if short:
+        warnings_.append(
+            f"{name}: {len(short):,} row(s) of sheet {title!r} end before the last column (first: row "
+            f"{short[0]}); their last cells are read as missing values. Check that no values were shifted."
+        )
+    if len(set(names)) != len(names):
+        dup = sorted({n for n in names if names.count(n) > 1})
+        raise DataError(
+            f"{name} has duplicate column names {dup[:10]}. Rename them so each is unique."
+        )
+    columns = list(zip(*body, strict=True)) if body else [()] * width
+    frame = pd.DataFrame(
+        {n: _column(list(col), missing) for n, col in zip(names, columns, strict=True)}
+    )
+    return frame, warnings_
