@@ -8,6 +8,7 @@ import streamlit as st
 
 from anon_core.search.lattice import score_tradeoff
 from ui.attacks import add_attack_risk_trace, candidate_attack_risks
+from ui.long_work import eta_progress
 from ui.widgets import (
     CHART_MARGIN,
     cached,
@@ -28,10 +29,8 @@ with friendly_errors():
     if found is None:
         st.info("Run the search to see every transformation it evaluated.", icon="🔎")
         if st.button("🔎 Find the optimum", type="primary"):
-            bar = st.progress(0.0, text="Searching the lattice…")
-            found = run_search(
-                ws, lambda f: bar.progress(min(max(f, 0.0), 1.0), text="Searching the lattice…")
-            )
+            update = eta_progress(st.progress(0.0, text="Searching the lattice…"))
+            found = run_search(ws, lambda f: update(f, "Searching the lattice…"))
             if found.optimum is not None and ws.transformation is None:
                 ws.update(
                     "optimum",
