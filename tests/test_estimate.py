@@ -120,3 +120,15 @@ def test_an_estimate_is_measured_on_request_only_and_said_as_a_range():
     assert at.caption[0].value == "Time: about 2–4 min (timed on 4% of the rows)."
     at.run()
     assert at.session_state["calibrations"] == [1]  # measured once, then remembered
+
+
+def test_report_time_comes_from_the_reports_this_server_wrote(monkeypatch):
+    import ui.long_work as lw
+
+    monkeypatch.setattr(lw, "_TIMINGS", {})
+    assert lw.measured_seconds("report", 1000) is None
+    ticks = iter([0.0, 12.0])  # one report of 2,000 rows took 12 s
+    monkeypatch.setattr(lw.time, "perf_counter", lambda: next(ticks))
+    with lw.timed("report", 2000):
+        pass
+    assert lw.report_seconds(4000) == pytest.approx(24.0)  # all per row: 12 s / 2,000 x 4,000

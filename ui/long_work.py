@@ -16,8 +16,11 @@ second of fixed cost. A busy machine takes longer; the estimate only says "secon
 
 from __future__ import annotations
 
+import contextlib
+import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections import deque
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 import pandas as pd
@@ -40,9 +43,11 @@ def ml_seconds(rows: int, folds: int, models: list[str] | tuple[str, ...]) -> fl
 
 
 def report_seconds(rows: int) -> float:
-    """Estimated seconds to write the release report (HTML and PDF): about 3 s plus 30 us per
-    row (measured: Adult, 30,162 rows, 2.9 s; the 2,000-row hospital sample, 3.6 s)."""
-    return 3.0 + rows * 3e-5
+    """Estimated seconds to write the release report (HTML and PDF): extrapolated from the
+    reports this server wrote (:func:`timed` ``"report"``), else about 3 s plus 30 us per row
+    (measured once on a quiet machine; 19.5 s were seen on a busy one)."""
+    measured = measured_seconds("report", rows)
+    return measured.seconds if measured is not None else 3.0 + rows * 3e-5
 
 
 def human_duration(seconds: float) -> str:
@@ -144,7 +149,7 @@ def calibrate_ml(
     model_params: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> Estimate:
     """Time :func:`anon_core.analysis.ml_utility.ml_utility` on two small row samples of both
-    tables (2 % and 4 %, at least 200 rows; after an untimed warm-up), per model, and extrapolate
+    tables (2 % and 4 %, at least 200 rows; after one untimed warm-up), per model, and extrapolate
     to all rows by the model's complexity (:data:`ML_EXPONENT`)."""
     from anon_core.analysis.ml_utility import ml_utility
 
@@ -166,7 +171,8 @@ def calibrate_ml(
                 else None,
             )
 
-        run(sizes[0])  # warm-up, not timed: imports and one-off set-up
+        if model == models[0]:
+            run(sizes[0])  # warm-up, not timed: imports and one-off set-up
         est = extrapolate(measure(run, sizes), n, ML_EXPONENT.get(model, 1.1))
         low, high, central = low + est.low, high + est.high, central + est.seconds
     return Estimate(central, low, high, f"timed on {sizes[-1] / max(n, 1):.0%} of the rows")
@@ -187,3 +193,31 @@ def when_asked(kind: str, key: str, label: str, help_text: str | None = None) ->
         asked[kind] = key
         return True
     return False
+
+
+# --------------------------------------------------------------------------- timings of real runs
+#: The last few (size, seconds) of each kind of job this server ran: sizes and times only, no data.
+_TIMINGS: dict[str, deque] = {}
+_TIMINGS_LOCK = threading.Lock()
+MAX_TIMINGS = 8
+
+
+@contextlib.contextmanager
+def timed(kind: str, size: int) -> Iterator[None]:
+    """Time the job in the ``with`` block and keep (size, seconds) for :func:`measured_seconds`
+    (a job that fails is not kept)."""
+    start = time.perf_counter()
+    yield
+    elapsed = time.perf_counter() - start
+    with _TIMINGS_LOCK:
+        _TIMINGS.setdefault(kind, deque(maxlen=MAX_TIMINGS)).append((float(max(size, 1)), elapsed))
+
+
+def measured_seconds(kind: str, size: int, exponent: float = 1.0) -> Estimate | None:
+    """The time a job of ``kind`` will take at ``size``, extrapolated from the ones this server
+    ran (:func:`timed`), or None before the first."""
+    with _TIMINGS_LOCK:
+        points = list(_TIMINGS.get(kind, ()))
+    if not points:
+        return None
+    return extrapolate(points, max(size, 1), exponent, basis=f"from {len(points)} earlier run(s)")
