@@ -6,6 +6,7 @@ import hashlib
 
 import streamlit as st
 
+from anon_core.data.guarded_load import load_upload, warm_up
 from anon_core.data.io import column_profile, load_table
 from anon_core.errors import AnonError
 from anon_core.release.engines.large import SAMPLE_ROWS, LargeTable
@@ -26,6 +27,7 @@ from ui.widgets import (
 UPLOAD_TYPES = ["csv", "tsv", "txt", "xlsx", "parquet", "json", "jsonl"]
 PREVIEW_ROWS = 200
 SEPARATORS = {",": "comma ( , )", ";": "semicolon ( ; )", "\t": "tab", "|": "pipe ( | )"}
+warm_up()  # uploads are parsed in a child process (a crash fails the upload, not the server)
 
 # The step line and the sidebar are drawn after this run has loaded an upload or a sample (see
 # below), so they name the table just loaded, not the previous one.
@@ -98,7 +100,10 @@ if wanted is not None:
         separator = None if sep_choice == "detect" else sep_choice.replace("\\t", "\t")
         encoding = None if enc_choice == "detect" else enc_choice
         if wanted[0] == "upload":
-            table = load_table(upload_bytes, name=wanted[1], separator=separator, encoding=encoding)
+            with st.spinner(f"Reading {wanted[1]}…"):
+                table = load_upload(
+                    upload_bytes, name=wanted[1], separator=separator, encoding=encoding
+                )
         elif separator or encoding:
             table = load_table(SAMPLE_DIR / wanted[1], separator=separator, encoding=encoding)
         else:
@@ -116,6 +121,7 @@ if wanted is not None:
         st.session_state["loaded_from"] = wanted
         st.session_state["table_info"] = (table.format, table.separator, table.encoding)
         st.session_state["encoding_note"] = table.encoding_note
+        st.session_state["load_notes"] = table.notes
     except AnonError as exc:
         st.error(str(exc), icon="🚫")
         with header:
@@ -151,6 +157,9 @@ if ws is not None:
         if note and ws.large is None:
             # The bytes were not UTF-8: say which single-byte encoding was used, never silently.
             st.warning(note, icon="🔤")
+        if ws.large is None:  # e.g. spreadsheet rows that end early
+            for note in st.session_state.get("load_notes") or ():
+                st.warning(note, icon="📄")
         shown = min(PREVIEW_ROWS, len(frame))
         st.markdown(
             f"**Preview** (first {shown:,} of {len(frame):,} rows"

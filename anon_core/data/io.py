@@ -72,6 +72,8 @@ class LoadedTable:
     encoding: str | None = None
     #: Set when the encoding was not certain (the single-byte default was used): show it to the user.
     encoding_note: str | None = None
+    #: Other things about how the file was read the user should see (e.g. short spreadsheet rows).
+    notes: tuple[str, ...] = ()
 
 
 #: Longest column name and hierarchy label accepted (longer ones are refused up front).
@@ -306,9 +308,11 @@ def load_table(
 def _read_binary(raw: bytes, name: str, fmt: str, sheet: str | int | None) -> LoadedTable:
     if not raw:
         raise DataError(f"{name} is empty.")
+    notes: tuple[str, ...] = ()
     try:
         if fmt == "excel" and raw[:2] == b"PK":  # .xlsx: text cells stay text (see xlsx.read_xlsx)
-            frame, notes = read_xlsx(raw, name, sheet, MISSING_TOKENS)
+            frame, found = read_xlsx(raw, name, sheet, MISSING_TOKENS)
+            notes = tuple(found)
             for note in notes:
                 warnings.warn(note, DataWarning, stacklevel=3)
         elif fmt == "excel":  # the legacy .xls format
@@ -331,7 +335,7 @@ def _read_binary(raw: bytes, name: str, fmt: str, sheet: str | int | None) -> Lo
         ) from None
     frame.columns = [str(c) for c in frame.columns]
     _check_frame(frame, name)
-    return LoadedTable(frame=frame, format=fmt)
+    return LoadedTable(frame=frame, format=fmt, notes=notes)
 
 
 # --------------------------------------------------------------------------- kinds
