@@ -21,6 +21,7 @@ from pathlib import Path
 from anon_core.commands import EXIT_BAD_INPUT, EXIT_NOT_SATISFIED, EXIT_VERIFY_FAILED
 from anon_core.commands import attack as attack_command
 from anon_core.commands import compare as compare_command
+from anon_core.commands import recommend as recommend_command
 from anon_core.commands import release as release_command
 from anon_core.commands import train as train_command
 from anon_core.config import load_config
@@ -34,7 +35,13 @@ from anon_core.validation import check_arguments
 log = logging.getLogger("anon_core")
 
 #: Sub-command modules registered after the core commands (each has ``add_parser(sub)``).
-EXTRA_COMMANDS: tuple = (release_command, compare_command, attack_command, train_command)
+EXTRA_COMMANDS: tuple = (
+    release_command,
+    compare_command,
+    attack_command,
+    train_command,
+    recommend_command,
+)
 
 
 def _check_run_paths(config, config_path, **outputs) -> None:

@@ -198,3 +198,54 @@ def test_approval_of_a_failing_release_needs_a_justification():
         verdict, {"decision": "approve", "justification": "Research enclave only, DUA 7."}
     )
     check_approval(verdict, {"decision": "reject"})  # rejecting needs none
+
+
+# ------------------------------------------------------------------ the recommendation
+def test_recommend_picks_a_passing_setting_and_keeps_every_trial(tmp_path, capsys):
+    cfg = _config(
+        tmp_path,
+        acceptance={"highest_prosecutor_risk": {"max": 0.2}},  # every released class >= 5
+    )
+    out = tmp_path / "rec.json"
+    code = main(
+        [
+            "recommend",
+            str(cfg),
+            "--families",
+            "generalization,pram",
+            "--n-attacks",
+            "100",
+            "-o",
+            str(out),
+        ]
+    )
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    found = json.loads(out.read_text())
+    assert json.loads(captured.out) == found
+    assert found["method"]["name"] in ("generalization", "pram")
+    tried = found["tried"]
+    assert {t["family"] for t in tried} == {"generalization", "pram"}
+    assert len(tried) == 5 + 4  # every grid value, whether it passed or not
+    winner = found["winner"]
+    assert winner["passed"] and winner in tried
+    # nothing that passes has a better utility than the winner
+    better = [t for t in tried if t["passed"] and (t["utility"] or -1) > (winner["utility"] or -1)]
+    assert not better
+    # the recommended section releases a table whose classes hold the criterion (independent count)
+    section = found["method"]
+    release_cfg = _config(
+        tmp_path, method=section, acceptance={"highest_prosecutor_risk": {"max": 0.2}}
+    )
+    released = tmp_path / "released.csv"
+    assert main(["release", str(release_cfg), "-o", str(released), "--scope", "part"]) == 0
+    capsys.readouterr()
+    table = pd.read_csv(released, dtype=str, keep_default_na=False)
+    stars = (table[["age", "zip", "sex"]] == "*").all(axis=1)
+    assert table[~stars].groupby(["age", "zip", "sex"]).size().min() >= 5
+
+
+def test_recommend_refuses_an_unknown_family(tmp_path, capsys):
+    cfg = _config(tmp_path)
+    assert main(["recommend", str(cfg), "--families", "magic"]) == 2
+    assert "magic" in capsys.readouterr().err
