@@ -86,23 +86,24 @@ if st.session_state.get(HASH) != ws.frame_hash or TOTAL not in st.session_state:
         st.session_state.pop(key, None)
 budget_box = st.container()  # drawn at the end, so it shows this run's spending
 
-with st.expander("💰 Privacy budget of this release", expanded=not st.session_state[RESULTS]):
+with st.expander("💰 Privacy budget of this table", expanded=not st.session_state[RESULTS]):
     c = st.columns(3)
     total = c[0].number_input(
         "Total ε",
         min_value=0.001,
         max_value=100.0,
-        value=1.0,
+        value=float(st.session_state[TOTAL][0]),  # the current release's (also after a reload)
         step=0.1,
         format="%.3f",
         key="dp_total_epsilon",
-        help="The most this release may spend over all queries.",
+        help="The most that may be spent on this table, counting every query in every session "
+        "and release on this server.",
     )
     delta = c[1].number_input(
         "Total δ",
         min_value=0.0,
         max_value=0.5,
-        value=0.0,
+        value=float(st.session_state[TOTAL][1]),
         step=1e-6,
         format="%g",
         key="dp_delta",

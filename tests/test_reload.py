@@ -118,3 +118,29 @@ def test_restored_containers_are_copies_so_two_tabs_do_not_share_one_list(value)
 
     copied = _copy_container(value)
     assert copied == value and copied is not value
+
+
+def test_a_reload_keeps_the_dp_answers_and_the_spent_budget():
+    from anon_core.dp.ledger import DPLedger
+    from ui import session_store
+
+    session_store.set_dp_ledger(DPLedger())
+    try:
+        at = _run(AppTest.from_file(str(APP), default_timeout=TIMEOUT))
+        token = _token(at)
+        _run(at.switch_page("pages/dp.py"))
+        at.number_input(key="dp_total_epsilon").set_value(0.9).run()
+        at.button(key="dp_new_budget").click().run()
+        at.selectbox(key="dp_type").set_value("count").run()
+        at.number_input(key="dp_epsilon").set_value(0.9).run()
+        at.button(key="dp_run").click().run()
+        assert not at.exception, at.exception
+        _run(at)  # the next run saves what the click produced
+        again = _reload(token)
+        _run(again.switch_page("pages/dp.py"))
+        metrics = {m.label: m.value for m in again.metric}
+        assert metrics["Total ε"] == "0.9" and metrics["Spent ε"] == "0.9"
+        assert metrics["Remaining ε"] == "0"  # 0.9 spent stays spent: not back to 0
+        assert list(again.dataframe[0].value["query"]) == ["count(rows)"]  # the answer too
+    finally:
+        session_store.set_dp_ledger(None)
