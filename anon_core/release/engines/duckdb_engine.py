@@ -35,6 +35,7 @@ from anon_core.data.io import (
     PLAIN_NUMBER,
     escape_formula_text,
 )
+from anon_core.data.limits import check_columns_count
 from anon_core.data.safe_write import replace_into, temp_output
 from anon_core.errors import AnonError, DataError
 from anon_core.release.engines import arrow_release
@@ -90,6 +91,7 @@ class DuckDBEngine(Engine):
 
     # ------------------------------------------------------------------ reading
     def relation_sql(self, source: TableSource) -> str:
+        check_columns_count(len(source.columns), source.path.name)
         path = _lit(str(source.path / "*.parquet" if source.path.is_dir() else source.path))
         if source.format == "parquet":
             return f"read_parquet({path})"
@@ -214,6 +216,8 @@ class DuckDBEngine(Engine):
         batch path is needed."""
         rel = self.relation_sql(source)
         keep = [c for c in plan.columns if c.action != "drop"]
+        if len(keep) > _SQL_MAX_COLUMNS:
+            return None  # DuckDB plans one expression per column slowly: the batch path is linear
         probe = self.con.sql(
             f"SELECT {', '.join(quote_ident(c.name) for c in plan.columns)} FROM {rel} LIMIT 0"
         )
@@ -477,6 +481,9 @@ class DuckDBEngine(Engine):
             self._cleanup()
 
 
+#: Most released columns the SQL release handles (its planning time grows faster than linearly:
+#: 500 columns took 17 s, 2,000 over 5 minutes); wider releases take the batch path.
+_SQL_MAX_COLUMNS = 100
 #: Largest class-key space the SQL release handles (a bit string of this many bits).
 _MAX_BITS = 1 << 23
 

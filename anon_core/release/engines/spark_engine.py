@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 
 from anon_core.data.io import FORMULA_START, MISSING_TOKENS, PLAIN_NUMBER
+from anon_core.data.limits import check_columns_count
 from anon_core.data.safe_write import temp_output
 from anon_core.errors import ConfigError, DataError
 from anon_core.release.engines.base import (
@@ -97,6 +98,7 @@ class SparkEngine(Engine):
 
     # ------------------------------------------------------------------ reading
     def read(self, source: TableSource):
+        check_columns_count(len(source.columns), source.path.name)
         try:
             return self._read(source)
         except Exception as exc:
@@ -109,12 +111,18 @@ class SparkEngine(Engine):
         path = str(source.path)
         if source.format == "parquet":
             return self.spark.read.parquet(path)
+        # pandas' reading: a quoted field may hold line breaks (multiLine: a record is not a
+        # line), a doubled quote inside quotes is one quote, blanks around fields are kept.
+        # multiLine reads each file in one task: split a large CSV into parts, or use Parquet.
         df = (
             self.spark.read.option("header", True)
             .option("sep", source.separator or ",")
             .option("encoding", source.encoding)
             .option("quote", '"')
             .option("escape", '"')
+            .option("multiLine", True)
+            .option("ignoreLeadingWhiteSpace", False)
+            .option("ignoreTrailingWhiteSpace", False)
             .option("inferSchema", False)
             .option("mode", "PERMISSIVE")
             .csv(path)
