@@ -97,6 +97,10 @@ def test_default_target_is_the_first_sensitive_else_the_fewest_classes():
         }
     )
     assert default_target(no_sensitive, frame) == "sex"  # 2 classes; income too, sex comes first
+    # The dashboard passes the workspace's roles (strings) instead of a configuration.
+    assert default_target({"name": "identifier", "stay": "sensitive"}, frame) == "stay"
+    # Left: name (300 values), age and stay (numbers): no column with 2 to 10 classes.
+    assert default_target({"sex": "identifier", "income": "identifier"}, frame) is None
 
 
 def test_auc_with_a_constant_guess_of_a_class_absent_from_the_holdout():

@@ -222,8 +222,7 @@ def target_choice(ws: Workspace, given: str | None = None, key: str = "cmp_targe
     kept = [c for c in ws.frame.columns if ws.roles.get(c) != Role.IDENTIFIER.value]
     if not kept:
         return None
-    config = parse_config(ws.to_config())
-    default = given if given in kept else default_target(config, ws.frame)
+    default = given if given in kept else default_target(ws.roles, ws.frame)
     index = kept.index(default) if default in kept else 0
     kinds = infer_kinds(ws.frame)
     return st.selectbox(

@@ -9,6 +9,7 @@ and every table of the comparison is cut at the same points.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -23,18 +24,17 @@ from anon_core.release.methods.registry import drop_identifiers
 __all__ = ["MAX_TARGET_CLASSES", "TARGET_BINS", "TargetBins", "default_target", "target_bins"]
 
 
-def _sensitive_first(config: ReleaseConfig, frame: pd.DataFrame) -> str | None:
-    sensitive = [c for c, r in config.roles.items() if r == Role.SENSITIVE and c in frame.columns]
-    return sensitive[0] if sensitive else None
-
-
-def default_target(config: ReleaseConfig, frame: pd.DataFrame) -> str | None:
+def default_target(
+    config: ReleaseConfig | Mapping[str, Role | str], frame: pd.DataFrame
+) -> str | None:
     """The target a comparison predicts when none is named: the first sensitive attribute, else
-    the categorical column with the fewest classes (the yardstick's choice), else None."""
-    table = drop_identifiers(frame, config.roles)
-    chosen = _sensitive_first(config, table)
-    if chosen is not None:
-        return chosen
+    the categorical column with the fewest classes (the yardstick's choice), else None.
+    ``config`` is a release configuration or just its roles (the dashboard's workspace)."""
+    roles = config.roles if isinstance(config, ReleaseConfig) else config
+    table = drop_identifiers(frame, roles)
+    sensitive = [c for c, r in roles.items() if r == Role.SENSITIVE and c in table.columns]
+    if sensitive:
+        return sensitive[0]
     try:
         from anon_core.analysis.yardstick import choose_target
     except ImportError:  # pragma: no cover - a partial installation
