@@ -13,6 +13,7 @@ from typing import Any
 from anon_core.config import ReleaseConfig
 from anon_core.report.blocks import fmt, kv_block, section, table_block, text_block
 from anon_core.report.model import Report
+from anon_core.report.numbers import percent, percent_interval
 from anon_core.search.evaluate import TransformationResult
 from anon_core.services.problem import Problem
 
@@ -105,18 +106,23 @@ def attacks_report_section(report: Report) -> dict[str, Any] | None:
         return None
     rows = []
     for row in a["rows"]:
-        cells = [str(row.get("attack", ""))]
-        for key in ("risk", "ci_low", "ci_high", "attack_rate", "control_rate", "baseline_rate"):
-            cells.append(fmt(row.get(key)))
+        cells = [
+            str(row.get("attack", "")),
+            percent_interval(row.get("risk"), row.get("ci_low"), row.get("ci_high")),
+        ]
+        for key in ("attack_rate", "control_rate", "baseline_rate"):
+            cells.append(percent(row.get(key)))
         rows.append(cells)
-    header = ["attack", "risk", "CI low", "CI high", "attack rate", "control rate", "baseline"]
+    header = ["attack", "risk [95% interval]", "attack rate", "control rate", "baseline"]
     figures = a["figures"]
     extra = []
     if "linkage" in figures:
         extra.append(kv_block([(f"linkage: {k}", fmt(v)) for k, v in figures["linkage"].items()]))
     if "membership" in figures:
+        m = figures["membership"]
+        ci = m.get("ci") or [None, None]
         extra.append(
-            kv_block([(f"membership: {k}", fmt(v)) for k, v in figures["membership"].items()])
+            kv_block([("membership advantage", percent_interval(m.get("advantage"), ci[0], ci[1]))])
         )
     reproduce = a["reproduce"]
     return section(

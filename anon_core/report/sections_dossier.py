@@ -29,12 +29,17 @@ def _value_text(fig: Mapping[str, Any]) -> str:
     return percent(v) if 0.0 <= v <= 1.0 else number(v)
 
 
+#: Figures that are not shares (printed as numbers, not percentages).
+NOT_SHARES = {"epsilon"}
+
+
 def _threshold(c: Mapping[str, Any]) -> str:
+    show = number if c.get("figure") in NOT_SHARES else percent
     parts = []
     if c.get("max") is not None:
-        parts.append(f"≤ {number(c['max'])}")
+        parts.append(f"≤ {show(c['max'])}")
     if c.get("min") is not None:
-        parts.append(f"≥ {number(c['min'])}")
+        parts.append(f"≥ {show(c['min'])}")
     end = {"upper": " (upper end)", "lower": " (lower end)"}.get(c.get("bound", "value"), "")
     return " and ".join(parts) + end
 
