@@ -21,6 +21,10 @@ MAX_WHOLE_NUMBER = 10**30
 MAX_EXACT_FLOAT = 2**53
 #: The largest magnitude of a decimal parameter (epsilon, widths, bounds, ...).
 MAX_FLOAT_MAGNITUDE = 1e15
+#: Seeds (a parameter named ``random_state`` or ``seed``) are 0 .. 2**32 - 1, the range every
+#: generator the package hands them to accepts (NumPy's legacy seed, scikit-learn).
+MAX_SEED = 2**32 - 1
+SEED_NAMES = frozenset({"random_state", "seed"})
 
 
 def _where(name: str) -> str:
@@ -61,6 +65,11 @@ def check_int(name: str, value: Any, minimum: int | None = None, maximum: int | 
             "check the value."
         )
     value = int(value)
+    if name.rsplit(".", 1)[-1].lstrip("-") in SEED_NAMES and value > MAX_SEED:
+        raise ConfigError(
+            f"{_where(name)} is a seed, at most {MAX_SEED} (2^32 - 1), got {_short(value)}; "
+            "any number in that range gives a reproducible run."
+        )
     if minimum is not None and value < minimum:
         raise ConfigError(f"{_where(name)} must be at least {minimum}, got {value}.")
     if maximum is not None and value > maximum:

@@ -420,7 +420,7 @@ def test_ragged_inline_table_names_the_first_ragged_row(tmp_path, capsys):
         "table": [["Ash", "A", "*"], ["Elm", "E", "*"], ["Oak", "*"], ["Yew", "Y"]]
     }
     line = _one_error(tmp_path, capsys, json.dumps(cfg))
-    assert "'attributes.town.hierarchy.table' row 3 has 2 labels, but row 1 has 3" in line
+    assert "'attributes.town.hierarchy.table' row 3 has 2 label(s), but row 1 has 3" in line
 
 
 def test_ragged_arx_csv_names_the_first_ragged_row(tmp_path, capsys):
@@ -479,3 +479,24 @@ def test_extreme_quasi_identifier_on_the_cli(tmp_path, capsys):
     cfg = _config(input={"path": "x.csv"})
     line = _one_error(tmp_path, capsys, json.dumps(cfg))
     assert "Interval hierarchy 'born'" in line and "too large a number" in line
+
+
+# ---------------------------------------------------------------- seeds and attack sizes
+def test_seeds_are_bounded_to_32_bits_wherever_they_are_named():
+    assert check_int("method.random_state", 2**32 - 1, minimum=0) == 2**32 - 1
+    for name in ("random_state", "attack.random_state", "--seed", "train.seed"):
+        with pytest.raises(ConfigError, match="is a seed, at most 4294967295"):
+            check_int(name, 2**32, minimum=0)
+    assert check_int("n_rows", 2**32, minimum=0) == 2**32  # not a seed: no such bound
+
+
+@pytest.mark.parametrize(
+    "args,expected",
+    [
+        (["--seed", str(10**23)], "'attack.random_state' is a seed, at most 4294967295"),
+        (["--n-attacks", str(10**18)], "'n_attacks' must be at most 100000"),
+    ],
+)
+def test_attack_arguments_beyond_their_range_are_one_error(tmp_path, capsys, args, expected):
+    line = _one_error(tmp_path, capsys, json.dumps(_config()), ".json", *args, command="attack")
+    assert expected in line

@@ -69,9 +69,13 @@ def check_columns(name: str, value: Any, columns: Sequence[str]) -> list[str]:
     return names
 
 
+#: The most guesses one attack makes (50x the default 2,000; singling out tries 1,000 per guess).
+MAX_N_ATTACKS = 100_000
+
+
 def check_common(n_attacks: Any, random_state: Any, progress: Any) -> tuple[int, Progress]:
     """``n_attacks`` (>= 1), a seed that is None or a whole number, and a callable progress."""
-    n = check_int("n_attacks", n_attacks, minimum=1)
+    n = check_int("n_attacks", n_attacks, 1, MAX_N_ATTACKS)  # bounded: each guess costs work
     if random_state is not None and (
         isinstance(random_state, bool) or not isinstance(random_state, int | np.integer)
     ):

@@ -186,7 +186,7 @@ class Hierarchy:
         for i, row in enumerate(rows):
             if len(row) != width:
                 raise HierarchyError(
-                    f"'{where}' row {i + 1} has {len(row)} labels, but row 1 has {width}: every "
+                    f"'{where}' row {i + 1} has {len(row)} label(s), but row 1 has {width}: every "
                     f"row needs one label per level ({width}); fix row {i + 1} ({_preview(row)})."
                 )
             bad = next(
