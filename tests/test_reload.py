@@ -144,3 +144,18 @@ def test_a_reload_keeps_the_dp_answers_and_the_spent_budget():
         assert list(again.dataframe[0].value["query"]) == ["count(rows)"]  # the answer too
     finally:
         session_store.set_dp_ledger(None)
+
+
+def test_without_streamlit_internals_no_widget_like_value_is_kept(monkeypatch):
+    from ui import session_store
+
+    monkeypatch.setattr(session_store, "_widget_keys", lambda: None)
+    at = _run(AppTest.from_file(str(APP), default_timeout=TIMEOUT))
+    token = _token(at)
+    at.session_state["workspace"].update("k", models=[{"model": "k-anonymity", "k": 7}])
+    _run(at.switch_page("pages/privacy.py"))
+    saved = session_store.STORE.load(token)
+    assert "workspace" in saved and "loaded_from" in saved  # objects and tuples are kept
+    assert not any(isinstance(v, bool | int | float | str) for v in saved.values())
+    again = _reload(token)  # and a reload works (no button value forced on a button)
+    assert again.session_state["workspace"].models == [{"model": "k-anonymity", "k": 7}]

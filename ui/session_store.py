@@ -105,25 +105,32 @@ def new_token() -> str:
     return secrets.token_hex(16)
 
 
-def _widget_keys() -> set[str]:
-    """User keys of the widgets Streamlit knows in this session (not saved: see the docstring)."""
+def _widget_keys() -> set[str] | None:
+    """User keys of the widgets Streamlit knows in this session (not saved: see the docstring),
+    or None when Streamlit's internals changed and they cannot be listed."""
     try:  # no public list of widget keys: read it from the session's state, defensively
         from streamlit.runtime.state.session_state_proxy import get_session_state
 
         state = get_session_state()._state  # noqa: SLF001
         return set(state._key_id_mapper._key_id_mapping)  # noqa: SLF001
-    except Exception:  # noqa: BLE001 - Streamlit internals changed: every key is then saved
-        log.debug("widget keys unavailable", exc_info=True)
-        return set()
+    except Exception:  # noqa: BLE001
+        log.warning("widget keys unavailable: only non-widget-like values are kept for reloads")
+        return None
 
 
-def _savable(key: str, widget_keys: set[str]) -> bool:
-    return (
-        isinstance(key, str)
-        and key not in _OWN_KEYS
-        and key not in widget_keys
-        and not key.startswith(("$$", "FormSubmitter:"))
-    )
+def _widget_like(value: Any) -> bool:
+    """A value a widget could hold (a button's bool, a number, a text, an uploaded file)."""
+    from streamlit.runtime.uploaded_file_manager import UploadedFile
+
+    return value is None or isinstance(value, bool | int | float | str | UploadedFile)
+
+
+def _savable(key: Any, value: Any, widget_keys: set[str] | None) -> bool:
+    if not isinstance(key, str) or key in _OWN_KEYS or key.startswith(("$$", "FormSubmitter:")):
+        return False
+    if widget_keys is None:  # cannot tell widgets apart: keep only what no widget holds
+        return not _widget_like(value)
+    return key not in widget_keys
 
 
 def _copy_container(value: Any) -> Any:
@@ -165,7 +172,7 @@ def save_session() -> None:
     if token is None:
         return
     widgets = _widget_keys()
-    state = {k: v for k, v in st.session_state.items() if _savable(k, widgets)}
+    state = {k: v for k, v in st.session_state.items() if _savable(k, v, widgets)}
     STORE.save(token, state)
 
 
