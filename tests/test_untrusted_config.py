@@ -500,3 +500,12 @@ def test_seeds_are_bounded_to_32_bits_wherever_they_are_named():
 def test_attack_arguments_beyond_their_range_are_one_error(tmp_path, capsys, args, expected):
     line = _one_error(tmp_path, capsys, json.dumps(_config()), ".json", *args, command="attack")
     assert expected in line
+
+
+@pytest.mark.parametrize("name", ["rot13", "base64", "utf-8\x00"])
+def test_the_library_loader_refuses_the_same_encodings(name):
+    from anon_core.data.io import load_table
+
+    with pytest.raises(ConfigError, match="'input.encoding'"):
+        load_table(b"a,b\n1,2\n", name="t.csv", encoding=name)
+    assert load_table(b"a,b\n1,2\n", name="t.csv", encoding="cp1252").frame.shape == (1, 2)

@@ -7,9 +7,8 @@ single-byte fallback (cp1252), which the user is told about.
 
 from __future__ import annotations
 
-import codecs
-
-from anon_core.errors import ConfigError, DataError
+from anon_core.errors import DataError
+from anon_core.validation import check_text_encoding
 
 #: The documented single-byte fallback for text that is not UTF-8 (Windows Western European,
 #: a superset of Latin-1's printable characters). Never a code page guessed from statistics.
@@ -97,15 +96,6 @@ def decode_text(raw: bytes, name: str, encoding: str | None = None) -> tuple[str
 
 
 def check_encoding(encoding: object, field: str = "input.encoding") -> str:
-    """A known codec name, or one ConfigError line naming the field."""
-    if not isinstance(encoding, str) or not encoding.strip():
-        raise ConfigError(
-            f"'{field}' must be an encoding name such as 'utf-8' or 'cp1252', got {encoding!r}."
-        )
-    try:
-        codecs.lookup(encoding)
-    except LookupError:
-        raise ConfigError(
-            f"'{field}' names an unknown encoding {encoding!r}; use e.g. 'utf-8', 'cp1252' or 'iso-8859-2'."
-        ) from None
-    return encoding
+    """A text encoding name (not a codec such as base64 or rot13), or one ConfigError line
+    naming the field (the one check: anon_core.validation.check_text_encoding)."""
+    return check_text_encoding(field, encoding)
