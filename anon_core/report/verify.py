@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-import math
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -15,6 +13,7 @@ import pandas as pd
 from anon_core.config import load_config, read_config_file
 from anon_core.data.io import output_format, table_bytes
 from anon_core.errors import ConfigError
+from anon_core.report.diff import check_released, diff_figures, short
 from anon_core.report.figures import compute_figures
 from anon_core.report.files import read_report, unaccounted_content
 from anon_core.report.html import embedded_libraries, plotly_inline, render_html
@@ -37,46 +36,7 @@ from anon_core.report.signature import (
 )
 from anon_core.services.problem import Problem
 
-_FLOAT_RTOL = 1e-9
-_FLOAT_ATOL = 1e-12
 _MAX_DIFFERENCES = 60
-
-
-def _diff(a: Any, b: Any, where: str, out: list[str]) -> None:
-    if isinstance(a, Mapping) and isinstance(b, Mapping):
-        for k in sorted(set(a) | set(b)):
-            p = f"{where}.{k}" if where else str(k)
-            if k not in b:
-                out.append(f"{p}: in the report ({_short(a[k])}) but not in the re-run")
-            elif k not in a:
-                out.append(f"{p}: not in the report, re-run gives {_short(b[k])}")
-            else:
-                _diff(a[k], b[k], p, out)
-        return
-    if isinstance(a, list) and isinstance(b, list):
-        if len(a) != len(b):
-            out.append(f"{where}: the report lists {len(a)} entries, the re-run {len(b)}")
-            if not all(isinstance(x, Mapping | list) for x in a + b):
-                return
-        for i, (x, y) in enumerate(zip(a, b, strict=False)):
-            _diff(x, y, f"{where}[{i}]", out)
-        return
-    numbers = (int, float)
-    if (
-        isinstance(a, numbers)
-        and isinstance(b, numbers)
-        and not isinstance(a, bool)
-        and not isinstance(b, bool)
-        and math.isclose(a, b, rel_tol=_FLOAT_RTOL, abs_tol=_FLOAT_ATOL)
-    ):
-        return
-    if a != b:
-        out.append(f"{where}: report {_short(a)}, re-run {_short(b)}")
-
-
-def _short(x: Any) -> str:
-    text = json.dumps(x, ensure_ascii=False, sort_keys=True)
-    return text if len(text) <= 80 else text[:77] + "..."
 
 
 def _regenerate(frame: pd.DataFrame, suffix: str, formula_escape: bool) -> bytes:
@@ -160,24 +120,6 @@ def _rerun_output(config: Any, problem: Any, result: Any, reported_out: Mapping 
     return file_fingerprint(reported_out.get("name"), data)
 
 
-def _check_released(path: Path, figures: Mapping[str, Any], out: list[str]) -> str:
-    if not path.exists():
-        out.append(f"released file {str(path)!r} does not exist")
-        return "differs"
-    digest = path_fingerprint(path)["sha256"]
-    reported = (figures.get("output") or {}).get("file")
-    expected = reported["sha256"] if reported else None
-    if expected is None and path.suffix.lower() in {".csv", ""}:
-        expected = (figures.get("output") or {}).get("csv_sha256")
-    if expected is None:
-        out.append(f"released file {path.name}: the report has no fingerprint of a released file")
-        return "differs"
-    if digest != expected:
-        out.append(f"released file {path.name}: SHA-256 {digest}, the report states {expected}")
-        return "differs"
-    return "matches"
-
-
 _LIBRARY_OPEN = '<script type="text/javascript">'
 
 
@@ -233,8 +175,8 @@ def _check_libraries(text: str, meta: Mapping[str, Any]) -> list[str]:
         stated = recorded.get(name) if recorded else None
         if recorded and stated != lib_meta:
             out.append(
-                f"report: its metadata records {name} as {_short(stated)}, the installed copy is "
-                f"{_short(lib_meta)}"
+                f"report: its metadata records {name} as {short(stated)}, the installed copy is "
+                f"{short(lib_meta)}"
             )
     return out
 
@@ -270,7 +212,7 @@ def check_visible(report_path: Path, embedded: Mapping[str, Any]) -> list[str]:
     except (KeyError, TypeError, ValueError, AttributeError, IndexError, OverflowError) as exc:
         return [
             f"report: its embedded blocks do not render ({type(exc).__name__} at "
-            f"{_short(str(exc))}): they were edited, or written by another version"
+            f"{short(str(exc))}): they were edited, or written by another version"
         ]
     if pdf:
         if again != raw:
@@ -340,14 +282,14 @@ def _malformed(embedded: Mapping[str, Any]) -> str | None:
     for where, value, kind in shapes:
         if not isinstance(value, kind):
             return (
-                f"report: its {where} has the wrong shape ({_short(value)}): the report was edited"
+                f"report: its {where} has the wrong shape ({short(value)}): the report was edited"
             )
     for side in ("input", "output"):
         file = (f.get(side) or {}).get("file")
         if file is not None and not (
             isinstance(file, dict) and isinstance(file.get("sha256"), str)
         ):
-            return f"report: its figures.{side}.file has the wrong shape ({_short(file)}): the report was edited"
+            return f"report: its figures.{side}.file has the wrong shape ({short(file)}): the report was edited"
     return None
 
 
@@ -473,7 +415,7 @@ def verify_report(
     notes += _software_notes(embedded.get("meta") or {})
     config_file = read_config_file(config_path)
     if "config" in embedded:
-        _diff(embedded["config"], scrub_config(config_file), "configuration", differences)
+        diff_figures(embedded["config"], scrub_config(config_file), "configuration", differences)
     else:
         differences.append("report: it embeds no configuration")
     config = load_config(config_path)
@@ -499,13 +441,13 @@ def verify_report(
         if (figures.get("input") or {}).get("file") is not None and config.input_path is not None:
             input_file = path_fingerprint(config.input_path)
         rerun, details = compute_figures(config, problem, result, found, input_file, rerun_out)
-        _diff(figures, rerun, "", differences)
+        diff_figures(figures, rerun, "", differences)
         details.pop("search_ms", None)
         if "details" in embedded:
-            _diff(embedded["details"], plain(details), "details", differences)
+            diff_figures(embedded["details"], plain(details), "details", differences)
     release = "not checked"
     if released_path is not None:
-        release = _check_released(Path(released_path), figures, differences)
+        release = check_released(Path(released_path), figures, differences)
     else:
         notes.append("the release file was NOT checked: give --released FILE to check it")
     if problem.dataset.grouped and (figures.get("output") or {}).get("file"):

@@ -17,6 +17,7 @@ from typing import Any
 
 from anon_core.config import ReleaseConfig
 from anon_core.data.io import output_format
+from anon_core.report.diff import check_released, diff_figures
 from anon_core.report.dossier import dossier_figures
 from anon_core.services.release import Rehearsal, Release, read_back
 from anon_core.services.session import Session
@@ -76,9 +77,7 @@ def verify_dossier(
     recorded_file = (figures.get("output") or {}).get("file")
     release_status = "not checked"
     if released_path is not None:
-        from anon_core.report.verify import _check_released
-
-        release_status = _check_released(Path(released_path), figures, differences)
+        release_status = check_released(Path(released_path), figures, differences)
         if release_status != "matches":
             return release_status
     if session.input_sha256 != rel["input_sha256"]:
@@ -124,7 +123,5 @@ def verify_dossier(
     again = dossier_figures(release, evidence, verdict, name, len(session.frame))
     if recorded_file is not None:
         again["output"]["file"] = recorded_file
-    from anon_core.report.verify import _diff
-
-    _diff(dict(figures), again, "", differences)
+    diff_figures(dict(figures), again, "", differences)
     return release_status
