@@ -112,6 +112,8 @@ MAX_CONFIG_DEPTH = 64
 #: YAML aliases (``*name``) in one configuration, and the values they may repeat in total.
 MAX_YAML_ALIASES = 100
 MAX_YAML_ALIAS_NODES = 10_000
+#: Privacy models one configuration may combine.
+MAX_PRIVACY_MODELS = 100
 #: Digits of a whole number in the text (larger numbers are refused before conversion).
 MAX_NUMBER_DIGITS = 100
 #: Explicit YAML tags a configuration may use: the plain JSON-like types only.
@@ -442,6 +444,11 @@ def parse_config(data: Mapping[str, Any], base_dir: str | Path = ".") -> Release
     if not isinstance(models, list) or not models:
         raise ConfigError(
             '\'privacy_models\' must be a non-empty list, e.g. [{"model": "k-anonymity", "k": 5}].'
+        )
+    if len(models) > MAX_PRIVACY_MODELS:
+        raise ConfigError(
+            f"'privacy_models' lists {len(models):,} models, more than {MAX_PRIVACY_MODELS}; a "
+            "release combines a few (e.g. k-anonymity and l-diversity per sensitive attribute)."
         )
     models = [resolve_paths(m, base) for m in models]  # population / research-subset files
     for m in models:

@@ -509,3 +509,13 @@ def test_the_library_loader_refuses_the_same_encodings(name):
     with pytest.raises(ConfigError, match="'input.encoding'"):
         load_table(b"a,b\n1,2\n", name="t.csv", encoding=name)
     assert load_table(b"a,b\n1,2\n", name="t.csv", encoding="cp1252").frame.shape == (1, 2)
+
+
+def test_the_number_of_privacy_models_is_bounded(tmp_path, capsys):
+    cfg = _config()
+    cfg["privacy_models"] = [{"model": "k-anonymity", "k": 2}] * 101
+    line = _one_error(tmp_path, capsys, json.dumps(cfg))
+    assert "'privacy_models' lists 101 models, more than 100" in line
+    cfg["privacy_models"] = [{"model": "k-anonymity", "k": 2}] * 100
+    code, errors, _ = _run(tmp_path, capsys, json.dumps(cfg))
+    assert code == 0 and errors == []
