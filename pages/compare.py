@@ -25,6 +25,7 @@ from ui.compare import (
     run_comparison,
     stored_comparison,
     target_choice,
+    use_release_picker,
 )
 from ui.widgets import explain, friendly_errors, start_page
 
@@ -119,5 +120,6 @@ with friendly_errors():
     st.dataframe(
         result_table(comparison, attack, utility).drop(columns=["method"]), hide_index=True
     )
+    use_release_picker(ws, comparison)
     st.subheader("What each method protects")
     protection_lines(comparison)

@@ -473,3 +473,20 @@ def test_attacks_page_says_the_part_needs_more_suppression_as_a_rehearsal_note()
     assert not [w.value for w in at.warning if "does not satisfy" in w.value]
     notes = [i.value for i in at.info if i.value.startswith("Rehearsal note")]
     assert len(notes) == 1 and "whole table satisfies" in notes[0]
+
+
+def test_compare_use_this_release_sets_the_method_for_evaluate_and_release(recorder):
+    at = _page()
+    at.button(key="cmp_run").click().run()
+    assert not at.exception, at.exception
+    at.selectbox(key="cmp_use_pick").set_value("pram").run()
+    at.button(key="cmp_use").click().run()
+    assert not at.exception, at.exception
+    ws = at.session_state["workspace"]
+    assert ws.sections["method"]["name"] == "pram"
+    assert ws.audit[-1]["change"] == "release from Compare: pram"
+    at.switch_page("pages/release.py").run()
+    assert not at.exception, at.exception
+    assert not at.error, [e.value for e in at.error]
+    captions = [c.value for c in at.caption]
+    assert any("PRAM" in c or "post-randomization" in c.lower() for c in captions), captions

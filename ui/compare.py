@@ -421,3 +421,33 @@ def describe_run(comparison: Comparison, settings: Mapping[str, Any]) -> str:
     if comparison.target_bins is not None:
         line += " " + comparison.target_bins.describe()
     return line
+
+
+def use_release_picker(ws: Workspace, comparison: Any) -> None:
+    """'Use this release': any point of the chart becomes the workspace's release (its method and
+    parameters; for generalization its transformation), for Evaluate and Release & sign-off."""
+    usable = [m for m in comparison.methods if m.error is None and m.name in METHODS]
+    if not usable:
+        return
+    names = [m.name for m in usable]
+    left, right = st.columns([3, 1])
+    picked = left.selectbox(
+        "Use this release", names, format_func=lambda n: METHODS[n].label, key="cmp_use_pick"
+    )
+    if right.button("✅ Use this release", key="cmp_use"):
+        row = usable[names.index(picked)]
+        if picked == "generalization":
+            levels = dict(row.details.get("transformation") or {})
+            sections = {k: v for k, v in ws.sections.items() if k != "method"}
+            changes: dict[str, Any] = {"sections": sections}
+            if levels:
+                changes.update(transformation=levels, chosen_by="manual")
+            ws.update("release from Compare: generalization", **changes)
+        else:
+            params = {k: v for k, v in dict(row.parameters).items() if v is not None}
+            spec = {"name": picked, **params, "random_state": comparison.random_state}
+            ws.update(f"release from Compare: {picked}", sections={**ws.sections, "method": spec})
+        st.success(
+            f"The release now uses {METHODS[picked].label}: see Evaluate and Release & sign-off.",
+            icon="✅",
+        )
