@@ -521,3 +521,11 @@ def test_the_number_of_privacy_models_is_bounded(tmp_path, capsys):
     cfg["privacy_models"] = [{"model": "k-anonymity", "k": 2}] * 100
     code, errors, _ = _run(tmp_path, capsys, json.dumps(cfg))
     assert code == 0 and errors == []
+
+
+def test_inline_table_cells_may_be_numpy_scalars():
+    # the dashboard writes tables from arrays: numpy numbers and strings are labels too
+    h = Hierarchy.from_rows([[np.int64(1970), np.str_("1970s"), np.float64(0.5)]], "born", "t")
+    assert h.table.tolist() == [["1970", "1970s", "0.5"]]
+    with pytest.raises(HierarchyError, match="has the cell"):
+        Hierarchy.from_rows([[np.bool_(True), "*"]], "flag", "t")

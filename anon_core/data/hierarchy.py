@@ -41,6 +41,10 @@ def name_values(values: list[str]) -> str:
     return shown + (f" and {more} more" if more > 0 else "")
 
 
+#: What a cell of an inline hierarchy table may be: a label, or a number written as one.
+_CELL = (str, int, float, np.integer, np.floating)
+
+
 def _preview(value: object) -> str:
     text = repr(value)
     return text if len(text) <= 60 else text[:57] + "..."
@@ -190,7 +194,7 @@ class Hierarchy:
                     f"row needs one label per level ({width}); fix row {i + 1} ({_preview(row)})."
                 )
             bad = next(
-                (c for c in row if isinstance(c, bool) or not isinstance(c, str | int | float)), row
+                (c for c in row if isinstance(c, bool | np.bool_) or not isinstance(c, _CELL)), row
             )
             if bad is not row:
                 raise HierarchyError(
