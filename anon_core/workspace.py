@@ -22,6 +22,7 @@ import pandas as pd
 
 from anon_core.config import MODULE_SECTIONS, parse_config
 from anon_core.data.builders import default_hierarchy
+from anon_core.data.config_paths import check_config_files
 from anon_core.data.dataset import Dataset, Role
 from anon_core.data.frequency import FrequencyTable
 from anon_core.data.hierarchy import Hierarchy
@@ -125,13 +126,19 @@ class Workspace:
         source: str = "data",
         large: Any = None,
         base_dir: str | Path | None = None,
+        allowed_roots: Any = None,
+        allowed_files: Any = (),
     ) -> Workspace:
         """Resume from a release configuration (the file the CLI reads), kept exactly as given.
 
         Hierarchy files resolve against ``base_dir`` (default: the working folder); a file that
-        cannot be read is an error, never silently replaced by a default hierarchy.
+        cannot be read is an error, never silently replaced by a default hierarchy. With
+        ``allowed_roots`` (the dashboard), a configuration naming a file outside those folders
+        (and ``allowed_files``) is refused before anything is read.
         """
         base = Path(base_dir) if base_dir is not None else Path.cwd()
+        if allowed_roots is not None:
+            check_config_files(config, base, allowed_roots, allowed_files)
         parsed = parse_config(config, base_dir=base)  # validates every section now
         missing = [a for a in parsed.roles if a not in frame.columns]
         if missing:
@@ -283,10 +290,18 @@ class Workspace:
         self._assign("transformation", transformation)
         self._assign("chosen_by", chosen_by)
 
-    def load_config(self, config: Mapping[str, Any], base_dir: str | Path | None = None) -> None:
+    def load_config(
+        self,
+        config: Mapping[str, Any],
+        base_dir: str | Path | None = None,
+        allowed_roots: Any = None,
+        allowed_files: Any = (),
+    ) -> None:
         """Replace the whole configuration with ``config`` (validated against this table, kept
-        exactly as given); an undoable change like any other."""
-        probe = Workspace.from_config(config, self.frame, self.source, self.large, base_dir)
+        exactly as given); an undoable change like any other. ``allowed_roots``: see from_config."""
+        probe = Workspace.from_config(
+            config, self.frame, self.source, self.large, base_dir, allowed_roots, allowed_files
+        )
         before = self.snapshot()
         self.config, self.base_dir, self.chosen_by = probe.config, probe.base_dir, probe.chosen_by
         if self.snapshot() == before:

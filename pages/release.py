@@ -16,6 +16,7 @@ from ui.dossier import dossier_section, method_release_section, residual_notice
 from ui.evidence import method_name
 from ui.long_work import human_duration, report_seconds
 from ui.widgets import (
+    SAMPLE_DIR,
     cached,
     config_json,
     current_result,
@@ -150,7 +151,14 @@ if uploaded is not None and st.session_state.get("config_loaded") != uploaded.fi
             f"The file {uploaded.name}",
             yaml_format=uploaded.name.lower().endswith((".yaml", ".yml")),
         )
-        ws.load_config(config)  # kept exactly as given; Undo returns to the previous settings
+        # Kept exactly as given; Undo returns to the previous settings. Files it names must be in
+        # the built-in samples' folder (or opened by path in this session): the server reads them.
+        ws.load_config(
+            config,
+            base_dir=SAMPLE_DIR,
+            allowed_roots=(SAMPLE_DIR,),
+            allowed_files=path_guard().read,
+        )
         st.session_state["config_loaded"] = uploaded.file_id
         st.success("Configuration applied to the current table (Undo reverts it).", icon="✅")
         st.rerun()

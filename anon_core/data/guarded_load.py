@@ -35,6 +35,9 @@ log = logging.getLogger(__name__)
 
 #: Longest time one upload may take to parse (seconds); the child is killed past it.
 DEFAULT_TIMEOUT = 300.0
+#: The parser run in the child: a module-level function with load_table's signature (sent by
+#: reference; tests put a crashing one here).
+UPLOAD_PARSER: Callable[..., LoadedTable] = load_table
 _context: Any = None
 
 
@@ -141,16 +144,16 @@ def load_upload(
     encoding: str | None = None,
     sheet: str | int | None = 0,
     timeout: float = DEFAULT_TIMEOUT,
-    parser: Callable[..., LoadedTable] = load_table,
+    parser: Callable[..., LoadedTable] | None = None,
 ) -> LoadedTable:
     """:func:`~anon_core.data.io.load_table` on uploaded bytes, run in a child process.
 
-    ``parser`` (a module-level function with load_table's signature) is for tests. The
-    DataWarning notes the child raised are raised again here and kept in ``notes``.
+    ``parser``: :data:`UPLOAD_PARSER` unless given. The DataWarning notes the child raised
+    are raised again here and kept in ``notes``.
     """
     ctx = _mp_context()
     ours, theirs = ctx.Pipe(duplex=True)
-    proc = ctx.Process(target=_child, args=(theirs, parser), daemon=True)
+    proc = ctx.Process(target=_child, args=(theirs, parser or UPLOAD_PARSER), daemon=True)
     proc.start()
     theirs.close()
     try:

@@ -50,6 +50,31 @@ def _preview(value: object) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
+def _rows_problem(rows: list[list[str]]) -> str | None:
+    """What the constructor would refuse in a file's rows, said by row and level only: an error
+    about a file never shows its contents (a configuration may name any file)."""
+    first: dict[str, int] = {}
+    parents: list[dict[str, str]] = [{} for _ in rows[0]]
+    for i, row in enumerate(rows, start=1):
+        empty = next((level for level, cell in enumerate(row) if cell == ""), None)
+        if empty is not None:
+            return f"has an empty cell at row {i}, level {empty}. Every row needs a label at every level."
+        if row[0] in first:
+            return (
+                f"lists the value of row {i} again (first in row {first[row[0]]}). Each original "
+                "value must appear in exactly one row."
+            )
+        first[row[0]] = i
+        for level in range(1, len(row)):
+            if parents[level].setdefault(row[level - 1], row[level]) != row[level]:
+                return (
+                    f"is not monotonic: in row {i}, the label at level {level - 1} generalizes to "
+                    f"another label at level {level} than in an earlier row. Each label must have "
+                    "exactly one parent."
+                )
+    return None
+
+
 @dataclass(frozen=True, eq=False)
 class Hierarchy:
     """Validated generalization hierarchy (rows x levels of string labels)."""
@@ -162,10 +187,12 @@ class Hierarchy:
                 f"Hierarchy file {label!r} holds no labels (only separators or blank lines). Give one row "
                 f"per value with one {separator!r}-separated label per level."
             )
-        long = next((x for r in rows for x in r if len(x) > MAX_NAME_CHARS), None)
-        if long is not None:
+        long = next(
+            ((i, x) for i, r in enumerate(rows, 1) for x in r if len(x) > MAX_NAME_CHARS), None
+        )
+        if long is not None:  # messages about a file name rows and levels, never its contents
             raise HierarchyError(
-                f"Hierarchy file {label!r} has a label of {len(long):,} characters (starting {long[:30]!r}); "
+                f"Hierarchy file {label!r} has a label of {len(long[1]):,} characters in row {long[0]}; "
                 f"labels are limited to {MAX_NAME_CHARS:,} characters."
             )
         widths = {len(r) for r in rows}
@@ -176,6 +203,9 @@ class Hierarchy:
                 f"levels, row {first_bad + 1} has {len(rows[first_bad])}). Check the separator "
                 f"({separator!r}) and that every row has one label per level."
             )
+        problem = _rows_problem(rows)
+        if problem is not None:
+            raise HierarchyError(f"Hierarchy file {label!r} {problem}")
         return cls(np.array(rows, dtype=object), name=label)
 
     @classmethod

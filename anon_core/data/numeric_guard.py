@@ -7,13 +7,17 @@ an exponent of ten digits or more wraps around, and some wrapped values index
 outside its table of powers of ten, so ``pd.to_numeric(pd.Series(["8e51234567890123"]))``
 kills the process with signal 11 and others are silently wrong
 (``"8e4294967296"`` reads as ``8.0``). Hexadecimal pseudonyms (HMAC tokens) take
-this shape by chance, and anyone can type it into an uploaded file.
+this shape by chance, and anyone can type it into an uploaded file. The same
+parser counts leading zeros against its 17-digit budget, so in a column read as
+floats ``"000000000000000001"`` and ``"0.00000000000000001"`` silently become 0.0.
 
 :func:`install` wraps ``maybe_convert_numeric`` once per process, so every
 caller (this package, SDV, RDT, SDMetrics) is covered: text with an exponent of
-six digits or more is parsed by Python's ``float`` instead, with pandas' own
-results (an overflow is "not a number": NaN when coercing, a ValueError when
-not; an underflow is 0.0). Every other value goes to pandas unchanged.
+three digits or more (pandas also reads ``"0e310"`` as NaN), or with 17 leading
+zeros, is parsed by Python instead
+(``int`` for an integer, else ``float``), with pandas' own conventions (an
+overflow is "not a number": NaN when coercing, a ValueError when not; an
+underflow is 0.0). Every other value goes to pandas unchanged.
 """
 
 from __future__ import annotations
@@ -27,14 +31,16 @@ import numpy as np
 
 log = logging.getLogger(__name__)
 
-#: An exponent of six digits or more (out of a double's range whatever its mantissa): parsed in Python.
-RISKY = re.compile(r"[eE][ \t]*[+-]?[0-9]{6,}")
-#: The shortest risky text ("1e123456").
-_MIN_LEN = 8
-#: A decimal number in scientific notation as pandas' C parser reads it (ASCII only, blanks around).
-_SCIENTIFIC = re.compile(
-    r"[ \t\n\r\f\v]*[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)[eE][+-]?[0-9]+[ \t\n\r\f\v]*"
+#: Parsed in Python: an exponent of three digits or more (near or past a double's range, where
+#: pandas' parser overflows or gives up), or a mantissa that starts with 17 zeros.
+RISKY = re.compile(r"[eE][ \t]*[+-]?[0-9]{3,}|(?:^|[\s+-])\.?(?:0\.?){17}")
+#: The shortest risky text ("1e123").
+_MIN_LEN = 5
+#: A decimal number as pandas' C parser reads it (ASCII only, blanks around).
+_NUMBER = re.compile(
+    r"[ \t\n\r\f\v]*[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?[ \t\n\r\f\v]*"
 )
+_INTEGER = re.compile(r"\s*[+-]?[0-9]+\s*")
 
 _installed: dict[str, Any] = {}
 
@@ -49,10 +55,14 @@ def risky_positions(values: Any) -> list[int]:
     ]
 
 
-def parse_risky(text: str) -> float | None:
-    """What pandas would read for one risky text: a float, or None where it cannot parse it."""
-    if _SCIENTIFIC.fullmatch(text) is None:
+def parse_risky(text: str) -> float | int | None:
+    """What pandas should read for one risky text: a number, or None where it cannot parse it."""
+    if _NUMBER.fullmatch(text) is None:
         return None
+    if _INTEGER.fullmatch(text) is not None:
+        number = int(text.strip())
+        if -(2**63) <= number < 2**64:  # pandas' int64 / uint64 range
+            return number
     value = float(text.strip())
     return None if math.isinf(value) else value
 
