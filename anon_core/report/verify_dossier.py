@@ -117,6 +117,7 @@ def verify_dossier(
         utility=bool(options.get("utility", True)),
         utility_models=tuple(options.get("utility_models") or ("logistic_regression",)),
         target=options.get("target"),
+        dp_audit=bool(options.get("dp_audit", False)),
     )
     verdict = session.verdict(evidence)
     name = (figures.get("input") or {}).get("file", {}).get("name")

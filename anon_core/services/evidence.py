@@ -37,7 +37,12 @@ EXPLAIN = {
     "original, both tested on never-released records",
     "marginal_distance": "mean total-variation distance of the columns' distributions (0 = same)",
     "epsilon": "the differential-privacy budget ε of the release (smaller is stronger)",
+    "dp_audit_violation": "1 when repeated runs of the method's noisy measurement on neighbouring "
+    "tables tell them apart better than its ε allows (an implementation fault), else 0",
 }
+
+#: Runs per side of the DP audit in the evidence (asked for with ``dp_audit=True``).
+DP_AUDIT_RUNS = 500
 
 
 def _num(x: Any) -> float | None:
@@ -144,6 +149,43 @@ def attack_figures(attacks: Mapping[str, Any] | None, why: str | None = None) ->
         out["linkage_reidentified_share"] = figure(
             lk.get("reidentified_share"), kind=kind, name="linkage_reidentified_share"
         )
+    return out
+
+
+def is_dp(guarantee: str, parameters: Mapping[str, Any]) -> bool:
+    """Whether a release claims differential privacy with an epsilon among its parameters."""
+    return "DP" in str(guarantee) and _num(parameters.get("epsilon")) is not None
+
+
+def dp_audit_figure(
+    method: str,
+    guarantee: str,
+    parameters: Mapping[str, Any],
+    frame: Any,
+    context: Any,
+    seed: int,
+    runs: int = DP_AUDIT_RUNS,
+) -> dict[str, Any]:
+    """``dp_audit_violation`` (1.0 or 0.0) of the method's measurement step on ``frame``, with
+    the audit's details (:func:`anon_core.audit.mechanisms.audit_release_method`)."""
+    from anon_core.audit.mechanisms import AUDITED_METHODS, audit_release_method
+    from anon_core.errors import AnonError
+
+    name, kind = "dp_audit_violation", "DP audit"
+    if not is_dp(guarantee, parameters):
+        return figure(
+            None, kind=kind, why="the method gives no differential-privacy guarantee", name=name
+        )
+    if method not in AUDITED_METHODS:
+        return figure(None, kind=kind, why=f"no DP audit is defined for {method}", name=name)
+    try:
+        result, details = audit_release_method(
+            method, parameters, frame, context, runs=runs, random_state=seed
+        )
+    except AnonError as exc:
+        return figure(None, kind=kind, why=f"the DP audit could not run: {exc}", name=name)
+    out = figure(1.0 if result.violation else 0.0, kind=kind, name=name)
+    out["details"] = details
     return out
 
 

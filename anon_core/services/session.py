@@ -38,6 +38,7 @@ from anon_core.services.evidence import (
     Evidence,
     attack_figures,
     class_based_figures,
+    dp_audit_figure,
     figure,
     utility_figures,
 )
@@ -241,8 +242,12 @@ class Session:
         utility_models: tuple[str, ...] = ("logistic_regression",),
         target: str | None = None,
         progress: Progress | None = None,
+        dp_audit: bool = False,
     ) -> Evidence:
-        """Class-based figures of ``release``; attacks and utility on its rehearsal."""
+        """Class-based figures of ``release``; attacks and utility on its rehearsal.
+
+        ``dp_audit=True`` (off by default: it costs seconds) also audits the measurement step
+        of an epsilon-DP method on the rehearsal's part (figure ``dp_audit_violation``)."""
         from anon_core.analysis.risk import report_dict, risk_of_frame
         from anon_core.services.compare import (
             config_hierarchies,
@@ -330,18 +335,25 @@ class Session:
             why="the method gives no differential-privacy guarantee",
             name="epsilon",
         )
+        options: dict[str, Any] = {
+            "n_attacks": n,
+            "utility": bool(utility),
+            "utility_models": list(utility_models),
+            "target": target,
+        }
+        if dp_audit:
+            progress(0.95, "DP audit of the measurement step")
+            figures["dp_audit_violation"] = dp_audit_figure(
+                release.method, release.guarantee, release.parameters, part, context, seed
+            )
+            options["dp_audit"] = True
         progress(1.0, "evidence complete")
         return Evidence(
             figures=figures,
             class_based=class_based,
             attacks=attacks,
             attack_details={"n_attacks": n, "random_state": seed},
-            options={
-                "n_attacks": n,
-                "utility": bool(utility),
-                "utility_models": list(utility_models),
-                "target": target,
-            },
+            options=options,
             utility=utility_dict,
             synthetic_checks=synthetic,
             guarantee=release.guarantee,
