@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import json
 import math
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -79,6 +81,24 @@ def _one_error(tmp_path, capsys, text, suffix=".json", *args, command="anonymize
     return errors[0]
 
 
+def _one_error_in_a_subprocess(tmp_path, text, suffix=".json", *args, command="anonymize") -> str:
+    """As _one_error, in a subprocess with a timeout: a regression to a hang fails, never blocks."""
+    (tmp_path / "people.csv").write_text(PEOPLE)
+    path = tmp_path / f"config{suffix}"
+    path.write_text(text)
+    done = subprocess.run(
+        [sys.executable, "-m", "anon_core.cli", command, str(path), *args],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert "Traceback" not in done.stderr, done.stderr[-2000:]
+    errors = [line for line in done.stderr.splitlines() if not line.startswith("warning:")]
+    assert done.returncode == 2 and len(errors) == 1 and errors[0].startswith("error: "), errors
+    return errors[0]
+
+
 def _yaml(cfg: dict, extra: str = "") -> str:
     return yaml.safe_dump(cfg, sort_keys=False) + extra
 
@@ -96,7 +116,7 @@ def _laughs(levels: int, fan: int = 9) -> str:
 def test_billion_laughs_in_the_text_section_is_refused_fast(tmp_path, capsys):
     # 9 levels x 9 aliases = 81 aliases (under the count limit) expanding to 9**10 strings.
     text = _yaml(_config()) + "text:\n" + _laughs(9)
-    line = _one_error(tmp_path, capsys, text, ".yaml")
+    line = _one_error_in_a_subprocess(tmp_path, text, ".yaml")
     assert "YAML aliases" in line and "config.yaml" in line
 
 
@@ -104,7 +124,7 @@ def test_billion_laughs_in_dp_queries_is_refused_fast(tmp_path, capsys):
     text = (
         _yaml(_config()) + "dp:\n  epsilon: 1.0\n  queries:\n" + _laughs(8).replace("  l", "    l")
     )
-    line = _one_error(tmp_path, capsys, text, ".yaml")
+    line = _one_error_in_a_subprocess(tmp_path, text, ".yaml", command="dp")
     assert "YAML aliases" in line
 
 
@@ -409,8 +429,8 @@ def test_release_with_huge_rows_fails_fast_on_the_cli(tmp_path, capsys, name):
     assert "more than 10x the input's" in line and "force_rows" in line
     assert not (tmp_path / "out.csv").exists()
     cfg["method"]["rows"] = 10**10
-    line = _one_error(
-        tmp_path, capsys, json.dumps(cfg), ".json", "-o", "out.csv", command="release"
+    line = _one_error_in_a_subprocess(
+        tmp_path, json.dumps(cfg), ".json", "-o", "out.csv", command="release"
     )
     assert "'method.rows' must be at most 100000000" in line
 
