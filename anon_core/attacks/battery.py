@@ -22,6 +22,7 @@ from anon_core.attacks.inference import inference
 from anon_core.attacks.linkability import linkability
 from anon_core.attacks.linkage import LinkageResult, linkage, shared_qis
 from anon_core.attacks.membership import MembershipResult, dcr_membership
+from anon_core.attacks.probabilistic_linkage import ProbabilisticLinkageResult, battery_linkage
 from anon_core.attacks.results import AttackResult
 from anon_core.attacks.singling_out import singling_out
 from anon_core.attacks.split import AttackSection, default_aux_columns, split_frame
@@ -241,7 +242,7 @@ class AttackReport:
     singling_out: Mapping[str, AttackResult]
     linkability: AttackResult | None
     inference: Mapping[str, AttackResult]
-    linkage: LinkageResult | None
+    linkage: LinkageResult | ProbabilisticLinkageResult | None
     membership: MembershipResult | None
     n_attacks: int
     random_state: int
@@ -424,9 +425,10 @@ def run_battery(
             (c for c in inputs.released_ids if c in external.columns), None
         )
         ids = inputs.released_ids.get(id_column) if id_column is not None else None
+        link_with = battery_linkage if section.linkage_mode == "probabilistic" else linkage
         linked = step(
             "linkage",
-            lambda p: linkage(
+            lambda p: link_with(
                 external,
                 released,
                 qis=inputs.qis,

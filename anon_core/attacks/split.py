@@ -30,7 +30,10 @@ ATTACK_KEYS = {
     "external",
     "id_column",
     "random_state",
+    "linkage_mode",
 }
+#: How the linkage attack matches external records: exactly, or Fellegi-Sunter probabilistically.
+LINKAGE_MODES = ("exact", "probabilistic")
 DEFAULT_CONTROL_FRACTION = 1.0 / 3.0
 DEFAULT_N_ATTACKS = 2000
 
@@ -52,6 +55,7 @@ class AttackSection:
     external: Path | None = None
     id_column: str | None = None
     random_state: int = 0
+    linkage_mode: str = "exact"
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -66,6 +70,7 @@ class AttackSection:
             "external": None if self.external is None else str(self.external),
             "id_column": self.id_column,
             "random_state": self.random_state,
+            **({} if self.linkage_mode == "exact" else {"linkage_mode": self.linkage_mode}),
         }
 
     def with_options(
@@ -74,6 +79,7 @@ class AttackSection:
         n_attacks: int | None = None,
         random_state: int | None = None,
         external: str | Path | None = None,
+        linkage_mode: str | None = None,
     ) -> AttackSection:
         """The section with command-line overrides applied (validated as the file's fields)."""
         values = self.to_dict()
@@ -83,6 +89,8 @@ class AttackSection:
             values["random_state"] = random_state
         if external is not None:
             values["external"] = str(external)
+        if linkage_mode is not None:
+            values["linkage_mode"] = linkage_mode
         return parse_attack_section({k: v for k, v in values.items() if v is not None})
 
 
@@ -171,7 +179,18 @@ def parse_attack_section(
         external=_resolve(base, section["external"], "external") if "external" in section else None,
         id_column=id_column,
         random_state=check_int("attack.random_state", section.get("random_state", 0), minimum=0),
+        linkage_mode=_linkage_mode(section.get("linkage_mode", "exact")),
     )
+
+
+def _linkage_mode(value: Any) -> str:
+    if value not in LINKAGE_MODES:
+        raise ConfigError(
+            f"'attack.linkage_mode' must be one of {', '.join(LINKAGE_MODES)}, got {value!r}. "
+            "'exact' links a record only when its generalized values equal a released label; "
+            "'probabilistic' also links noisy records (Fellegi-Sunter)."
+        )
+    return str(value)
 
 
 def split_frame(

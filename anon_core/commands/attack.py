@@ -30,7 +30,10 @@ def _section(config: ReleaseConfig, args: argparse.Namespace) -> AttackSection:
     if args.seed is not None and args.seed < 0:
         raise ConfigError(f"'--seed' must be a non-negative whole number, got {args.seed}.")
     return section.with_options(
-        n_attacks=args.n_attacks, random_state=args.seed, external=args.external
+        n_attacks=args.n_attacks,
+        random_state=args.seed,
+        external=args.external,
+        linkage_mode=args.linkage_mode,
     )
 
 
@@ -81,6 +84,12 @@ def add_parser(sub: Any) -> None:
         "--external",
         metavar="FILE",
         help="external table (an identifier plus raw quasi-identifiers) for the linkage attack",
+    )
+    p.add_argument(
+        "--linkage-mode",
+        metavar="MODE",
+        default=None,
+        help="linkage with --external: 'exact' (default) or 'probabilistic' (Fellegi-Sunter, links noisy records too)",
     )
     p.add_argument("--n-attacks", type=int, default=None, help="guesses per attack (default 2000)")
     p.add_argument(
