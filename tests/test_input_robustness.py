@@ -425,6 +425,25 @@ def test_spark_reads_quoted_line_breaks_as_pandas_does(tmp_path):
     assert got == want
 
 
+@pytest.mark.parametrize("block", [3, 7, 1 << 22])
+def test_spark_reads_line_by_line_unless_a_quoted_field_spans_lines(tmp_path, monkeypatch, block):
+    """multiLine (one task per file) only where needed; decided in blocks of any size."""
+    from anon_core.release.engines import spark_engine
+
+    monkeypatch.setattr(spark_engine, "_BLOCK", block)
+    cases = {
+        "a,b\n1,2\n": False,
+        'a,b\n1,"x\ny"\n': True,
+        'a,b\n1,"he said ""hi"""\n2,"x,y"\n': False,
+        'a,b\r\n1,"x\r\ny"\r\n': True,
+        'a,b\n1,"one ""two""\nthree"\n': True,
+    }
+    for i, (text, expected) in enumerate(cases.items()):
+        path = tmp_path / f"{i}.csv"
+        path.write_bytes(text.encode())
+        assert spark_engine.needs_multiline(path) is expected, text
+
+
 def _xlsx(build) -> bytes:
     book = openpyxl.Workbook()
     sheet = book.active

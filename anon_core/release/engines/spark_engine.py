@@ -50,6 +50,29 @@ DEFAULT_CONF = {
 LOCAL_CONF = {"spark.driver.host": "127.0.0.1", "spark.driver.bindAddress": "127.0.0.1"}
 
 
+_BLOCK = 1 << 22
+
+
+def needs_multiline(path: Path, encoding: str = "utf-8") -> bool:
+    """Does a quoted field of this CSV hold a line break (so a record spans lines)?
+
+    One pass in blocks: with '"' as quote and escape, a line ends inside a quoted field
+    exactly when the quotes counted from the start of the file are odd at its line feed.
+    Encodings other than UTF-8 and Latin-1 are answered True (the bytes are not ASCII)."""
+    if encoding.lower().replace("_", "-") not in ("utf-8", "latin-1"):
+        return True
+    odd = 0
+    with Path(path).open("rb") as fh:
+        while block := fh.read(_BLOCK):
+            data = np.frombuffer(block, dtype=np.uint8)
+            quotes = np.cumsum(data == 34, dtype=np.int64) + odd
+            breaks = np.flatnonzero((data == 10) | (data == 13))
+            if len(breaks) and bool((quotes[breaks] % 2).any()):
+                return True
+            odd = int(quotes[-1] % 2) if len(quotes) else odd
+    return False
+
+
 def _ident(name: str) -> str:
     return "`" + name.replace("`", "``") + "`"
 
@@ -113,14 +136,14 @@ class SparkEngine(Engine):
             return self.spark.read.parquet(path)
         # pandas' reading: a quoted field may hold line breaks (multiLine: a record is not a
         # line), a doubled quote inside quotes is one quote, blanks around fields are kept.
-        # multiLine reads each file in one task: split a large CSV into parts, or use Parquet.
+        # multiLine reads each file in one task, so it is used only for a file that needs it.
         df = (
             self.spark.read.option("header", True)
             .option("sep", source.separator or ",")
             .option("encoding", source.encoding)
             .option("quote", '"')
             .option("escape", '"')
-            .option("multiLine", True)
+            .option("multiLine", self._multiline(source))
             .option("ignoreLeadingWhiteSpace", False)
             .option("ignoreTrailingWhiteSpace", False)
             .option("inferSchema", False)
@@ -136,6 +159,15 @@ class SparkEngine(Engine):
                 for c in df.columns
             ]
         )
+
+    def _multiline(self, source: TableSource) -> bool:
+        """needs_multiline, remembered per file version (size and modification time)."""
+        stat = source.path.stat()
+        key = (str(source.path), stat.st_size, stat.st_mtime_ns, source.encoding)
+        cache = self.__dict__.setdefault("_multiline_of", {})
+        if key not in cache:
+            cache[key] = needs_multiline(source.path, source.encoding)
+        return cache[key]
 
     def _run(self, action, progress: Progress, message: str):
         """Run a Spark action on a worker thread, reporting finished tasks meanwhile."""
