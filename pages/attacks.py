@@ -11,6 +11,7 @@ from ui.attacks import (
     linkage_chart,
     risk_chart,
     run_attacks,
+    singling_out_notes,
 )
 from ui.widgets import current_levels, current_result, explain, friendly_errors, start_page
 
@@ -33,6 +34,7 @@ with friendly_errors():
         st.plotly_chart(risk_chart(report), key="attack_risk_chart")
         for name, line in RATE_LINES.items():
             st.markdown(f"- **{name}**: {line}")
+        singling_out_notes(report)
         explain(
             "Risk = (main - control) / (1 - control), with its 95% interval: the share of the attacker's "
             "guesses that succeed because the records were released.",

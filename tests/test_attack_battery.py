@@ -88,6 +88,8 @@ def test_linkage_generalized_release_by_hand():
         "unique_matches": 1,
         "expected_reidentified": pytest.approx(0.5),
         "reidentified_share": pytest.approx(0.1),
+        "truth_known": True,
+        "note": "",
     }
 
 
@@ -373,6 +375,8 @@ def test_cli_attack_json_shape(people_config, capsys):
         "unique_matches",
         "expected_reidentified",
         "reidentified_share",
+        "truth_known",
+        "note",
     }
     assert data["linkage"]["external_records"] == 120
     assert set(data["membership"]) == {"advantage", "ci"}

@@ -197,6 +197,41 @@ def risk_chart(report: AttackReport) -> go.Figure:
     return fig
 
 
+def singling_out_notes(report: AttackReport) -> None:
+    """Per singling-out mode: predicates found of those requested, their precision, and how the
+    control count was brought to the original's size (a failed fit is shown, not hidden)."""
+    for mode, result in report.singling_out.items():
+        d = result.detail
+        found, requested = d.get("n_predicates_found"), d.get("n_requested")
+        if found is None:
+            continue
+        precision = d.get("precision")
+        search = d.get("search") or {}
+        stop = (
+            "all found"
+            if found >= requested
+            else "search saturated"
+            if search.get("saturated")
+            else "stopped at the try limit"
+        )
+        st.markdown(
+            f"- **Singling out ({mode})**: {found:,} predicates found of {requested:,} requested "
+            f"({stop}); precision "
+            + ("n/a" if precision is None else f"**{precision:.1%}**")
+            + f" beside the attack rate {result.attack_rate.value:.1%}: anonymeter's rate divides the "
+            "records singled out by the requested count, precision by the found count."
+        )
+        correction = d.get("correction") or {}
+        if correction.get("fit_ok") is False:
+            st.warning(
+                f"Singling out ({mode}): the control-size correction was not used: "
+                f"{correction.get('note', '')}.",
+                icon="⚠️",
+            )
+        elif correction.get("method") in ("fit", "subsample"):
+            st.caption(f"Singling out ({mode}) control count: {correction.get('note', '')}.")
+
+
 def linkage_chart(result: LinkageResult) -> go.Figure:
     """External records per size of their matching released group (0: no match)."""
     sizes = pd.Series(result.group_sizes, name="matching group size")

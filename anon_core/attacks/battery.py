@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from anon_core.attacks.column_types import align_types, numeric_columns
 from anon_core.attacks.inference import inference
 from anon_core.attacks.linkability import linkability
 from anon_core.attacks.linkage import LinkageResult, linkage, shared_qis
@@ -146,6 +147,10 @@ def attack_inputs(
     )
     if unknown:
         log.warning("control values outside the hierarchies (kept raw): %s", unknown)
+    numeric = numeric_columns(dataset.frame, released.columns)
+    original, released, control_g = align_types(
+        [original[released.columns], released, control_g[released.columns]], numeric
+    )
     kept = ~result.suppressed[result.table.record_class()]
     ids = {
         c: dataset.frame[c].to_numpy()[kept]
@@ -153,9 +158,9 @@ def attack_inputs(
         if r == Role.IDENTIFIER
     }
     return AttackInputs(
-        original=original[released.columns],
+        original=original,
         released=released,
-        control=control_g[released.columns],
+        control=control_g,
         qis=tuple(dataset.qis),
         sensitive=tuple(dataset.sensitive),
         hierarchies=hierarchies,
@@ -169,7 +174,12 @@ def infer_levels(
     released: pd.DataFrame, hierarchies: Mapping[str, Hierarchy], qis: Sequence[str]
 ) -> dict[str, int | None]:
     """Per quasi-identifier, the lowest hierarchy level whose labels hold every released value
-    (``*`` aside), or None (e.g. Mondrian ranges): how a released file was generalized."""
+    (``*`` aside), or None (e.g. Mondrian ranges): how a released file was generalized.
+
+    A column released entirely as ``*`` is fully generalized: its level is the lowest one whose
+    labels are all ``*`` (the hierarchy's top), not level 0 (which would leave the original and
+    control values raw, so that they match nothing).
+    """
     out: dict[str, int | None] = {}
     for q in qis:
         values = set(to_labels(released[q]).astype(str)) - {SUPPRESSED}
@@ -177,11 +187,42 @@ def infer_levels(
         out[q] = None
         if hierarchy is None:
             continue
+        if not values and len(released):
+            out[q] = next(
+                (
+                    h
+                    for h in range(hierarchy.height)
+                    if set(hierarchy.table[:, h].astype(str)) == {SUPPRESSED}
+                ),
+                hierarchy.height - 1,
+            )
+            continue
         for h in range(hierarchy.height):
             if values <= set(hierarchy.table[:, h].astype(str)):
                 out[q] = h
                 break
     return out
+
+
+def rows_align(original: pd.DataFrame, released: pd.DataFrame, qis: Sequence[str]) -> bool:
+    """True when ``released`` row i is ``original`` row i generalized (same labels in every
+    column; a row whose quasi-identifiers are all ``*`` is a suppressed one and matches on the
+    other columns): the release kept the input's rows in order, so row i is record i."""
+    if len(original) != len(released) or list(original.columns) != list(released.columns):
+        return False
+    qi_cols = [c for c in released.columns if c in set(qis)]
+    rel = {c: to_labels(released[c]).astype(str) for c in released.columns}
+    ori = {c: to_labels(original[c]).astype(str) for c in released.columns}
+    suppressed = np.ones(len(released), dtype=bool)
+    for c in qi_cols:
+        suppressed &= rel[c] == SUPPRESSED
+    for c in released.columns:
+        same = rel[c] == ori[c]
+        if c in qi_cols:
+            same |= suppressed
+        if not bool(same.all()):
+            return False
+    return True
 
 
 def frame_inputs(
@@ -197,7 +238,10 @@ def frame_inputs(
     read off the released labels (:func:`infer_levels`) and the original and control records are
     generalized to it; quasi-identifiers whose labels fit no single level (Mondrian ranges,
     synthetic or perturbed values) stay raw, and linkage then matches raw values against the
-    released labels. Without hierarchies the three tables are compared as given.
+    released labels. Without hierarchies the three tables are compared as given. Column types
+    follow the input (:func:`~anon_core.attacks.column_types.align_types`). When the release
+    keeps the input's rows in order (:func:`rows_align`), the input's identifiers are the
+    released records' (``released_ids``), so linkage knows the truth of a match.
     """
     if len(control) == 0:
         raise DataError(
@@ -220,15 +264,27 @@ def frame_inputs(
     original_g, _ = generalize_like_release(original[columns], levels, roles, hierarchies)
     control_g, unknown = generalize_like_release(control[columns], levels, roles, hierarchies)
     full_domain = bool(qis) and all(inferred.get(q) is not None for q in qis)
-    # Rows of a release made elsewhere need not align with the original's: the truth of a
-    # linkage match is unknown here (released_ids stays empty).
+    numeric = numeric_columns(original, columns)
+    original_g, released_t, control_g = align_types(
+        [original_g, released[columns].reset_index(drop=True), control_g], numeric
+    )
+    ids = {}
+    if full_domain and rows_align(original_g, released_t, qis):
+        # The release keeps the input's rows in order (suppressed ones as '*'): the input's
+        # identifiers tell whose record each released row is, so linkage knows the truth.
+        ids = {
+            str(c): original[c].to_numpy()
+            for c in original.columns
+            if roles.get(str(c)) == Role.IDENTIFIER
+        }
     return AttackInputs(
         original=original_g,
-        released=released[columns].reset_index(drop=True),
+        released=released_t,
         control=control_g,
         qis=tuple(qis),
         sensitive=tuple(c for c in columns if roles.get(str(c)) == Role.SENSITIVE),
         hierarchies=hierarchies,
+        released_ids=ids,
         levels=levels if full_domain else None,
         unknown_control_values=unknown,
     )
@@ -388,7 +444,15 @@ def run_battery(
         singling[mode] = step(
             f"singling out ({mode})",
             lambda p, mode=mode: singling_out(
-                original, released, control, mode=mode, n_attacks=n, random_state=seed, progress=p
+                original,
+                released,
+                control,
+                mode=mode,
+                n_attacks=n,
+                # anonymeter's 3 columns per predicate, fewer when the release has fewer
+                n_cols=min(3, len(columns)),
+                random_state=seed,
+                progress=p,
             ),
         )
     link = None

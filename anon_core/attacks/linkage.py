@@ -51,7 +51,7 @@ class LinkageResult:
     ``expected_reidentified`` is the sum of ``1/size`` over matched external records whose true
     record was released and is among the matches when ``truth_known`` (the input and the external
     table share an identifier column); otherwise it is the attacker's expected successes over all
-    matched records.
+    matched records (``truth_known`` False, with a ``note`` saying so).
     """
 
     external_records: int
@@ -63,6 +63,7 @@ class LinkageResult:
     qis: tuple[str, ...]
     unknown_values: Mapping[str, int] = field(default_factory=dict)
     group_sizes: tuple[int, ...] = field(default=(), repr=False)
+    note: str = ""
 
     def size_distribution(self) -> dict[int, int]:
         """External records per matching group size (0: unmatched), for a chart."""
@@ -77,6 +78,8 @@ class LinkageResult:
             "unique_matches": self.unique_matches,
             "expected_reidentified": self.expected_reidentified,
             "reidentified_share": self.reidentified_share,
+            "truth_known": self.truth_known,
+            "note": self.note,
         }
 
     def details(self) -> dict[str, Any]:
@@ -304,6 +307,13 @@ def linkage(
         expected = float(inverse.sum())
     report(1.0, "linkage: done")
     n = len(external)
+    note = (
+        ""
+        if truth
+        else "whose record each released row is cannot be established (no identifier aligns the "
+        "released rows with the input), so this is the attacker's own expectation: the sum over "
+        "matched external records of 1 / (number of released records matching)"
+    )
     if unknown_values:
         log.info("linkage: values absent from the hierarchies: %s", unknown_values)
     return LinkageResult(
@@ -316,6 +326,7 @@ def linkage(
         qis=tuple(cols),
         unknown_values=unknown_values,
         group_sizes=tuple(int(s) for s in size),
+        note=note,
     )
 
 

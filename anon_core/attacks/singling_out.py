@@ -11,7 +11,9 @@ control count is corrected for a control table of another size than the original
 from __future__ import annotations
 
 import logging
+import math
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -32,7 +34,7 @@ from anon_core.attacks.predicates import (
     concat,
 )
 from anon_core.attacks.results import AttackResult
-from anon_core.attacks.size_correction import control_size_correction
+from anon_core.attacks.size_correction import correct_control_count
 from anon_core.attacks.stats import residual_risk, success_rate
 from anon_core.validation import check_choice, check_int
 
@@ -40,6 +42,12 @@ logger = logging.getLogger(__name__)
 MODES = ("univariate", "multivariate")
 _BATCH = 1000
 _MAX_BATCH = 50_000
+_FIRST_BATCH_PER_ATTACK = 10
+#: The saturation window's bounds (tries without a new predicate before the search stops).
+_MIN_WINDOW = 20_000
+_MAX_WINDOW = 2_000_000
+#: The default bound on tries: the window's reach, at least 1,000 per requested predicate.
+_MAX_ATTEMPTS_PER_ATTACK = 1000
 
 
 def _univariate_candidates(table: np.ndarray, enc: EncodedTables) -> Predicates:
@@ -120,58 +128,93 @@ def _medians(table: np.ndarray, enc: EncodedTables) -> np.ndarray:
     return out
 
 
+@dataclass(frozen=True)
+class Search:
+    """Predicates found by the search, and how it stopped (``saturated``: no new distinct
+    singling-out predicate in ``window`` tries, or every candidate enumerated)."""
+
+    predicates: Predicates
+    attempts: int
+    saturated: bool
+    window: int
+
+
+def saturation_window(n_distinct: int, n_columns: int, n_cols: int, n_attacks: int) -> int:
+    """Tries without a new predicate after which the search stops.
+
+    A try draws one released record and one set of ``n_cols`` columns, so one given predicate
+    comes up with probability about 1 / (distinct records x column sets); a window of that many
+    tries leaves a predicate not yet found unseen with probability about 1/e, and all of them
+    (u left) with about e^-u: the search stops when (nearly) none is left to find.
+    """
+    combos = math.comb(n_columns, n_cols)
+    return int(min(_MAX_WINDOW, max(_MIN_WINDOW, 20 * n_attacks, n_distinct * combos)))
+
+
 def _singling_out_queries(
     index: TableIndex,
     enc: EncodedTables,
     mode: str,
     n_attacks: int,
     n_cols: int,
-    max_attempts: int | None,
+    max_attempts: int,
+    window: int | None,
     rng,
     progress: Callable[[float, str], None],
-) -> Predicates:
-    """Distinct predicates that match exactly one released record, at most ``n_attacks``."""
+) -> Search:
+    """Distinct predicates that match exactly one released record, at most ``n_attacks``.
+
+    Multivariate: random tries until ``n_attacks`` are found, or no new one came up in
+    ``window`` tries (saturation), or ``max_attempts`` tries (a bound on cost).
+    """
     table = index.table
     if mode == "univariate":
         candidates = _univariate_candidates(table, enc)
         candidates = candidates.take(rng.permutation(len(candidates)))
         unique = index.count(candidates) == 1
-        return candidates.take(np.flatnonzero(unique)[:n_attacks])
+        found = candidates.take(np.flatnonzero(unique)[:n_attacks])
+        return Search(found, len(candidates), True, 0)
+    if window is None:
+        window = saturation_window(len(table), table.shape[1], n_cols, n_attacks)
     medians = _medians(table, enc)
     kept: list[Predicates] = []
     seen: set[bytes] = set()
-    n_kept = attempts = 0
-    while n_kept < n_attacks and attempts < max_attempts:
-        # grow the batch when few records single out, so the work stays in numpy
-        rate = max(n_kept, 1) / max(attempts, _BATCH)
-        size = int(min(_MAX_BATCH, max(_BATCH, 1.2 * (n_attacks - n_kept) / rate)))
-        size = min(size, max_attempts - attempts)
+    n_kept = attempts = last_new = 0
+    # The first batch is sized to the request: a small request is answered by a small batch.
+    size = min(_MAX_BATCH, max(_BATCH, _FIRST_BATCH_PER_ATTACK * n_attacks))
+    while n_kept < n_attacks and attempts < max_attempts and attempts - last_new < window:
+        size = min(size, max_attempts - attempts, window)
         batch = _record_predicates(table, enc, medians, size, n_cols, rng)
-        attempts += size
         hits = np.flatnonzero(index.count(batch) == 1)
-        batch = batch.take(hits)
+        found = batch.take(hits)
         fresh = []
-        for i, key in enumerate(batch.keys()):
+        for i, key in enumerate(found.keys()):
             if key not in seen and n_kept + len(fresh) < n_attacks:
                 seen.add(key)
                 fresh.append(i)
         if fresh:
-            kept.append(batch.take(np.array(fresh)))
+            kept.append(found.take(np.array(fresh)))
             n_kept += len(fresh)
+            last_new = attempts + int(hits[fresh[-1]]) + 1
+        attempts += size
+        # grow the batch when few records single out, so the work stays in numpy
+        rate = max(n_kept, 1) / attempts
+        size = int(min(_MAX_BATCH, max(_BATCH, 1.2 * (n_attacks - n_kept) / rate)))
         progress(0.8 * n_kept / n_attacks, f"singling out: {n_kept} predicates")
+    saturated = n_kept < n_attacks and attempts - last_new >= window
     if n_kept < n_attacks:
-        logger.warning(
-            "Singling out (%s) found %d of the %d requested predicates in %d attempts; "
-            "the risk may be underestimated.",
+        logger.info(
+            "Singling out (%s) found %d of the %d requested predicates in %d tries (%s).",
             mode,
             n_kept,
             n_attacks,
             attempts,
+            "saturated" if saturated else "stopped at max_attempts",
         )
     if not kept:
         empty = np.zeros((0, n_cols), dtype=np.int64)
-        return Predicates(empty, empty.astype(np.int8), empty)
-    return concat(kept)
+        return Search(Predicates(empty, empty.astype(np.int8), empty), attempts, saturated, window)
+    return Search(concat(kept), attempts, saturated, window)
 
 
 def singling_out(
@@ -186,40 +229,50 @@ def singling_out(
     random_state: int | None = None,
     progress: Callable[[float, str], None] | None = None,
     confidence: float = 0.95,
+    window: int | None = None,
 ) -> AttackResult:
     """Singling-out risk of ``released`` for the records of ``original`` (anonymeter's attack).
 
     ``mode`` "univariate" uses rare single values, "multivariate" predicates on ``n_cols``
-    random columns of random released records (at most ``max_attempts`` tries, default
-    ``1000 * n_attacks``). Rates are over ``n_attacks`` guesses, as in anonymeter.
+    random columns of random released records: the search stops when ``n_attacks`` distinct
+    predicates are found or when it is saturated (no new one in ``window`` tries, see
+    :func:`saturation_window`), so the figure does not depend on how long it ran; at most
+    ``max_attempts`` tries (default: ``1000 * n_attacks`` or five windows, whichever is more).
+    Rates are over ``n_attacks`` guesses, as in anonymeter; ``detail`` adds
+    ``n_predicates_found``, ``n_requested`` and ``precision`` (the share of the predicates found
+    that single out an original record: anonymeter's attack rate divides by the requested
+    count, precision by the found count) and the control-size ``correction``.
     """
     columns = check_tables(original, released, control, allow_empty_released=True)
     n_attacks, progress = check_common(n_attacks, random_state, progress)
     mode = check_choice("mode", mode, MODES)
     n_cols = check_int("n_cols", n_cols, minimum=1, maximum=len(columns))
-    if max_attempts is None:
-        max_attempts = 1000 * n_attacks
-    max_attempts = check_int("max_attempts", max_attempts, minimum=1)
+    if window is not None:
+        window = check_int("window", window, minimum=1)
     rng = np.random.default_rng(random_state)
     # anonymeter deduplicates the tables: a predicate singles out one distinct record
     enc = distinct_rows(encode_tables([original, released, control], columns))
     ori, rel, ctl = enc.codes
+    if window is None and mode == "multivariate":
+        window = saturation_window(len(rel), len(columns), n_cols, n_attacks)
+    if max_attempts is None:
+        max_attempts = max(_MAX_ATTEMPTS_PER_ATTACK * n_attacks, 5 * (window or 0))
+    max_attempts = check_int("max_attempts", max_attempts, minimum=1)
     ori_index, rel_index, ctl_index = (TableIndex(t, enc.radices) for t in enc.codes)
     progress(0.0, f"singling out ({mode}): building predicates")
     if len(rel):
-        queries = _singling_out_queries(
-            rel_index, enc, mode, n_attacks, n_cols, max_attempts, rng, progress
+        search = _singling_out_queries(
+            rel_index, enc, mode, n_attacks, n_cols, max_attempts, window, rng, progress
         )
     else:
-        queries = Predicates(*(np.zeros((0, 1), dtype=t) for t in (np.int64, np.int8, np.int64)))
+        empty = Predicates(*(np.zeros((0, 1), dtype=t) for t in (np.int64, np.int8, np.int64)))
+        search = Search(empty, 0, True, window or 0)
+    queries = search.predicates
     progress(0.8, f"singling out ({mode}): checking {len(queries)} predicates")
     n_success = int((ori_index.count(queries) == 1).sum())
     control_counts = ctl_index.count(queries)
-    n_control = float((control_counts == 1).sum())
-    correction = 1.0
-    if n_control > 0 and len(ctl) != len(ori):
-        correction = control_size_correction(control_counts, len(ctl), len(ori))
-    n_control_corrected = int(min(n_attacks, max(0, round(n_control * correction))))
+    correction = correct_control_count(control_counts, len(ctl), len(ori))
+    n_control_corrected = int(min(n_attacks, max(0, round(correction.corrected))))
     baseline_cols = 1 if mode == "univariate" else n_cols
     if len(rel):
         random_queries = _random_predicates(rel, enc, n_attacks, baseline_cols, rng)
@@ -241,5 +294,17 @@ def singling_out(
         n_attacks=n_attacks,
         confidence=confidence,
         random_state=random_state,
-        detail={"n_predicates": len(queries)},
+        detail={
+            "n_predicates": len(queries),
+            "n_predicates_found": len(queries),
+            "n_requested": n_attacks,
+            "precision": (n_success / len(queries)) if len(queries) else None,
+            "n_singled_out": n_success,
+            "search": {
+                "tries": search.attempts,
+                "saturated": search.saturated,
+                "window": search.window,
+            },
+            "correction": correction.to_dict(),
+        },
     )

@@ -3,7 +3,10 @@
 Attacks need records that were never released (the control set, anonymeter's
 "control" records): the input is split once, the released part is anonymized as
 configured, and the control part never leaves. Alternatively the section names
-the ``released`` (original released part) and ``control`` files explicitly.
+the ``released`` and ``control`` files explicitly. In anonymeter's terms the configuration's
+input is then ``ori`` (the original records that were released, before protection), the
+``released`` file is ``syn`` (the protected release, what is attacked) and ``control`` holds
+records of the same population that were never released.
 """
 
 from __future__ import annotations
@@ -83,6 +86,9 @@ class AttackSection:
     ) -> AttackSection:
         """The section with command-line overrides applied (validated as the file's fields)."""
         values = self.to_dict()
+        if self.released is not None or self.control is not None:
+            # named files replace the split: the default fraction is not a choice to re-validate
+            values.pop("control_fraction")
         if n_attacks is not None:
             values["n_attacks"] = n_attacks
         if random_state is not None:
@@ -129,8 +135,8 @@ def parse_attack_section(
     if len(explicit) == 1:
         raise ConfigError(
             f"'attack.{explicit[0]}' is given without 'attack.{({'control', 'released'} - set(explicit)).pop()}': "
-            "name both files (the original released part and the never-released control records), or "
-            "neither and let 'control_fraction' split the input."
+            "name both files (the protected release, whose originals are the configuration's input, and "
+            "the never-released control records), or neither and let 'control_fraction' split the input."
         )
     if explicit and "control_fraction" in section:
         raise ConfigError(

@@ -3,8 +3,10 @@
 Without ``--released``/``--control`` the input is split as the configuration's ``attack`` section
 says (seeded ``control_fraction``), the released part is anonymized as configured (its
 transformation, else the search; an ``attack-risk`` model gets the control part), and the battery
-attacks that release. With both files, CONFIG's input is the original released part, the released
-file is attacked as given and nothing is split. Prints one JSON object (see
+attacks that release. With both files (or the section's ``released`` and ``control``), the released
+file is the protected release and is attacked as given (anonymeter's ``syn``), CONFIG's input holds
+the original records that were released, before protection (``ori``), the control file records of
+the same population that were never released (``control``); nothing is split. Prints one JSON object (see
 :meth:`anon_core.attacks.battery.AttackReport.to_dict`); bad input exits 2 with one line.
 """
 
@@ -73,7 +75,8 @@ def add_parser(sub: Any) -> None:
     p.add_argument(
         "--released",
         metavar="FILE",
-        help="attack this released table (CONFIG's input is then the original released part; needs --control)",
+        help="the protected release to attack (CONFIG's input then holds its original records before "
+        "protection; needs --control)",
     )
     p.add_argument(
         "--control",

@@ -4,8 +4,10 @@ Attacks section of the release report and ``verify``.
 Without released/control files the input is split as the configuration's ``attack`` section says
 (seeded ``control_fraction``), the released part is anonymized as configured (its transformation,
 else the search; an ``attack-risk`` model gets the control part), and the battery attacks that
-release. With both files, the configuration's input is the original released part and the released
-file is attacked as given.
+release. With both files, the released file is the protected release, attacked as given
+(anonymeter's ``syn``); the configuration's input holds the original records that were released,
+before protection (``ori``); the control file holds records that were never released. Column types
+of the released and control files follow the input's (a file is read as text).
 """
 
 from __future__ import annotations
