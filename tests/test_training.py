@@ -258,6 +258,8 @@ def test_train_and_attack_json_shape(census):
         "majority_rate",
         "membership",
         "baseline_membership",
+        "rmia",
+        "baseline_rmia",
     ]
     assert set(out["membership"]) == {"advantage", "auc", "ci"} == set(out["baseline_membership"])
     assert out["epsilon_spent"] <= 1.0 + 1e-6 and out["delta"] == pytest.approx(1 / (10 * 1050))

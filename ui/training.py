@@ -28,6 +28,7 @@ from anon_core.training import (
     advantage_bound,
     parse_train_section,
     synthetic_release,
+    train_and_attack,
     training_available,
     training_curve,
 )
@@ -41,6 +42,7 @@ from ui.long_work import (
 from ui.widgets import CHART_MARGIN, current_result, explain, friendly_errors, problem
 
 CURVE_KEY = "dpsgd_curve"
+RMIA_KEY = "dpsgd_rmia"
 MODEL_LABELS = {
     "logistic_regression": "Logistic regression",
     "gaussian_nb": "Gaussian naive Bayes",
@@ -326,6 +328,7 @@ def dpsgd_section(ws) -> None:
             bar.empty()
     curve = st.session_state.get(CURVE_KEY)
     if curve is None:
+        rmia_panel(ws.frame[columns], config, grid)
         return
     st.caption(f"ℹ️ {EPSILON_DELTA}")
     left, right = st.columns(2)
@@ -365,6 +368,49 @@ def dpsgd_section(ws) -> None:
             "Feature scaling and categories were taken from the training records and are not "
             f"covered by DP: {', '.join(curve.from_data)}."
         )
+    rmia_panel(ws.frame[columns], config, grid)
+
+
+def rmia_panel(original: pd.DataFrame, config, grid: list[float]) -> None:
+    """RMIA beside the loss attack at one ε (reference models cost extra training: on request)."""
+    finite = sorted(float(e) for e in grid if math.isfinite(float(e)))
+    if not finite:
+        return
+    st.markdown("**Stronger attack: RMIA**")
+    st.caption(
+        "RMIA (Zarifzadeh, Liu and Shokri, ICML 2024) compares each record's likelihood under "
+        "the model with reference models trained on held-out records and with other population "
+        "records: a stronger membership test than the loss threshold."
+    )
+    c = st.columns([2, 1])
+    eps = c[0].select_slider(
+        "ε of the RMIA run", finite, value=finite[len(finite) // 2], key="dpsgd_rmia_eps"
+    )
+    if c[1].button("▶️ Run RMIA", key="dpsgd_rmia_run"):
+        with friendly_errors(), st.spinner("Training the model and 2 reference models…"):
+            result = train_and_attack(original, config.with_overrides(epsilon=eps))
+            st.session_state[RMIA_KEY] = (eps, result.to_dict())
+    stored = st.session_state.get(RMIA_KEY)
+    if stored is None:
+        return
+    eps, out = stored
+    bound = advantage_bound(eps, out["delta"])
+    rows = []
+    for name, loss, rmia in (
+        (f"DP-SGD, ε = {_epsilon_label(eps)}", out["membership"], out["rmia"]),
+        ("without DP", out["baseline_membership"], out["baseline_rmia"]),
+    ):
+        rows.append(
+            {
+                "model": name,
+                "loss attack AUC": loss["auc"],
+                "loss attack advantage": loss["advantage"],
+                "RMIA AUC": None if rmia is None else rmia["auc"],
+                "RMIA advantage (best threshold)": None if rmia is None else rmia["advantage"],
+            }
+        )
+    st.dataframe(pd.DataFrame(rows), hide_index=True)
+    st.caption(f"The most any attack can reach at ε = {_epsilon_label(eps)}: {bound:.3f}.")
 
 
 def diffprivlib_section(ws, columns: list[str], kinds: dict) -> None:

@@ -6,7 +6,12 @@ membership-inference attack. Prints one JSON object::
 
     {"target", "model", "epsilon_spent", "delta", "noise_multiplier", "epochs", "accuracy",
      "baseline_accuracy", "majority_rate",
-     "membership": {"advantage", "auc", "ci": [lo, hi]}, "baseline_membership": {...}}
+     "membership": {"advantage", "auc", "ci": [lo, hi]}, "baseline_membership": {...},
+     "rmia": {"advantage", "auc", "ci": [lo, hi]} or null, "baseline_rmia": {...} or null}
+
+``rmia`` is the robust membership inference attack (Zarifzadeh, Liu and Shokri, ICML 2024)
+with reference models trained on held-out records (:mod:`anon_core.training.rmia`); null when
+too few records are held out to train them.
 
 Per-epoch progress (epsilon spent so far) is logged to stderr with ``--verbose``. Bad input
 (epsilon <= 0, delta >= 1/n, an unknown target, a target with one class, a batch size above the

@@ -4,7 +4,9 @@
 the training records are the **members**; the held-out ones are the **non-members** and the
 accuracy test set. Half of the held-out records (the *reference* half) calibrate the
 likelihood-ratio attack; the other half are the evaluation non-members, matched in number by a
-seeded sample of members. :func:`train_and_attack` is what ``anon-core train`` runs.
+seeded sample of members. :func:`train_and_attack` is what ``anon-core train`` runs. RMIA
+(:mod:`anon_core.training.rmia`) trains its reference models on the reference half only, so
+neither the members nor the evaluation non-members ever train a reference model.
 """
 
 from __future__ import annotations
@@ -12,18 +14,19 @@ from __future__ import annotations
 import logging
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from anon_core.data.io import to_labels
-from anon_core.errors import ConfigError
+from anon_core.errors import AnonError, ConfigError
 from anon_core.training.config import TrainConfig
 from anon_core.training.dpsgd import TrainedModel, default_delta, train_model
 from anon_core.training.features import FeatureEncoder, fit_features
 from anon_core.training.membership import MembershipResult, membership_inference
+from anon_core.training.rmia import RmiaResult, rmia_attack
 
 log = logging.getLogger(__name__)
 Progress = Callable[[float, str], None]
@@ -182,6 +185,35 @@ def attack_model(
     )
 
 
+def rmia_model(
+    model: TrainedModel,
+    data: Encoded,
+    config: TrainConfig,
+    epsilon: float,
+    progress: Progress | None = None,
+) -> tuple[RmiaResult | None, str | None]:
+    """RMIA on ``model``: reference models trained like it (DP-SGD at ``epsilon``, or not
+    private for ``math.inf``) on the reference half; (None, why) when it cannot run."""
+    Xm, ym = data.part("members")
+    Xo, yo = data.part("evaluation")
+    Xr, yr = data.part("reference")
+    k = len(data.split.classes)
+
+    def train_reference(X: np.ndarray, y: np.ndarray, seed: int) -> TrainedModel:
+        settings = replace(config.settings, batch_size=min(config.settings.batch_size, len(y)))
+        return train_model(X, y, k, settings, epsilon=epsilon, random_state=seed)
+
+    try:
+        result = rmia_attack(
+            model, Xm, ym, Xo, yo, Xr, yr, train_reference,
+            random_state=config.random_state, progress=progress,
+        )  # fmt: skip
+    except AnonError as exc:
+        log.info("RMIA could not run: %s", exc)
+        return None, str(exc)
+    return result, None
+
+
 @dataclass(frozen=True, eq=False)
 class TrainRunResult:
     """A DP-SGD model and its non-private baseline, their accuracy and membership leakage."""
@@ -198,6 +230,9 @@ class TrainRunResult:
     baseline_membership: MembershipResult
     n_train: int
     n_holdout: int
+    rmia: RmiaResult | None = None
+    baseline_rmia: RmiaResult | None = None
+    rmia_note: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON ``anon-core train`` prints (the issue's shape)."""
@@ -217,6 +252,8 @@ class TrainRunResult:
             "majority_rate": self.majority_rate,
             "membership": mia(self.membership),
             "baseline_membership": mia(self.baseline_membership),
+            "rmia": None if self.rmia is None else self.rmia.summary(),
+            "baseline_rmia": None if self.baseline_rmia is None else self.baseline_rmia.summary(),
         }
 
     def details(self) -> dict[str, Any]:
@@ -228,6 +265,9 @@ class TrainRunResult:
             "baseline": self.baseline.to_dict(),
             "membership": self.membership.to_dict(),
             "baseline_membership": self.baseline_membership.to_dict(),
+            "rmia": None if self.rmia is None else self.rmia.to_dict(),
+            "baseline_rmia": None if self.baseline_rmia is None else self.baseline_rmia.to_dict(),
+            "rmia_note": self.rmia_note,
             "encoding": self.encoder.to_dict(),
             "from_data": list(self.encoder.from_data),
             "n_train": self.n_train,
@@ -239,7 +279,7 @@ def train_and_attack(
     frame: pd.DataFrame, config: TrainConfig, progress: Progress | None = None
 ) -> TrainRunResult:
     """Train the configured model with DP-SGD and without privacy (same seed), score both on the
-    held-out records and attack both with the configured membership attack."""
+    held-out records and attack both with the configured membership attack and with RMIA."""
     if not isinstance(config, TrainConfig):
         raise ConfigError("'config' must be a TrainConfig from parse_train_section(...).")
     split = split_table(frame, config.target, config.test_size, config.random_state)
@@ -262,7 +302,7 @@ def train_and_attack(
         epsilon=config.epsilon,
         delta=delta,
         random_state=config.random_state,
-        progress=part(0.0, 0.7),
+        progress=part(0.0, 0.5),
     )
     baseline = train_model(
         Xt,
@@ -271,10 +311,12 @@ def train_and_attack(
         config.settings,
         epsilon=math.inf,
         random_state=config.random_state,
-        progress=part(0.7, 0.95),
+        progress=part(0.5, 0.65),
     )
     membership = attack_model(private, data, config.attack, config.random_state)
     baseline_membership = attack_model(baseline, data, config.attack, config.random_state)
+    rmia, note = rmia_model(private, data, config, config.epsilon, part(0.65, 0.85))
+    baseline_rmia, _ = rmia_model(baseline, data, config, math.inf, part(0.85, 0.97))
     if progress is not None:
         progress(1.0, "membership attacks done")
     return TrainRunResult(
@@ -290,4 +332,7 @@ def train_and_attack(
         baseline_membership=baseline_membership,
         n_train=len(yt),
         n_holdout=len(yh),
+        rmia=rmia,
+        baseline_rmia=baseline_rmia,
+        rmia_note=note,
     )
