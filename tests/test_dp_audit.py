@@ -3,6 +3,7 @@ mechanisms pass, deliberately mis-scaled ones are caught, and the evidence hook.
 
 from __future__ import annotations
 
+import json
 import math
 
 import numpy as np
@@ -202,3 +203,51 @@ def test_dp_audit_figure_for_mst_and_for_a_method_without_dp():
     assert d["ci"][0] <= d["bound"]
     none = dp_audit_figure("noise", "none", {}, frame, make_context(frame), seed=0)
     assert none["value"] is None and "no differential-privacy" in none["why"]
+
+
+@pytest.mark.slow
+def test_session_evidence_audits_an_mst_release_only_when_asked(tmp_path):
+    from anon_core.release.methods import method_available
+    from anon_core.services.session import Session
+
+    ok, why = method_available("synthetic-mst")
+    if not ok:
+        pytest.skip(f"synthetic-mst is not installed here: {why}")
+    rng = np.random.default_rng(0)
+    n = 160
+    frame = pd.DataFrame(
+        {
+            "age": rng.integers(18, 90, n),
+            "sex": rng.choice(["F", "M"], n),
+            "diagnosis": rng.choice(["asthma", "flu", "copd"], n),
+        }
+    )
+    config = {
+        "input": {"path": "in.csv"},
+        "attributes": {
+            "age": {"role": "quasi-identifier"},
+            "sex": {"role": "quasi-identifier"},
+            "diagnosis": {"role": "sensitive"},
+        },
+        "privacy_models": [{"model": "k-anonymity", "k": 2}],
+        "method": {
+            "name": "synthetic-mst",
+            "iters": 50,
+            "epsilon": 1.0,
+            "domains": {
+                "age": {"min": 18, "max": 90, "bins": 4},
+                "sex": ["F", "M"],
+                "diagnosis": ["asthma", "flu", "copd"],
+            },
+        },
+        "attack": {"n_attacks": 50},
+    }
+    session = Session.open(config, frame, base_dir=tmp_path)
+    release = session.release(scope="part")
+    plain = session.evidence(release, utility=False)
+    assert "dp_audit_violation" not in plain.figures and "dp_audit" not in plain.options
+    audited = session.evidence(release, utility=False, dp_audit=True)
+    fig = audited.figures["dp_audit_violation"]
+    assert fig["value"] == 0.0 and fig["details"]["method"] == "synthetic-mst"
+    assert audited.options["dp_audit"] is True
+    json.dumps(audited.to_dict(), allow_nan=False)
