@@ -251,3 +251,11 @@ def test_session_evidence_audits_an_mst_release_only_when_asked(tmp_path):
     assert fig["value"] == 0.0 and fig["details"]["method"] == "synthetic-mst"
     assert audited.options["dp_audit"] is True
     json.dumps(audited.to_dict(), allow_nan=False)
+
+
+def test_a_mean_with_a_public_n_is_audited_with_replace_one_neighbours():
+    # n public: D' keeps 60 values, the outlier 90 replaced by the farther bound 0; diffprivlib's
+    # mean has sensitivity 90/60, so the advantage stays below (e - 1)/(e + 1).
+    q = {"type": "mean", "column": "age", "bounds": [0, 90], "n": 60, "epsilon": 1.0}
+    r = audit_dp_query(_table(), q, runs=600)
+    assert not r.violation and r.advantage <= r.bound + 0.1

@@ -49,8 +49,12 @@ def _neighbour(frame: pd.DataFrame, query: Any, row: int) -> pd.DataFrame:
     farther bound (a numeric query with a public n: replace-one neighbours)."""
     if query.public_n is None:
         return frame.drop(index=frame.index[row])
-    lo, hi = query.axes[0].bounds
     col = query.axes[0].column
+    bounds = query.axes[0].bounds
+    if isinstance(bounds, str):  # "data": the mechanism clips to the data's range
+        values = pd.to_numeric(frame[col], errors="coerce")
+        bounds = (float(values.min()), float(values.max()))
+    lo, hi = bounds
     out = frame.copy()
     value = float(pd.to_numeric(out[col].iloc[row], errors="coerce"))
     out.iloc[row, out.columns.get_loc(col)] = lo if abs(value - lo) > abs(value - hi) else hi
