@@ -37,6 +37,6 @@ PAGES = {
 # the URL; ui/session_store.py); every run, however it ends (st.stop, st.rerun), saves it.
 session_token()
 try:
-    st.navigation(PAGES).run()
+    st.navigation(PAGES, expanded=True).run()  # every page listed (no "View more")
 finally:
     save_session()

@@ -190,8 +190,10 @@ PROJECTOR_SIZES = [(1024, 768), (1280, 800)]
 ALL_PAGES = [
     "Data",
     "Attributes",
+    "Protect",
     "Privacy",
     "Explore",
+    "Evaluate",
     "Release",
     "PII",
     "Risk",
@@ -251,5 +253,166 @@ def test_every_page_is_readable_on_a_projector(server, browser, size):
             if cut:
                 problems[title] = cut
         assert not problems, f"cut text at {width}x{height}: {problems}"
+    finally:
+        context.close()
+
+
+# ------------------------------------------------------------------ the three journeys
+HOSPITAL_QIS = ["zip_code", "birth_date", "sex", "admission_date", "length_of_stay"]
+HOSPITAL_IDENTIFIERS = ["patient_name", "email", "phone", "notes"]
+
+
+def _fresh(server, browser):
+    context = browser.new_context(accept_downloads=True, viewport={"width": 1400, "height": 1000})
+    pg = context.new_page()
+    pg.set_default_timeout(240_000)
+    pg.goto(server)
+    settle(pg)
+    return context, pg
+
+
+def _download(pg, label: str, target: Path) -> bytes:
+    with pg.expect_download() as info:
+        pg.get_by_role("button", name=label).first.click()
+    info.value.save_as(target)
+    return target.read_bytes()
+
+
+def _shown_sha(pg) -> str:
+    text = pg.get_by_text("SHA-256 of the CSV release").first.inner_text()
+    return text.split("`")[1] if "`" in text else text.split(":")[1].split()[0].strip()
+
+
+def _min_class(frame: pd.DataFrame, qis: list[str]) -> int:
+    stars = (frame[qis] == "*").all(axis=1)
+    return int(frame[~stars].groupby(qis, dropna=False).size().min())
+
+
+def test_journey_presenter_on_the_sample_evaluates_and_releases(server, browser, tmp_path):
+    """Presenter: the built-in sample, Evaluate (verdict), Release: k holds on the downloaded rows,
+    no identifier column, and the page shows the SHA-256 of the bytes downloaded."""
+    import hashlib
+
+    context, pg = _fresh(server, browser)
+    try:
+        goto(pg, "Evaluate")
+        pg.get_by_role("button", name="🧪 Measure the evidence (attacks and utility)").click()
+        settle(pg)
+        pg.get_by_text("acceptance criteria").first.wait_for()
+        pg.get_by_text("Singling out (attack)").first.wait_for()
+        pg.screenshot(path=str(RESULTS / "journey_presenter_evaluate.png"), full_page=True)
+        goto(pg, "Release")
+        data = _download(pg, "⬇️ CSV", tmp_path / "released.csv")
+        assert hashlib.sha256(data).hexdigest() == _shown_sha(pg)
+        released = pd.read_csv(tmp_path / "released.csv", dtype=str, keep_default_na=False)
+        assert not set(HOSPITAL_IDENTIFIERS) & set(released.columns)
+        assert _min_class(released, HOSPITAL_QIS) >= 5
+    finally:
+        context.close()
+
+
+def test_journey_analyst_uploads_free_text_and_releases_it_deidentified(server, browser, tmp_path):
+    """Analyst: an upload with free-text notes holding names and phones; the notes are released
+    only de-identified (PII page), and the downloaded rows carry none of those names or phones."""
+    import random
+
+    rng = random.Random(5)
+    first = ["Anna", "Bernd", "Chloe", "Dmitri", "Elena", "Farid", "Greta", "Hiro", "Ines", "Jonas"]
+    last = ["Keller", "Lindqvist", "Moreau", "Nakamura", "Okafor", "Petrov", "Quinn", "Rossi"]
+    rows = []
+    for i in range(400):
+        name = f"{rng.choice(first)} {rng.choice(last)}"
+        phone = f"(617) 555-{1000 + i:04d}"
+        rows.append(
+            {
+                "age": 20 + i % 50,
+                "zip": f"0213{i % 8}",
+                "sex": "FM"[i % 2],
+                "diagnosis": ["flu", "asthma", "copd"][i % 3],
+                "notes": f"Patient {name} was seen today and can be reached at {phone} for follow-up.",
+            }
+        )
+    frame = pd.DataFrame(rows)
+    path = tmp_path / "clinic.csv"
+    frame.to_csv(path, index=False)
+    context, pg = _fresh(server, browser)
+    try:
+        pg.locator('input[type="file"]').first.set_input_files(str(path))
+        settle(pg)
+        pg.get_by_text("clinic.csv").first.wait_for()
+        goto(pg, "PII")
+        pg.get_by_role("button", name="✅ Release notes de-identified with these operators").click()
+        settle(pg)
+        pg.get_by_text("The release de-identifies notes").first.wait_for()
+        goto(pg, "Privacy")
+        pg.get_by_role("button", name="🔎 Find the optimum").click()
+        settle(pg)
+        goto(pg, "Release")
+        pg.get_by_text("still hold a direct identifier").first.wait_for()
+        _download(pg, "⬇️ CSV", tmp_path / "released.csv")
+        released = pd.read_csv(tmp_path / "released.csv", dtype=str, keep_default_na=False)
+        assert "notes" in released.columns
+        text = " ".join(released["notes"])
+        surnames = [s for s in last if s in text]
+        phones = [p for p in frame["notes"].str.extract(r"(\(617\) 555-\d{4})")[0] if p in text]
+        assert len(phones) == 0, phones[:3]
+        assert len(surnames) == 0, surnames
+        qis = [c for c in ("age", "zip", "sex") if c in released.columns]
+        assert _min_class(released, qis) >= 5
+    finally:
+        context.close()
+
+
+def test_journey_officer_resumes_a_method_configuration_and_signs_its_dossier(
+    server, browser, tmp_path
+):
+    """Officer: a configuration with a non-generalization method resumed on the Release page is
+    the release shown, evaluated and downloaded (same SHA-256 as the page and the dossier)."""
+    import hashlib
+    import json as _json
+
+    config = {
+        "input": {"path": "hospital_discharge.csv"},
+        "attributes": {
+            **{c: {"role": "identifier"} for c in HOSPITAL_IDENTIFIERS},
+            **{c: {"role": "quasi-identifier"} for c in HOSPITAL_QIS},
+            "diagnosis": {"role": "sensitive"},
+        },
+        "privacy_models": [{"model": "k-anonymity", "k": 5}],
+        "suppression_limit": 0.02,
+        "method": {"name": "microaggregation", "k": 5, "columns": ["length_of_stay"]},
+    }
+    path = tmp_path / "release.json"
+    path.write_text(_json.dumps(config))
+    context, pg = _fresh(server, browser)
+    try:
+        goto(pg, "Release")
+        pg.locator('input[type="file"]').last.set_input_files(str(path))
+        settle(pg)
+        pg.get_by_text("Microaggregation").first.wait_for()
+        data = _download(pg, "⬇️ CSV", tmp_path / "released.csv")
+        shown = _shown_sha(pg)
+        assert hashlib.sha256(data).hexdigest() == shown
+        released = pd.read_csv(tmp_path / "released.csv", dtype=str, keep_default_na=False)
+        assert not set(HOSPITAL_IDENTIFIERS) & set(released.columns)
+        groups = released["length_of_stay"].replace("", None).dropna().value_counts()
+        assert groups.min() >= 5  # MDAV: every released value stands for at least k records
+        pg.get_by_role("button", name="🧪 Measure the evidence (attacks and utility)").click()
+        settle(pg)
+        pg.get_by_text("acceptance criteria").first.wait_for()
+        pg.get_by_label("Name").first.fill("Olga Officer")
+        pg.get_by_label("Role").first.fill("Data protection officer")
+        pg.get_by_text("❌ reject it").first.click()
+        pg.get_by_role("button", name="📝 Sign and write the dossier").click()
+        settle(pg)
+        dossier = _download(pg, "⬇️ Dossier (HTML)", tmp_path / "dossier.html").decode()
+        figures = _json.loads(
+            dossier.split('<script type="application/json" id="release-figures">')[1].split(
+                "</script>"
+            )[0]
+        )
+        assert figures["release"]["method"] == "microaggregation"
+        assert figures["output"]["file"]["sha256"] == shown
+        pg.screenshot(path=str(RESULTS / "journey_officer_release.png"), full_page=True)
     finally:
         context.close()

@@ -209,3 +209,22 @@ def test_privacy_tile_and_risk_page_agree_when_a_class_is_all_stars():
     at = _goto(at, "pages/privacy.py")
     highest = [m for m in at.metric if m.label == "Highest"]
     assert highest and highest[0].value == "33.3%", [(m.label, m.value) for m in at.metric]
+
+
+def test_a_name_after_a_title_is_found_where_ner_misses_it():
+    """Regression (found by the analyst journey): spaCy's small model missed "Ines Quinn" after
+    "Patient"; the cue-word recognizer finds it, and does not fire on lower-case words."""
+    from anon_core.pii import deidentify_texts, text_section, validate_text_section
+
+    section = validate_text_section(text_section(["notes"], {"DEFAULT": {"type": "replace"}}))
+    texts = [
+        "Patient Ines Quinn was seen today.",
+        "Directed By: Johannes Varvio",
+        "Dr. Smith-Jones called back.",
+        "Patient was seen by the team.",
+    ]
+    out = [r.text for r in deidentify_texts(texts, section)]
+    assert out[0] == "Patient <PERSON> was seen today."
+    assert out[1] == "Directed By: <PERSON>"
+    assert out[2] == "Dr. <PERSON> called back."
+    assert out[3] == texts[3]

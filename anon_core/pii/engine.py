@@ -120,7 +120,25 @@ _STREET_SUFFIX = (
 #: codes, ages, sex/gender) and for street addresses. Whole-value patterns
 #: (``\A...\Z``) only fire on a cell that is nothing else, i.e. in column scans;
 #: their low base score needs the column name as context (``zip``, ``age``).
+#: Words after which a capitalised word is a person's name in notes and letters ("Patient Ines
+#: Quinn", "Dr. Varvio", "My name is Rubija"): each a fixed-width lookbehind (Python's re).
+_NAME_CUES = (
+    "Patient ", "Mr. ", "Mr ", "Mrs. ", "Mrs ", "Ms. ", "Ms ", "Miss ", "Mx. ", "Dr. ", "Dr ",
+    "Doctor ", "Nurse ", "Prof. ", "Professor ", "Dear ", "named ", "name is ", "By: ",
+    "Mother ", "Father ", "Husband ", "Wife ", "Son ", "Daughter ",
+)  # fmt: skip
+_NAME_WORD = r"[A-Z][a-z'’]+(?:-[A-Z][a-z'’]+)?"
+_AFTER_CUE = "(?:" + "|".join(f"(?<={re.escape(cue)})" for cue in _NAME_CUES) + ")"
 BUILTIN_RECOGNIZERS: tuple[RecognizerSpec, ...] = (
+    RecognizerSpec(
+        "Person after a title or role",
+        "PERSON",
+        # one to three capitalised words (capitals matched case-sensitively) after a cue word;
+        # NER misses names it has not seen ("Ines Quinn"), the cue does not
+        patterns=(_AFTER_CUE + r"(?-i:" + _NAME_WORD + r"(?: " + _NAME_WORD + r"){0,2})\b",),
+        score=0.7,
+        context=(),
+    ),
     RecognizerSpec(
         "US ZIP code",
         "ZIP_CODE",
