@@ -423,6 +423,19 @@ def test_spark_reads_quoted_line_breaks_as_pandas_does(tmp_path):
     got = dict(zip(pairs, grouped.counts, strict=True))
     want = expected.value_counts(["age", "note"]).to_dict()
     assert got == want
+    # a row with more fields than the header: pandas refuses the file, so does Spark (it used to
+    # drop the extra field); a row with fewer fields is read with missing values by both
+    long = tmp_path / "long.csv"
+    long.write_text("a,b,c\n1,2,3\n4,5,6,7\n8,9,10\n")
+    with pytest.raises(DataError):
+        load_table(long)
+    with pytest.raises(DataError, match="more fields than its header"):
+        spark.group(TableSource.open(long), ["a", "c"])
+    short = tmp_path / "short.csv"
+    short.write_text("a,b,c\n1,2,3\n4,5\n8,9,10\n")
+    grouped = spark.group(TableSource.open(short), ["a", "c"])
+    assert grouped.frame["c"].tolist() == ["3", None, "10"]
+    assert load_table(short).frame["c"].isna().tolist() == [False, True, False]
 
 
 @pytest.mark.parametrize("block", [3, 7, 1 << 22])

@@ -51,6 +51,8 @@ LOCAL_CONF = {"spark.driver.host": "127.0.0.1", "spark.driver.bindAddress": "127
 
 
 _BLOCK = 1 << 22
+#: An extra CSV field after the header's: filled only by a row with more fields than the header.
+EXTRA_FIELD = "__anon_extra_field__"
 
 
 def needs_multiline(path: Path, encoding: str = "utf-8") -> bool:
@@ -120,20 +122,26 @@ class SparkEngine(Engine):
         self.spark.sparkContext.setLogLevel("ERROR")
 
     # ------------------------------------------------------------------ reading
-    def read(self, source: TableSource):
+    def read(self, source: TableSource, extra: bool = False):
+        """The table (missing-value tokens as null); ``extra`` adds :data:`EXTRA_FIELD` (CSV)."""
         check_columns_count(len(source.columns), source.path.name)
         try:
-            return self._read(source)
+            return self._read(source, extra)
         except Exception as exc:
             first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
             raise DataError(f"Spark could not read {source.path.name}: {first}") from None
 
-    def _read(self, source: TableSource):
+    def _read(self, source: TableSource, extra: bool = False):
         from pyspark.sql import functions as F
+        from pyspark.sql.types import StringType, StructField, StructType
 
         path = str(source.path)
         if source.format == "parquet":
             return self.spark.read.parquet(path)
+        # The header's names as the loader read them, plus one more field: a row with more fields
+        # than the header fills it (Spark would drop them silently; pandas refuses the file).
+        names = [*source.columns, EXTRA_FIELD]
+        schema = StructType([StructField(c, StringType(), True) for c in names])
         # pandas' reading: a quoted field may hold line breaks (multiLine: a record is not a
         # line), a doubled quote inside quotes is one quote, blanks around fields are kept.
         # multiLine reads each file in one task, so it is used only for a file that needs it.
@@ -147,18 +155,19 @@ class SparkEngine(Engine):
             .option("ignoreLeadingWhiteSpace", False)
             .option("ignoreTrailingWhiteSpace", False)
             .option("inferSchema", False)
+            .option("enforceSchema", True)
             .option("mode", "PERMISSIVE")
+            .schema(schema)
             .csv(path)
         )
         # The same missing-value tokens as the in-memory loader.
-        return df.select(
-            *[
-                F.when(F.col(_ident(c)).isin(MISSING_TOKENS), F.lit(None))
-                .otherwise(F.col(_ident(c)))
-                .alias(c)
-                for c in df.columns
-            ]
-        )
+        cells = [
+            F.when(F.col(_ident(c)).isin(MISSING_TOKENS), F.lit(None))
+            .otherwise(F.col(_ident(c)))
+            .alias(c)
+            for c in source.columns
+        ]
+        return df.select(*cells, F.col(_ident(EXTRA_FIELD))) if extra else df.select(*cells)
 
     def _multiline(self, source: TableSource) -> bool:
         """needs_multiline, remembered per file version (size and modification time)."""
@@ -195,17 +204,26 @@ class SparkEngine(Engine):
 
         t0 = time.perf_counter()
         check_columns(source, columns)
+        csv = source.format == "csv"
         df = (
-            self.read(source)
-            .select(*[F.col(_ident(c)) for c in columns])
+            self.read(source, extra=csv)
+            .select(*[F.col(_ident(c)) for c in columns], *([EXTRA_FIELD] if csv else []))
             .withColumn("__row", F.monotonically_increasing_id())
         )
+        long = [F.max(F.col(EXTRA_FIELD).isNotNull().cast("int")).alias("__long")] if csv else []
         query = (
             df.groupBy(*[F.col(_ident(c)) for c in columns])
-            .agg(F.count(F.lit(1)).alias("__n"), F.min("__row").alias("__first"))
+            .agg(F.count(F.lit(1)).alias("__n"), F.min("__row").alias("__first"), *long)
             .orderBy("__first")
         )
         frame = self._run(query.toPandas, progress, f"Grouping {source.path.name} with Spark")
+        if csv:
+            if len(frame) and int(frame["__long"].max()) == 1:
+                raise DataError(
+                    f"{source.path.name} has a row with more fields than its header (the in-memory "
+                    "engine refuses it too). Check the separator and the quoting of that row."
+                )
+            frame = frame.drop(columns=["__long"])
         grouped = GroupedTable.from_result(frame, source, self.name, time.perf_counter() - t0)
         progress(1.0, "Grouped")
         return grouped
