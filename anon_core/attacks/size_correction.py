@@ -136,7 +136,7 @@ def correct_control_count(match_counts: np.ndarray, n_control: int, n_original: 
                 bounds=(0, (1, np.inf)),
             )
     except (RuntimeError, ValueError) as exc:
-        logger.warning("The control-size correction did not converge (%s); using 1.", exc)
+        logger.info("The control-size correction did not converge (%s); using 1.", exc)
         return Correction(
             "fit",
             float(counted),
@@ -151,7 +151,7 @@ def correct_control_count(match_counts: np.ndarray, n_control: int, n_original: 
     if missed is None and (not np.isfinite(at_original) or at_original < 0):
         missed = f"the fit gives {at_original} at {n_original:,} records"
     if missed is not None:
-        logger.warning("The control-size correction is not used: %s.", missed)
+        logger.info("The control-size correction is not used: %s.", missed)
         return Correction(
             "fit",
             float(counted),
