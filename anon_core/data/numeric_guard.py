@@ -46,12 +46,27 @@ _installed: dict[str, Any] = {}
 
 
 def risky_positions(values: Any) -> list[int]:
-    """Indexes of the text values whose exponent would overflow pandas' parser."""
-    search = RISKY.search
+    """Indexes of the text values pandas' parser would misread or crash on (see :data:`RISKY`).
+
+    An all-text array is screened by Arrow's regular expressions in one vectorized pass; an
+    array mixing text with other objects, value by value."""
+    try:
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        text = pa.array(values, type=pa.string(), from_pandas=True)
+    except Exception:  # noqa: BLE001 - not all text (numbers, bytes...): the loop below
+        search = RISKY.search
+        return [
+            i
+            for i, v in enumerate(values)
+            if isinstance(v, str) and len(v) >= _MIN_LEN and search(v) is not None
+        ]
+    hits = pc.match_substring_regex(text, RISKY.pattern).fill_null(False)
     return [
         i
-        for i, v in enumerate(values)
-        if isinstance(v, str) and len(v) >= _MIN_LEN and search(v) is not None
+        for i in np.flatnonzero(hits.to_numpy(zero_copy_only=False)).tolist()
+        if isinstance(values[i], str)
     ]
 
 
