@@ -318,6 +318,9 @@ def _read_binary(raw: bytes, name: str, fmt: str, sheet: str | int | None) -> Lo
         elif fmt == "excel":  # the legacy .xls format
             frame = pd.read_excel(io.BytesIO(raw), sheet_name=sheet if sheet is not None else 0)
         elif fmt == "parquet":
+            import pyarrow.parquet as pq
+
+            check_columns_count(pq.ParquetFile(io.BytesIO(raw)).metadata.num_columns, name)
             frame = pd.read_parquet(io.BytesIO(raw))
         else:
             text = decode_text(raw, name)[0].lstrip("\ufeff")

@@ -276,7 +276,8 @@ def read_xlsx(
     try:
         ws = _sheet(book, name, sheet)
         title = ws.title
-        merged = _merged_ranges(raw, ws._worksheet_path)
+        part = getattr(ws, "_worksheet_path", None)  # openpyxl's read-only sheets keep their part
+        merged = _merged_ranges(raw, part) if part else []
         if merged:
             raise DataError(
                 f"{name}: sheet {title!r} has merged cells ({merged[0]}); only the first cell of a merged "
