@@ -204,7 +204,7 @@ def test_a_typo_still_links_where_exact_linkage_does_not():
         external, people[cols], columns=cols, id_column="id", released_ids=people["id"].to_numpy()
     )
     assert fs.best_match_probability[0] > 0.9
-    assert fs.to_dict()["at_thresholds"]["0.9"]["precision"] == 1.0
+    assert fs.to_dict()["precision_at_0.9"] == 1.0
 
 
 def test_two_people_with_equal_released_values_get_at_most_one_half():
@@ -240,9 +240,10 @@ def test_unprotected_release_with_noisy_external_table_links_nearly_everyone():
     fs = probabilistic_linkage(
         external, people[cols], columns=cols, id_column="id", released_ids=people["id"].to_numpy()
     )
-    at = fs.to_dict()["at_thresholds"]["0.9"]
-    assert at["recall"] >= 0.9
-    assert at["precision"] >= 0.9
+    figures = fs.to_dict()
+    assert figures["recall_at_0.9"] >= 0.9
+    assert figures["precision_at_0.9"] >= 0.9
+    json.dumps(figures, allow_nan=False)  # what the CLI prints
     assert fs.truth_known and fs.true_released == 400
     again = probabilistic_linkage(
         external, people[cols], columns=cols, id_column="id", released_ids=people["id"].to_numpy()
@@ -309,3 +310,33 @@ def test_cli_rejects_an_unknown_linkage_mode_in_one_line(tmp_path, capsys):
     err = capsys.readouterr().err
     assert code == 2
     assert err.count("\n") == 1 and err.startswith("error:") and "linkage_mode" in err
+
+
+def test_cli_attack_with_probabilistic_linkage_prints_its_figures(tmp_path, capsys):
+    from anon_core.cli import main
+
+    people = _people(240, 7)
+    people.to_csv(tmp_path / "people.csv", index=False)
+    noisy_aux(people.iloc[:60], ["city", "age", "sex"], 1, keep=["id"]).to_csv(
+        tmp_path / "external.csv", index=False
+    )
+    config = {
+        "input": {"path": "people.csv"},
+        "attributes": {
+            "id": {"role": "identifier"},
+            "city": {"role": "quasi-identifier"},
+            "age": {"role": "quasi-identifier"},
+            "sex": {"role": "quasi-identifier"},
+        },
+        "privacy_models": [{"model": "k-anonymity", "k": 1}],
+        "attack": {"n_attacks": 30, "external": "external.csv"},
+    }
+    path = tmp_path / "release.json"
+    path.write_text(json.dumps(config))
+    code = main(["attack", str(path), "--linkage-mode", "probabilistic"])
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    link = json.loads(captured.out)["linkage"]
+    assert link["mode"] == "probabilistic"
+    assert link["truth_known"] is True  # the identifier column aligns the external records
+    assert 0.0 <= link["expected_reidentified"] <= 60.0

@@ -88,17 +88,35 @@ class ProbabilisticLinkageResult:
         """External records whose best match has posterior >= 0.5."""
         return int(sum(p >= 0.5 for p in self.best_match_probability))
 
+    @property
+    def unique_matches(self) -> int:
+        """As exact linkage's figure of that name: records linked to one record (posterior >= 0.5)."""
+        return self.matched_records
+
+    @property
+    def group_sizes(self) -> tuple[int, ...]:
+        """Per external record 1 when its best match has posterior >= 0.5, else 0 (unmatched), so
+        that views of exact linkage's group sizes read this result too."""
+        return tuple(int(p >= 0.5) for p in self.best_match_probability)
+
     def to_dict(self) -> dict[str, Any]:
-        """The CLI's ``linkage`` object (``mode: probabilistic``)."""
-        return {
+        """The CLI's ``linkage`` object (``mode: probabilistic``); per threshold t of
+        :data:`THRESHOLDS` the claims (best posterior >= t) and, when the truth is known, their
+        precision and recall."""
+        out: dict[str, Any] = {
             "mode": "probabilistic",
             "external_records": self.external_records,
             "matched_records": self.matched_records,
             "expected_reidentified": self.expected_reidentified,
             "reidentified_share": self.reidentified_share,
             "truth_known": self.truth_known,
-            "at_thresholds": {k: dict(v) for k, v in self.at_thresholds.items()},
         }
+        for key, row in self.at_thresholds.items():
+            out[f"matches_at_{key}"] = row["matches"]
+            if self.truth_known:
+                out[f"precision_at_{key}"] = row["precision"]
+                out[f"recall_at_{key}"] = row["recall"]
+        return out
 
     def details(self) -> dict[str, Any]:
         """The model: columns, comparators, blocking, EM's parameters and the threshold curve."""
@@ -115,6 +133,7 @@ class ProbabilisticLinkageResult:
             "m": {k: list(v) for k, v in self.m.items()},
             "u": {k: list(v) for k, v in self.u.items()},
             "true_released": self.true_released,
+            "at_thresholds": {k: dict(v) for k, v in self.at_thresholds.items()},
             "curve": [dict(c) for c in self.curve],
         }
 
