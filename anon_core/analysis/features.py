@@ -8,14 +8,17 @@ other column (generalized labels such as ``[30-40[`` included) is one-hot encode
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+import functools
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, TypeVar
 
 import numpy as np
 import pandas as pd
 
 from anon_core.data.io import MISSING, to_labels
 from anon_core.errors import ConfigError
+
+T = TypeVar("T")
 
 __all__ = [
     "MAX_DENSE_CELLS",
@@ -78,6 +81,22 @@ def design_matrix(
             data[col] = values
             numeric.append(col)
     return pd.DataFrame(data, columns=list(features)), numeric, categorical
+
+
+def one_blas_thread(fn: Callable[..., T]) -> Callable[..., T]:
+    """Run ``fn`` with one BLAS thread. The models here are small: with more threads, OpenBLAS
+    spins its workers between the many small products of a solver, which on a busy 2-core
+    machine cost 10-20x the CPU of one thread (measured: 21 s against 1.3 s for a logistic
+    regression on 5,000 Adult rows) for the same result."""
+
+    @functools.wraps(fn)
+    def run(*args: Any, **kwargs: Any) -> T:
+        from threadpoolctl import threadpool_limits
+
+        with threadpool_limits(limits=1, user_api="blas"):
+            return fn(*args, **kwargs)
+
+    return run
 
 
 def make_estimator(name: str, params: Mapping[str, Any], random_state: int) -> Any:

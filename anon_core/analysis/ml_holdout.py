@@ -34,6 +34,7 @@ from anon_core.analysis.features import (
     make_estimator,
     make_pipeline,
     numeric_values,
+    one_blas_thread,
     target_labels,
 )
 from anon_core.data.hierarchy import Hierarchy
@@ -287,6 +288,7 @@ def _fingerprint(frame: pd.DataFrame) -> tuple:
     return (tuple(map(str, frame.columns)), tuple(map(str, frame.dtypes)), hash(hashed.tobytes()))
 
 
+@one_blas_thread
 def holdout_utility(
     train: pd.DataFrame,
     holdout: pd.DataFrame,

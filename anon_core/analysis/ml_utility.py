@@ -23,6 +23,7 @@ from anon_core.analysis.features import (
     design_matrix,
     make_estimator,
     make_pipeline,
+    one_blas_thread,
     target_labels,
 )
 from anon_core.errors import ConfigError
@@ -181,6 +182,7 @@ def _check_classes(y: np.ndarray, target: str, which: str, cv: int) -> None:
         )
 
 
+@one_blas_thread
 def ml_utility(
     original: pd.DataFrame,
     released: pd.DataFrame,

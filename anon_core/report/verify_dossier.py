@@ -20,7 +20,7 @@ from anon_core.data.io import output_format
 from anon_core.report.diff import check_released, diff_figures
 from anon_core.report.dossier import dossier_figures
 from anon_core.services.release import Rehearsal, Release, read_back
-from anon_core.services.session import Session
+from anon_core.services.session import UTILITY_ROWS, Session
 
 
 def _release_from_file(
@@ -118,6 +118,7 @@ def verify_dossier(
         utility_models=tuple(options.get("utility_models") or ("logistic_regression",)),
         target=options.get("target"),
         dp_audit=bool(options.get("dp_audit", False)),
+        utility_rows=int(options.get("utility_rows") or UTILITY_ROWS),
     )
     verdict = session.verdict(evidence)
     name = (figures.get("input") or {}).get("file", {}).get("name")
