@@ -20,6 +20,7 @@ from anon_core.pii import (
     validate_pseudonymize_section,
     validate_text_section,
 )
+from ui.long_work import when_asked
 from ui.widgets import friendly_errors, pii_scan, require_workspace, sidebar
 
 OPS_KEY = "pii_operators"  # {entity: operator spec dict}, the page's text-section choices
@@ -126,6 +127,15 @@ random_state = int(
     )
 )
 report: ScanReport | None = None
+# Nothing heavy on a page visit: the scan (about 20 s on the sample) runs when asked, and its
+# result stays for these settings (and after a reload).
+if not when_asked(
+    "pii_scan",
+    f"{ws.frame_hash}:{sample_size}:{random_state}",
+    "🔎 Scan for personal data",
+    "Runs Presidio and spaCy over the sampled values of every column, on this machine.",
+):
+    st.stop()
 with friendly_errors():
     report = pii_scan(ws, sample_size, random_state)
 if report is None:

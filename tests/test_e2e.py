@@ -341,6 +341,8 @@ def test_journey_analyst_uploads_free_text_and_releases_it_deidentified(server, 
         settle(pg)
         pg.get_by_text("clinic.csv").first.wait_for()
         goto(pg, "PII")
+        pg.get_by_role("button", name="🔎 Scan for personal data").click()
+        settle(pg)
         pg.get_by_role("button", name="✅ Release notes de-identified with these operators").click()
         settle(pg)
         pg.get_by_text("The release de-identifies notes").first.wait_for()

@@ -522,6 +522,10 @@ def _pii_page():
     assert not at.exception, at.exception
     at.switch_page("pages/pii.py").run()
     assert not at.exception, at.exception
+    # nothing is scanned on a visit: the scan runs on its button
+    assert not at.dataframe and any(b.key == "ask_pii_scan" for b in at.button)
+    at.button(key="ask_pii_scan").click().run()
+    assert not at.exception, at.exception
     return at
 
 

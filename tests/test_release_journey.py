@@ -106,6 +106,7 @@ def test_pii_page_does_not_preselect_a_proposal_that_lowers_protection():
     ws = at.session_state["workspace"]
     ws.update("email was an identifier", roles={**ws.roles, "sex": "identifier"})
     at = _goto(at, "pages/pii.py")
+    at.button(key="ask_pii_scan").click().run()
     select = [m for m in at.multiselect if m.label == "Proposals to accept"]
     if select:  # every proposal listed; none that lowers protection is pre-selected
         for name in select[0].value:
