@@ -11,7 +11,7 @@ from anon_core.data.hierarchy import Hierarchy
 from anon_core.data.io import MISSING, infer_kind, to_labels
 from anon_core.errors import AnonError
 from anon_core.workspace import suggest_roles
-from ui.widgets import friendly_errors, pii_scan, require_workspace, sidebar
+from ui.widgets import cached, friendly_errors, pii_scan, require_workspace, sidebar
 
 ROLE_HELP = {
     Role.IDENTIFIER.value: "removed from the release (names, e-mails, record numbers)",
@@ -40,7 +40,16 @@ st.caption(
     "Suggested from column names, kinds and uniqueness; change any role in the table. "
     + " · ".join(f"**{r}**: {h}" for r, h in ROLE_HELP.items())
 )
-suggestions = suggest_roles(ws.frame)
+# Suggestions and kinds read every row: once per table (the page reruns on every edit).
+suggestions = {
+    c: dict(v)
+    for c, v in cached("role-suggestions", ws.frame_hash, lambda: suggest_roles(ws.frame)).items()
+}
+kinds = cached(
+    "column-kinds",
+    ws.frame_hash,
+    lambda: {c: str(infer_kind(ws.frame[c])) for c in ws.frame.columns},
+)
 use_scan = st.toggle(
     "🔍 Suggest from a scan for personal data (Presidio, offline)",
     key="attr_pii_scan",
@@ -64,7 +73,7 @@ if use_scan:
 table = pd.DataFrame(
     {
         "column": list(ws.frame.columns),
-        "kind": [str(infer_kind(ws.frame[c])) for c in ws.frame.columns],
+        "kind": [kinds[c] for c in ws.frame.columns],
         "role": [ws.roles.get(c, Role.INSENSITIVE.value) for c in ws.frame.columns],
         "suggestion": [
             f"{suggestions[c]['role']}: {suggestions[c]['reason']}" for c in ws.frame.columns
