@@ -39,6 +39,7 @@ DEFAULT_TIMEOUT = 300.0
 #: reference; tests put a crashing one here).
 UPLOAD_PARSER: Callable[..., LoadedTable] = load_table
 _context: Any = None
+_warmed = False
 
 
 def _mp_context():
@@ -195,8 +196,14 @@ def load_upload(
 
 
 def warm_up() -> None:
-    """Start the fork server now (in the background), so the first upload does not wait for it."""
+    """Start the fork server now (in the background), so the first upload does not wait for it.
+    Once per process: later calls return at once."""
     import threading
+
+    global _warmed
+    if _warmed:
+        return
+    _warmed = True
 
     def start() -> None:
         try:
