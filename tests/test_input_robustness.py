@@ -398,6 +398,28 @@ def test_duckdb_releases_a_wide_table_fast_and_as_pandas_does(tmp_path):
 
 
 # ------------------------------------------------------------------ 4. read what pandas reads
+def test_duckdb_reads_quoted_line_breaks_as_pandas_does(tmp_path):
+    from anon_core.release.engines import TableSource, get_engine
+
+    notes = [f'one\ntwo "2"\r\nthree, {i}' if i % 9 == 0 else f"n{i}" for i in range(200)]
+    frame = pd.DataFrame({"age": [str(20 + i % 10) for i in range(200)], "note": notes})
+    data = tmp_path / "notes.csv"
+    data.write_bytes(frame.to_csv(index=False, lineterminator="\n").encode())
+    expected = load_table(data).frame
+    assert expected["note"].tolist() == notes  # the oracle: pandas reads the 200 records back
+    duck = get_engine("duckdb", {})
+    try:
+        grouped = duck.group(TableSource.open(data), ["age", "note"])
+    finally:
+        duck.close()
+    pairs = zip(grouped.frame["age"], grouped.frame["note"], strict=True)
+    assert grouped.n_rows == 200
+    assert (
+        dict(zip(pairs, grouped.counts, strict=True))
+        == expected.value_counts(["age", "note"]).to_dict()
+    )
+
+
 @pytest.mark.skipif(not HAS_JAVA, reason="the Spark engine needs a Java runtime")
 def test_spark_reads_quoted_line_breaks_as_pandas_does(tmp_path):
     from anon_core.release.engines import TableSource, get_engine
