@@ -24,6 +24,7 @@ from anon_core.attacks.linkability import linkability
 from anon_core.attacks.linkage import LinkageResult, linkage, shared_qis
 from anon_core.attacks.membership import MembershipResult, dcr_membership
 from anon_core.attacks.probabilistic_linkage import ProbabilisticLinkageResult, battery_linkage
+from anon_core.attacks.release_rows import drop_suppressed, rows_align
 from anon_core.attacks.results import AttackResult
 from anon_core.attacks.singling_out import singling_out
 from anon_core.attacks.split import AttackSection, default_aux_columns, split_frame
@@ -204,27 +205,6 @@ def infer_levels(
     return out
 
 
-def rows_align(original: pd.DataFrame, released: pd.DataFrame, qis: Sequence[str]) -> bool:
-    """True when ``released`` row i is ``original`` row i generalized (same labels in every
-    column; a row whose quasi-identifiers are all ``*`` is a suppressed one and matches on the
-    other columns): the release kept the input's rows in order, so row i is record i."""
-    if len(original) != len(released) or list(original.columns) != list(released.columns):
-        return False
-    qi_cols = [c for c in released.columns if c in set(qis)]
-    rel = {c: to_labels(released[c]).astype(str) for c in released.columns}
-    ori = {c: to_labels(original[c]).astype(str) for c in released.columns}
-    suppressed = np.ones(len(released), dtype=bool)
-    for c in qi_cols:
-        suppressed &= rel[c] == SUPPRESSED
-    for c in released.columns:
-        same = rel[c] == ori[c]
-        if c in qi_cols:
-            same |= suppressed
-        if not bool(same.all()):
-            return False
-    return True
-
-
 def frame_inputs(
     original: pd.DataFrame,
     released: pd.DataFrame,
@@ -277,6 +257,9 @@ def frame_inputs(
             for c in original.columns
             if roles.get(str(c)) == Role.IDENTIFIER
         }
+    if full_domain and not all(levels[q] == hierarchies[q].height - 1 for q in qis):
+        # Suppressed records carry nothing to attack: dropped, as a release made here is attacked.
+        released_t, ids = drop_suppressed(released_t, qis, ids)
     return AttackInputs(
         original=original_g,
         released=released_t,
