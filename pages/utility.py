@@ -9,8 +9,17 @@ import streamlit as st
 from anon_core.analysis.utility import compare_distributions, ml_utility, quality_summary
 from anon_core.data.dataset import Role
 from anon_core.workspace import fingerprint
+from ui.evidence import release_value
 from ui.labels import ML_COLUMNS, human_frame, human_ml_frame
-from ui.long_work import cancel_button, default_target, human_duration, ml_seconds
+from ui.long_work import (
+    calibrate_ml,
+    cancel_button,
+    default_target,
+    estimate_text,
+    human_duration,
+    measured_estimate,
+    ml_seconds,
+)
 from ui.widgets import (
     CHART_MARGIN,
     current_result,
@@ -119,11 +128,32 @@ with friendly_errors():
     folds = st.slider("Cross-validation folds", 2, 10, 5, key="ml_folds")
     rows = len(ws.frame)
     estimate = ml_seconds(rows, folds, ML_RUN)
-    st.caption(
-        f"Estimated time: {human_duration(estimate)} ({rows:,} rows × {len(ML_RUN)} models × "
-        f"{folds} folds, on the original and the released table; a simple rows × models × folds "
-        "model measured on Adult, slower on a busy machine). Cancel stops it between folds."
+    measured = measured_estimate(
+        "ml_utility",
+        fingerprint(ws.config_key(), target, folds, ML_RUN),
+        lambda: calibrate_ml(
+            ws.frame.drop(
+                columns=[c for c in ws.frame.columns if ws.roles.get(c) == Role.IDENTIFIER.value]
+            ),
+            ws.frame.drop(
+                columns=[c for c in ws.frame.columns if ws.roles.get(c) == Role.IDENTIFIER.value]
+            ),
+            target,
+            folds,
+            ML_RUN,
+            {"random_forest": {"n_estimators": 100}},
+        ),
     )
+    if measured is not None:
+        st.caption(
+            f"Measured on this machine: {estimate_text(measured)}. Cancel stops it between folds."
+        )
+    else:
+        st.caption(
+            f"Rough time: {human_duration(estimate)} ({rows:,} rows × {len(ML_RUN)} models × "
+            f"{folds} folds; a model fitted on Adult): measure it on this machine for a range. "
+            "Cancel stops it between folds."
+        )
     # Scores belong to this table, configuration (transformation included), target and folds:
     # kept under their fingerprint, so scores of other data or settings are never shown.
     ml_key = fingerprint(ws.config_key(), target, folds, ML_RUN)
@@ -139,10 +169,14 @@ with friendly_errors():
         with st.status(f"Training, {human_duration(estimate)}…", expanded=True) as status:
             bar = st.progress(0.0, text="Training…")
             # A file opened by path: train on its sample's rows and their released form.
-            released = ws.sample_release(result) if ws.large is not None else prob.apply(result)
+            if ws.large is not None:
+                released = ws.sample_release(result)
+            else:  # the one release the Release page ships (text and pseudonym sections applied)
+                released = release_value(ws).table
             original = ws.frame.drop(
                 columns=[c for c in ws.frame.columns if ws.roles.get(c) == Role.IDENTIFIER.value]
             )
+            original = original[[c for c in original.columns if c in released.columns]]
             frames = []
             for i, model in enumerate(ML_RUN):  # one model at a time: Cancel stops between them
 
