@@ -12,7 +12,7 @@ from anon_core.data.io import table_bytes
 from anon_core.errors import AnonError
 from anon_core.release.methods.config import DEFAULT_METHOD
 from anon_core.workspace import Workspace
-from ui.dossier import dossier_section, method_release_section, residual_notice
+from ui.dossier import dossier_section, method_release_section, preview, residual_notice
 from ui.evidence import method_name
 from ui.long_work import human_duration, report_seconds
 from ui.widgets import (
@@ -34,9 +34,10 @@ def _write_large_release(ws: Workspace, result, mode: str, disabled: bool) -> No
     rows = ws.n_rows - (int(result.suppressed_records) if mode == "remove" else 0)
     st.caption(
         f"{rows:,} rows will be released of {ws.n_rows:,}; identifiers removed; levels "
-        f"{result.transformation}. Preview of the sample's rows as released:"
+        + ", ".join(f"{q} {level}" for q, level in result.transformation.items())
+        + ". Preview of the sample's rows as released:"
     )
-    st.dataframe(ws.sample_release(result, mode).head(200), hide_index=True)
+    st.dataframe(preview(ws.sample_release(result, mode)), hide_index=True)
     src = ws.large.source.path
     default = str(src.with_name(f"{src.stem.split('.')[0]}_released.parquet"))
     out = st.text_input(
@@ -93,9 +94,11 @@ def _generalization_release(ws: Workspace) -> str:
             )
             st.caption(
                 f"{len(released):,} rows released of {len(ws.frame):,}; identifiers and free text "
-                f"removed unless kept on purpose; levels {result.transformation}."
+                "removed unless kept on purpose; levels "
+                + ", ".join(f"{q} {level}" for q, level in result.transformation.items())
+                + "."
             )
-            st.dataframe(released.head(200), hide_index=True)
+            st.dataframe(preview(released), hide_index=True)
 
             csv_bytes = cached(
                 f"release-csv-{mode}", ws.config_key(), lambda: table_bytes(released, "csv")

@@ -229,3 +229,13 @@ def test_a_name_after_a_title_is_found_where_ner_misses_it():
     assert out[1] == "Directed By: <PERSON>"
     assert out[2] == "Dr. <PERSON> called back."
     assert out[3] == texts[3]
+
+
+def test_release_page_shows_levels_in_words_and_no_none_cells():
+    """Regression: the Release page printed a Python dict of levels and 'None' in missing cells."""
+    at = _goto(_app(), "pages/release.py")
+    captions = [c.value for c in at.caption if "rows released of" in c.value]
+    assert captions and "{" not in captions[0] and "level" in captions[0]
+    shown = _released(at)
+    assert shown.isna().sum().sum() == 0  # missing cells are empty, as in the CSV
+    assert not (shown.astype(str) == "None").any().any()

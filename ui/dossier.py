@@ -42,6 +42,12 @@ def residual_notice(ws: Workspace, deidentified: Any) -> None:
     (st.warning if residual.flagged else st.info)(message, icon="⚠️" if residual.flagged else "ℹ️")
 
 
+def preview(frame: Any, rows: int = 200) -> Any:
+    """The first rows as a reader of the CSV sees them: missing cells empty, never 'None'."""
+    head = frame.head(rows)
+    return head.astype(object).where(head.notna(), "")
+
+
 def _csv(ws: Workspace, release) -> bytes:
     return cached("release-value-csv", ws.config_key(), lambda: download_bytes(release, "csv"))
 
@@ -59,7 +65,7 @@ def method_release_section(ws: Workspace) -> None:
             f"{release.random_state}); guarantee: {release.guarantee}. Identifiers are never "
             "released."
         )
-        st.dataframe(release.table.head(200), hide_index=True)
+        st.dataframe(preview(release.table), hide_index=True)
         csv_bytes = _csv(ws, release)
         st.caption(
             f"SHA-256 of the CSV release: `{hashlib.sha256(csv_bytes).hexdigest()}` (the dossier "
