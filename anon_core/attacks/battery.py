@@ -539,7 +539,7 @@ def attack_split(
     dataset = Dataset(part, roles, hierarchies)
     evaluator = Evaluator(
         FrequencyTable(dataset),
-        [m for m in models if not getattr(m, "needs_records", False)],
+        [m for m in models if not m.needs_records],
         suppression_limit,
         metric,
     )

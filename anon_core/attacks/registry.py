@@ -7,7 +7,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from anon_core.errors import ConfigError
+from anon_core.registry import Registry
 
 
 @dataclass(frozen=True)
@@ -65,19 +65,14 @@ class AttackSpec:
         }
 
 
-ATTACKS: dict[str, AttackSpec] = {}
+ATTACKS: Registry[AttackSpec] = Registry("attack")
 
 
 def register_attack(spec: AttackSpec) -> AttackSpec:
     """Add ``spec`` to :data:`ATTACKS` (a name may be registered once)."""
-    if spec.name in ATTACKS and ATTACKS[spec.name] is not spec:
-        raise ConfigError(f"An attack named {spec.name!r} is already registered.")
-    ATTACKS[spec.name] = spec
-    return spec
+    return ATTACKS.add(spec.name, spec)
 
 
 def get_attack(name: str) -> AttackSpec:
     """The registered attack ``name``, or ConfigError listing the known ones."""
-    if name not in ATTACKS:
-        raise ConfigError(f"Unknown attack {name!r}; the known attacks are {sorted(ATTACKS)}.")
-    return ATTACKS[name]
+    return ATTACKS.lookup(name)

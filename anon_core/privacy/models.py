@@ -22,6 +22,7 @@ import numpy as np
 
 from anon_core.data.frequency import ClassTable, FrequencyTable
 from anon_core.errors import ConfigError
+from anon_core.registry import Registry
 from anon_core.validation import check_choice, check_float, check_int, check_keys
 
 _LN2 = math.log(2.0)
@@ -92,6 +93,12 @@ class PrivacyModel(ABC):
     monotonic_generalization: ClassVar[bool] = True
     monotonic_suppression: ClassVar[bool] = True
     sample_based: ClassVar[bool] = False
+    #: True for models that judge released rows against the records (an attack-bounded model):
+    #: the search then needs the records, not only the frequency table.
+    needs_records: ClassVar[bool] = False
+    #: True for models that release only a research subset of a population table (delta-presence):
+    #: a scale engine, which writes whole files, cannot release them.
+    releases_subset: ClassVar[bool] = False
     description: ClassVar[str] = ""
     #: Sensitive attribute, for models that protect one (set from the parameters).
     attribute: str | None = None
@@ -149,12 +156,11 @@ class PrivacyModel(ABC):
         """Boolean per class: does the class satisfy the model?"""
 
 
-MODELS: dict[str, type[PrivacyModel]] = {}
+MODELS: Registry[type[PrivacyModel]] = Registry("privacy model")
 
 
 def register(cls: type[PrivacyModel]) -> type[PrivacyModel]:
-    MODELS[cls.key] = cls
-    return cls
+    return MODELS.add(cls.key, cls)
 
 
 def make_model(spec: Mapping[str, Any]) -> PrivacyModel:

@@ -99,6 +99,7 @@ class DeltaPresence(PrivacyModel):
 
     key = "delta-presence"
     label = "delta-presence"
+    releases_subset = True
     params = (
         Param(
             "delta_min",

@@ -18,6 +18,7 @@ import numpy as np
 
 from anon_core.data.frequency import ClassTable, FrequencyTable
 from anon_core.errors import ConfigError
+from anon_core.registry import Registry
 from anon_core.validation import check_bool, check_choice, check_keys
 
 
@@ -109,12 +110,11 @@ class QualityMetric(ABC):
         return None
 
 
-METRICS: dict[str, type[QualityMetric]] = {}
+METRICS: Registry[type[QualityMetric]] = Registry("quality metric")
 
 
 def register(cls: type[QualityMetric]) -> type[QualityMetric]:
-    METRICS[cls.key] = cls
-    return cls
+    return METRICS.add(cls.key, cls)
 
 
 def make_metric(spec: Mapping[str, Any] | str | None) -> QualityMetric:

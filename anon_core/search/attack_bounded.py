@@ -385,7 +385,7 @@ def candidate_risks(
     """
     part, control = split_frame(frame, section.control_fraction, section.random_state)
     dataset = Dataset(part, roles, hierarchies)
-    others = [m for m in models if not getattr(m, "needs_records", False)]
+    others = [m for m in models if not m.needs_records]
     ev = Evaluator(FrequencyTable(dataset), others, suppression_limit, metric)
     model = make_model(
         {

@@ -284,7 +284,7 @@ class Problem:
     def search(self, **options: Any) -> SearchResult:
         """The optimal transformation (see :func:`anon_core.search.lattice.search`); with an
         ``attack-risk`` model, the risk-bounded search (:mod:`anon_core.search.attack_bounded`)."""
-        if any(getattr(m, "needs_records", False) for m in self.evaluator.models):
+        if any(m.needs_records for m in self.evaluator.models):
             from anon_core.search.attack_bounded import (
                 attack_bounded_search,  # attacks load on demand
             )
@@ -334,7 +334,7 @@ class Problem:
                 file_sha256(out),
                 "pandas",
             )
-        if any(getattr(m, "key", "") == "delta-presence" for m in self.evaluator.models):
+        if any(m.releases_subset for m in self.evaluator.models):
             raise ConfigError(
                 f"delta-presence releases only its research subset of the population table; the "
                 f"{self.engine_name} engine writes whole files. Use engine: pandas for this release."

@@ -96,7 +96,7 @@ def choose(
 
 def needs_control(problem: Problem) -> bool:
     """Does a model of the problem attack the release (and so need never-released records)?"""
-    return any(getattr(m, "needs_records", False) for m in problem.evaluator.models)
+    return any(m.needs_records for m in problem.evaluator.models)
 
 
 def without_suppression(result: TransformationResult) -> TransformationResult:
@@ -143,7 +143,7 @@ def resolve(
     )
     if control is not None:
         for model in problem.evaluator.models:
-            if getattr(model, "needs_records", False):
+            if model.needs_records:
                 model.bind(control)
     result, found, chosen_by = choose(problem, config.transformation, config.search)
     return Resolution(

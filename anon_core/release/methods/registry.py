@@ -25,6 +25,7 @@ from anon_core.config import ReleaseConfig
 from anon_core.data.dataset import DROPPED_ROLES, Role
 from anon_core.data.io import infer_kinds
 from anon_core.errors import ConfigError
+from anon_core.registry import Registry
 from anon_core.validation import (
     check_bool,
     check_choice,
@@ -191,7 +192,7 @@ class ReleaseMethod(ABC):
         return f"{type(self).__name__}({args})"
 
 
-METHODS: dict[str, type[ReleaseMethod]] = {}
+METHODS: Registry[type[ReleaseMethod]] = Registry("release method")
 
 
 def register_method(cls: type[ReleaseMethod]) -> type[ReleaseMethod]:
@@ -204,10 +205,7 @@ def register_method(cls: type[ReleaseMethod]) -> type[ReleaseMethod]:
             raise TypeError(
                 f"{cls.__name__}.{p.name}: kind {p.kind!r} is not one of {PARAM_KINDS}."
             )
-    if cls.name in METHODS and METHODS[cls.name] is not cls:
-        raise TypeError(f"Release method name {cls.name!r} is registered twice.")
-    METHODS[cls.name] = cls
-    return cls
+    return METHODS.add(cls.name, cls)
 
 
 def _unknown(name: Any) -> ConfigError:
