@@ -25,14 +25,12 @@ from anon_core.data import numeric_guard
 from anon_core.data.limits import check_columns_count, check_line_length
 from anon_core.data.safe_write import atomic_write
 from anon_core.data.text_encoding import (  # noqa: F401 - re-exported (hierarchy, engines, tests)
-    _NUL_SAMPLE,
     FALLBACK_ENCODING,
-    _is_utf8,
-    _nul_pattern_encoding,
     check_encoding,
     decode_text,
     detect_encoding,
     fallback_note,
+    nul_pattern_encoding,
 )
 from anon_core.data.xlsx import read_xlsx, xlsx_bytes
 from anon_core.errors import ConfigError, DataError
@@ -134,7 +132,7 @@ def check_not_binary(raw: bytes, name: str) -> None:
     head = raw[:8192]
     if b"\x00" not in head or head.startswith((b"\xff\xfe", b"\xfe\xff", b"\x00\x00\xfe\xff")):
         return
-    if _nul_pattern_encoding(raw) is None:
+    if nul_pattern_encoding(raw) is None:
         raise DataError(
             f"{name} looks like a binary file, not a text table. "
             "Upload a CSV/TSV, Excel (.xlsx), Parquet or JSON file."

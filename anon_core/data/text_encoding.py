@@ -13,12 +13,12 @@ from anon_core.validation import check_text_encoding
 #: The documented single-byte fallback for text that is not UTF-8 (Windows Western European,
 #: a superset of Latin-1's printable characters). Never a code page guessed from statistics.
 FALLBACK_ENCODING = "cp1252"
-_NUL_SAMPLE = 4096
+NUL_SAMPLE = 4096
 
 
-def _nul_pattern_encoding(raw: bytes) -> str | None:
+def nul_pattern_encoding(raw: bytes) -> str | None:
     """UTF-16/32 without a byte-order mark, recognized by where the NUL bytes of mostly-ASCII text fall."""
-    head = raw[:_NUL_SAMPLE]
+    head = raw[:NUL_SAMPLE]
     if len(head) < 4 or b"\x00" not in head:
         return None
     quads = [head[i : i + 4] for i in range(0, len(head) - len(head) % 4, 4)]
@@ -37,7 +37,7 @@ def _nul_pattern_encoding(raw: bytes) -> str | None:
     return None
 
 
-def _is_utf8(raw: bytes) -> bool:
+def is_utf8(raw: bytes) -> bool:
     try:
         raw.decode("utf-8")
         return True
@@ -58,10 +58,10 @@ def detect_encoding(raw: bytes) -> str:
         return "utf-32"
     if raw.startswith((b"\xff\xfe", b"\xfe\xff")):
         return "utf-16"
-    by_nul = _nul_pattern_encoding(raw)
+    by_nul = nul_pattern_encoding(raw)
     if by_nul is not None:
         return by_nul
-    if _is_utf8(raw):
+    if is_utf8(raw):
         return "utf-8"
     return FALLBACK_ENCODING
 
