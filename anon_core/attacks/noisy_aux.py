@@ -55,7 +55,10 @@ def _kind(series: pd.Series) -> str:
         return "number"
     if pd.api.types.is_datetime64_any_dtype(series):
         return "date"
-    sample = series.dropna().astype(str).head(50)
+    present = series.dropna()
+    if len(present) and pd.to_numeric(present, errors="coerce").notna().all():
+        return "number"  # numbers read as text (e.g. a CSV column kept as strings)
+    sample = present.astype(str).head(50)
     if len(sample) and sample.str.fullmatch(r"\d{4}-\d{2}-\d{2}").all():
         return "date"
     return "text"
@@ -111,11 +114,12 @@ def noisy_aux(
         err_rate = {"text": typo_rate, "number": number_rate, "date": date_rate}[kind]
         error = (u >= missing_rate + recode_rate) & (u < missing_rate + recode_rate + err_rate)
         if kind == "number":
-            values = out[col].to_numpy(dtype=float, na_value=np.nan).copy()
+            values = pd.to_numeric(out[col], errors="coerce").to_numpy(dtype=float, na_value=np.nan)
             shift = np.where(pick < 0.5, 1.0, 2.0) * np.where(rng.random(n) < 0.5, -1.0, 1.0)
             values[error] = values[error] + shift[error]
             values[missing] = np.nan
-            integral = pd.api.types.is_integer_dtype(out[col])
+            finite = values[np.isfinite(values)]
+            integral = bool(len(finite)) and bool(np.all(np.mod(finite, 1) == 0))
             series = pd.Series(values)
             out[col] = series.astype("Int64") if integral else series
             continue

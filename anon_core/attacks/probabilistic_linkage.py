@@ -56,6 +56,9 @@ MAX_COLUMNS = 20
 MAX_EXTERNAL = 1_000_000
 #: External records whose candidate pairs train EM (a seeded sample when there are more).
 EM_SAMPLE = 1_000
+#: Candidate pairs of that sample EM works on at most.
+EM_CELLS = 20_000_000
+REFINE = True
 THRESHOLDS = (0.5, 0.9, 0.99)
 CURVE = (0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99, 0.999)
 _RADIX = cmp.N_LEVELS + 1  # levels -1..3 stored as 0..4
@@ -139,67 +142,143 @@ class ProbabilisticLinkageResult:
 
 
 # ------------------------------------------------------------------ EM
-def fit_em(
+def initial_m(u: np.ndarray) -> np.ndarray:
+    """EM's start: matches agree, mostly at the highest level each column shows among the pairs."""
+    present = u > 1e-6
+    m = np.where(present, 0.02, 1e-9)
+    for j in range(len(u)):
+        levels = np.flatnonzero(present[j])
+        if len(levels):
+            m[j, levels[-1]] = 0.9
+    return m / m.sum(axis=1, keepdims=True)
+
+
+def monotone(m: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """m adjusted so that a higher agreement level never weighs less than a lower one.
+
+    Without this, EM on real data can give a weak level (say two different but similarly spelt
+    categories) a larger m/u ratio than exact agreement, because near-duplicate records make
+    weak agreement rarer among random pairs than among "matches"; a record would then link to
+    its near-duplicate rather than to itself. Per column, the log ratio of each level is capped
+    by that of every higher level the pairs show.
+    """
+    w = np.log(m) - np.log(u)
+    present = u > 1e-6
+    out = w.copy()
+    for j in range(len(w)):
+        cap = np.inf
+        for lv in range(w.shape[1] - 1, -1, -1):
+            if present[j, lv]:
+                out[j, lv] = min(w[j, lv], cap)
+                cap = out[j, lv]
+    new = u * np.exp(out)
+    return new / new.sum(axis=1, keepdims=True)
+
+
+def fit_pattern_em(
     patterns: np.ndarray,
     counts: np.ndarray,
-    n_columns: int,
+    u: np.ndarray,
     *,
-    max_iter: int = 200,
+    max_share: float,
+    max_iter: int = 100,
     tol: float = 1e-7,
-    match_share: float | None = None,
-    u: np.ndarray | None = None,
-    init_share: float = 0.01,
-    max_share: float = 1.0,
-) -> tuple[np.ndarray, np.ndarray, float, int]:
-    """EM for Fellegi-Sunter on pattern counts.
+) -> tuple[np.ndarray, float, int]:
+    """Fellegi-Sunter EM on the counts of comparison patterns, u fixed: the m-probabilities and
+    the match share among the pairs (at most ``max_share``, one match per external record).
 
-    ``patterns`` is (P, n_columns) of levels -1..3 (-1 null, ignored), ``counts`` the pairs per
-    pattern. With ``u`` given (n_columns x 4, e.g. from random pairs) only m and the match share
-    are fitted, which keeps EM from settling on another split of the pairs than match/non-match.
-    Returns m and u (rows summing to 1), the match share and the iterations.
+    Pairs are taken as independent draws of a two-class mixture (the classic model of Winkler
+    1988 and splink). Returns m, the match share and the iterations.
     """
+    n_columns = patterns.shape[1]
     counts = np.asarray(counts, dtype=float)
+    onehot = np.zeros((len(patterns), n_columns, cmp.N_LEVELS))
+    for j in range(n_columns):
+        lv = patterns[:, j]
+        ok = lv >= 0
+        onehot[np.flatnonzero(ok), j, lv[ok]] = 1.0
+    log_u = np.einsum("pjl,jl->p", onehot, np.log(u))
+    m = initial_m(u)
+    lam = max_share / 2
     total = counts.sum()
-    if total <= 0:
-        raise DataError("There are no candidate pairs to train the linkage model on.")
+    prev = -np.inf
+    iterations = 0
+    for it in range(1, max_iter + 1):
+        iterations = it
+        a = math.log(lam) + np.einsum("pjl,jl->p", onehot, np.log(m))
+        b = math.log1p(-lam) + log_u
+        ll_p = np.logaddexp(a, b)
+        g = counts * np.exp(a - ll_p)
+        m = np.einsum("p,pjl->jl", g, onehot) + 1e-9
+        m = monotone(m / m.sum(axis=1, keepdims=True), u)
+        lam = float(np.clip(g.sum() / total, 1e-12, min(max_share, 1 - 1e-9)))
+        ll = float((counts * ll_p).sum())
+        if abs(ll - prev) <= tol * max(1.0, abs(ll)):
+            break
+        prev = ll
+    return m, lam, iterations
+
+
+def fit_em(
+    chunks: Sequence[tuple[np.ndarray, np.ndarray]],
+    patterns: np.ndarray,
+    u: np.ndarray,
+    n_records: int,
+    *,
+    prior: float | None = None,
+    m: np.ndarray | None = None,
+    refine: bool = False,
+    max_iter: int = 100,
+    tol: float = 1e-6,
+) -> tuple[np.ndarray, float, int]:
+    """EM for the m-probabilities and the prior ``rho`` with at most one match per external record.
+
+    ``chunks`` holds, per block of external records sharing their candidates, the pattern index
+    of every (record, released tuple) pair and the log counts of the tuples; ``patterns`` is
+    (P, columns) of levels -1..3 (-1 null, ignored); ``u`` (columns x 4) stays fixed. Each
+    record's responsibilities are normalized over its candidates and "no match" (the model of
+    the module docstring), so that k identical released records share one match between them
+    instead of all counting as matches, and correlated non-matching fields cannot pose as a
+    match class. ``n_records`` counts the records of the sample (those without candidates too).
+    With ``m`` given only rho is fitted. Returns m (rows summing to 1), rho and the iterations.
+    """
+    n_columns = patterns.shape[1]
     onehot = np.zeros((len(patterns), n_columns, cmp.N_LEVELS))
     for j in range(n_columns):
         lv = patterns[:, j]
         ok = lv >= 0
         onehot[np.flatnonzero(ok), j, lv[ok]] = 1.0
     eps = 1e-9
-    fixed_u = u is not None
-    if u is None:
-        # The level distribution over all pairs (almost all of them non-matches).
-        u = np.einsum("p,pjl->jl", counts, onehot) + eps
-    u = np.asarray(u, dtype=float) + eps
-    u /= u.sum(axis=1, keepdims=True)
-    m = np.tile(np.array([0.02, 0.08, 0.2, 0.7]), (n_columns, 1))
-    lam = float(match_share) if match_share is not None else float(np.clip(init_share, 1e-9, 0.5))
+    log_u = np.einsum("pjl,jl->p", onehot, np.log(u))
+    fixed_m = m is not None and not refine
+    m = initial_m(u) if m is None else np.asarray(m, dtype=float)
+    rho = float(prior) if prior is not None else 0.5
     iterations = 0
-    prev = -np.inf
     for it in range(1, max_iter + 1):
         iterations = it
-        log_m = np.einsum("pjl,jl->p", onehot, np.log(m))
-        log_u = np.einsum("pjl,jl->p", onehot, np.log(u))
-        a = np.log(lam) + log_m
-        b = np.log1p(-lam) + log_u
-        top = np.maximum(a, b)
-        ll_p = top + np.log(np.exp(a - top) + np.exp(b - top))
-        g = np.exp(a - ll_p)
-        ll = float((counts * ll_p).sum())
-        wm, wu = counts * g, counts * (1.0 - g)
-        m = np.einsum("p,pjl->jl", wm, onehot) + eps
-        m /= m.sum(axis=1, keepdims=True)
-        if not fixed_u:
-            u = np.einsum("p,pjl->jl", wu, onehot) + eps
-            u /= u.sum(axis=1, keepdims=True)
-        if match_share is None:
-            lam = float(np.clip(wm.sum() / total, 1e-12, min(max_share, 1 - 1e-9)))
-        if abs(ll - prev) <= tol * max(1.0, abs(ll)):
+        w = np.einsum("pjl,jl->p", onehot, np.log(m)) - log_u
+        resp = np.zeros(len(patterns))
+        matched = 0.0
+        for pidx, log_count in chunks:
+            t = w[pidx] + log_count[None, :]
+            top = t.max(axis=1)
+            lse = top + np.log(np.exp(t - top[:, None]).sum(axis=1))
+            a = math.log(rho) - float(np.logaddexp.reduce(log_count))
+            log_l = np.logaddexp(math.log1p(-rho), a + lse)
+            r = np.exp(a + t - log_l[:, None])
+            resp += np.bincount(pidx.ravel(), weights=r.ravel(), minlength=len(patterns))
+            matched += float(np.exp(a + lse - log_l).sum())
+        if fixed_m:
+            new_m = m
+        else:
+            new_m = np.einsum("p,pjl->jl", resp, onehot) + eps
+            new_m = monotone(new_m / new_m.sum(axis=1, keepdims=True), u)
+        new_rho = rho if prior is not None else float(np.clip(matched / n_records, 1e-3, 1 - 1e-3))
+        delta = max(float(np.abs(new_m - m).max()), abs(new_rho - rho))
+        m, rho = new_m, new_rho
+        if delta < tol:
             break
-        prev = ll
-    return m, u, lam, iterations
+    return m, rho, iterations
 
 
 # ------------------------------------------------------------------ helpers
@@ -240,6 +319,54 @@ def _rates(
     }
 
 
+def _term_frequency(
+    table: np.ndarray,
+    levels: np.ndarray,
+    group_labels: np.ndarray,
+    count: np.ndarray,
+    m: np.ndarray,
+    weights: np.ndarray,
+) -> np.ndarray:
+    """Weights with term-frequency adjustment of the column's top agreement level.
+
+    Agreeing on a rare value is stronger evidence than agreeing on a common one: for the pairs
+    at the top level, u is replaced by the share of released records at that level with the
+    external value (splink's term-frequency adjustment), never weighing less than the next level.
+    """
+    present = np.flatnonzero(m > 1e-6)
+    shown = [lv for lv in range(cmp.N_LEVELS) if (levels == lv).any()]
+    if not shown:
+        return table
+    top = shown[-1]
+    mass = np.bincount(group_labels, weights=count, minlength=levels.shape[1])
+    valid = (levels >= 0).any(axis=0)
+    total = mass[valid].sum()
+    if total <= 0 or top not in present:
+        return table
+    tf = ((levels == top) * mass[None, :]).sum(axis=1) / total
+    lower = [weights[lv] for lv in shown[:-1]]
+    floor = max(lower) if lower else -np.inf
+    tf_weight = np.maximum(np.log(m[top]) - np.log(np.maximum(tf, 1e-12)), floor)
+    out = table.copy()
+    at_top = levels == top
+    out[at_top] = np.broadcast_to(tf_weight[:, None], levels.shape)[at_top]
+    return out
+
+
+def _fit_prior(log_mean_lr: np.ndarray, n_records: int, rho: float, max_iter: int = 500) -> float:
+    """EM for rho given each record's mean likelihood ratio over its candidates (log): the share
+    of external records whose person is in the release. Records without candidates count as
+    unmatched."""
+    mean_lr = np.exp(np.minimum(log_mean_lr, 700.0))
+    for _ in range(max_iter):
+        post = rho * mean_lr / (1.0 - rho + rho * mean_lr)
+        new = float(np.clip(post.sum() / n_records, 1e-3, 1 - 1e-3))
+        if abs(new - rho) < 1e-9:
+            return new
+        rho = new
+    return rho
+
+
 # ------------------------------------------------------------------ main
 def probabilistic_linkage(
     external: pd.DataFrame,
@@ -255,7 +382,7 @@ def probabilistic_linkage(
     abs_tol: float = 2.0,
     rel_tol: float = 0.05,
     days: int = 31,
-    max_iter: int = 200,
+    max_iter: int = 100,
     progress: Progress | None = None,
 ) -> ProbabilisticLinkageResult:
     """Link ``external`` to ``released`` probabilistically; see the module docstring.
@@ -376,10 +503,10 @@ def probabilistic_linkage(
         jb = columns.index(block)
         ok = tables[jb] != cmp.DISAGREE  # weak or better, or null
         blocks = []
-        for v in range(tables[jb].shape[0]):
-            rows = np.flatnonzero(ext_codes[jb] == v)
-            if len(rows):
-                blocks.append((rows, np.flatnonzero(ok[v][grp_codes[jb]])))
+        order = np.argsort(ext_codes[jb], kind="stable")
+        values, starts = np.unique(ext_codes[jb][order], return_index=True)
+        for v, rows in zip(values, np.split(order, starts[1:]), strict=True):
+            blocks.append((rows, np.flatnonzero(ok[v][grp_codes[jb]])))
     cells = sum(len(r) * len(g) for r, g in blocks)
     if cells > MAX_CANDIDATE_CELLS:
         raise ConfigError(
@@ -404,57 +531,70 @@ def probabilistic_linkage(
             for s in range(0, len(rows), step):
                 yield rows[s : s + step], grp
 
-    # Pass 1: counts of comparison patterns over the candidate pairs of (a sample of) the external
-    # records, weighted by the released tuples' counts; EM fits m and the match share on them.
-    sample = np.ones(n_ext, dtype=bool)
-    if n_ext > EM_SAMPLE:
-        sample[:] = False
-        sample[np.random.default_rng(0).choice(n_ext, EM_SAMPLE, replace=False)] = True
-    pat_codes, pat_counts = [], []
+    # Pass 1, on a seeded sample of the external records (at most EM_CELLS candidate pairs): the
+    # comparison pattern of every candidate pair; u is each column's level distribution over these
+    # pairs (almost all non-matches) weighted by the released tuples' counts; EM fits m and rho.
+    rng = np.random.default_rng(0)
+    order = rng.permutation(n_ext)
+    width = np.zeros(n_ext, dtype=np.int64)
+    for rows, grp in blocks:
+        width[rows] = len(grp)
+    within = np.cumsum(width[order]) <= EM_CELLS
+    within[0] = True
+    sample = np.zeros(n_ext, dtype=bool)
+    sample[order[within][:EM_SAMPLE]] = True
+    raw: list[tuple[np.ndarray, np.ndarray, tuple[int, int], np.ndarray]] = []
     for r, grp in chunks(sample):
         code = np.zeros((len(r), len(grp)), dtype=np.int64)
         for j in range(len(columns)):
-            code += (
-                tables[j][ext_codes[j][r][:, None], grp_codes[j][grp][None, :]].astype(np.int64) + 1
-            ) * (_RADIX**j)
+            lv = tables[j][ext_codes[j][r][:, None], grp_codes[j][grp][None, :]]
+            code += (lv.astype(np.int64) + 1) * (_RADIX**j)
         uniq, inv = np.unique(code.ravel(), return_inverse=True)
-        w = np.broadcast_to(count[grp][None, :], code.shape).ravel()
-        pat_codes.append(uniq)
-        pat_counts.append(np.bincount(inv, weights=w, minlength=len(uniq)))
-    all_codes = np.concatenate(pat_codes)
-    uniq, inv = np.unique(all_codes, return_inverse=True)
-    totals = np.bincount(inv, weights=np.concatenate(pat_counts), minlength=len(uniq))
-    patterns = np.stack([(uniq // (_RADIX**j)) % _RADIX - 1 for j in range(len(columns))], axis=1)
-    sample_pairs = float(totals.sum())
-    # u: each column's level distribution over the candidate pairs (almost all non-matches), kept
-    # fixed; the match share is at most one match per external record.
-    u = np.zeros((len(columns), cmp.N_LEVELS))
+        raw.append((uniq, inv.astype(np.int64), code.shape, grp))
+    all_uniq = np.unique(np.concatenate([x[0] for x in raw]))
+    patterns = np.stack([(all_uniq // (_RADIX**j)) % _RADIX - 1 for j in range(len(columns))], 1)
+    em_chunks = []
+    totals = np.zeros(len(all_uniq))
+    for uniq, inv, shape, grp in raw:
+        pidx = np.searchsorted(all_uniq, uniq)[inv].reshape(shape).astype(np.int32)
+        em_chunks.append((pidx, np.log(count[grp])))
+        totals += np.bincount(
+            pidx.ravel(),
+            weights=np.broadcast_to(count[grp][None, :], shape).ravel(),
+            minlength=len(all_uniq),
+        )
+    del raw
+    u = np.full((len(columns), cmp.N_LEVELS), 1e-9)
     for j in range(len(columns)):
         for lv in range(cmp.N_LEVELS):
-            u[j, lv] = totals[patterns[:, j] == lv].sum()
-    one_each = int(sample.sum()) / max(sample_pairs, 1.0)
-    m, u, lam, iters = fit_em(
+            u[j, lv] += totals[patterns[:, j] == lv].sum()
+    u /= u.sum(axis=1, keepdims=True)
+    n_sample = int(sample.sum())
+    # m from the classic pattern EM; then rho, the share of external records whose person is in
+    # the release, from the per-record model (each record has at most one true match).
+    m, lam, iters = fit_pattern_em(
         patterns,
         totals,
-        len(columns),
+        u,
+        max_share=min(1.0, n_sample / max(float(totals.sum()), 1.0)),
         max_iter=max_iter,
-        u=u,
-        init_share=min(0.5, one_each),
-        max_share=min(1.0, one_each),
     )
-    rho = (
-        float(prior)
-        if prior is not None
-        else float(np.clip(lam * sample_pairs / int(sample.sum()), 1e-3, 1 - 1e-3))
+    m, rho, _ = fit_em(
+        em_chunks, patterns, u, n_sample, prior=prior, m=m, refine=REFINE, max_iter=max_iter
     )
+    del em_chunks
     report(0.6, "probabilistic linkage: scoring")
 
     # Pass 2: per external record, log-sum-exp of the weights over its candidates.
     weight_tables = []
+    m = monotone(m, u)
     wl = np.log(m) - np.log(u)  # (columns, 4)
     for j in range(len(columns)):
         lut = np.concatenate([[0.0], wl[j]])  # null -> 0
-        weight_tables.append(lut[tables[j].astype(np.int64) + 1].astype(np.float32))
+        table = lut[tables[j].astype(np.int64) + 1]
+        if columns[j] != block:
+            table = _term_frequency(table, tables[j], grp_codes[j], count, m[j], wl[j])
+        weight_tables.append(table.astype(np.float32))
     best_log = np.full(n_ext, -np.inf)
     best_group = np.full(n_ext, -1, dtype=np.int64)
     log_sum = np.full(n_ext, -np.inf)
@@ -491,6 +631,8 @@ def probabilistic_linkage(
         report(0.6 + 0.35 * done / max(cells, 1), "probabilistic linkage: scoring")
 
     has_cand = n_cand > 0
+    if prior is None:
+        rho = _fit_prior(log_sum[has_cand] - np.log(n_cand[has_cand]), n_ext, rho)
     log_a = np.where(has_cand, math.log(rho) - np.log(np.maximum(n_cand, 1)), -np.inf)
     log_den = np.logaddexp(math.log1p(-rho), log_a + log_sum)
     best_p = np.where(has_cand, np.exp(log_a + best_log - log_den), 0.0)
