@@ -14,7 +14,7 @@ from anon_core.release.methods.config import DEFAULT_METHOD
 from anon_core.workspace import Workspace
 from ui.dossier import dossier_section, method_release_section, preview, residual_notice
 from ui.evidence import method_name
-from ui.long_work import human_duration, report_seconds
+from ui.long_work import human_duration, report_seconds, timed
 from ui.widgets import (
     SAMPLE_DIR,
     cached,
@@ -224,29 +224,30 @@ def _release_report_section(ws: Workspace, suppressed_records: str) -> None:
                 sample = SAMPLE_DIR / ws.source
                 from_sample = (st.session_state.get("loaded_from") or ("sample",))[0] == "sample"
                 found = search_result(ws)
-                built = release_report.build_report(
-                    config,
-                    problem(ws),
-                    current_result(ws),
-                    search_result=found
-                    if found is not None and found.qis == tuple(ws.qis)
-                    else None,
-                    input_bytes=ws.input_bytes
-                    if ws.input_bytes is not None
-                    else (
-                        sample.read_bytes()
-                        if ws.large is None and from_sample and sample.is_file()
-                        else None
-                    ),
-                    signoff={
-                        "name": name,
-                        "role": role,
-                        "decision": decision,
-                        "comments": comments,
-                    },
-                    audit=ws.audit,
-                    chosen_by=ws.chosen_by,
-                )
+                with timed("report", ws.n_rows):
+                    built = release_report.build_report(
+                        config,
+                        problem(ws),
+                        current_result(ws),
+                        search_result=found
+                        if found is not None and found.qis == tuple(ws.qis)
+                        else None,
+                        input_bytes=ws.input_bytes
+                        if ws.input_bytes is not None
+                        else (
+                            sample.read_bytes()
+                            if ws.large is None and from_sample and sample.is_file()
+                            else None
+                        ),
+                        signoff={
+                            "name": name,
+                            "role": role,
+                            "decision": decision,
+                            "comments": comments,
+                        },
+                        audit=ws.audit,
+                        chosen_by=ws.chosen_by,
+                    )
                 st.session_state["release_report"] = {
                     "key": state_key,
                     "html": release_report.render_html(built),

@@ -239,3 +239,15 @@ def test_release_page_shows_levels_in_words_and_no_none_cells():
     shown = _released(at)
     assert shown.isna().sum().sum() == 0  # missing cells are empty, as in the CSV
     assert not (shown.astype(str) == "None").any().any()
+
+
+def test_download_bytes_escape_formula_like_column_names():
+    """Regression: the dashboard's CSV download (io.table_bytes) wrote formula-like headers raw."""
+    from anon_core.data.io import table_bytes
+
+    frame = pd.DataFrame({"=cmd|' /C calc'!A0": ["a"], "+SUM(1)": ["=1+1"], "age": [-5]})
+    header, row = table_bytes(frame, "csv").decode().splitlines()
+    assert header == "'=cmd|' /C calc'!A0,'+SUM(1),age"
+    assert row == "a,'=1+1,-5"
+    raw = table_bytes(frame, "csv", formula_escape=False).decode().splitlines()[0]
+    assert raw == "=cmd|' /C calc'!A0,+SUM(1),age"

@@ -509,6 +509,11 @@ def table_bytes(frame: pd.DataFrame, fmt: str, formula_escape: bool = True) -> b
         raise DataError(f"'fmt' must be one of csv, tsv, parquet, xlsx or json, got {fmt!r}.")
     if fmt in {"csv", "tsv"}:
         table = escape_formulas(frame) if formula_escape else frame
+        if formula_escape:  # column names are cells of the first row to a spreadsheet
+            names = [escape_formula_text(str(c)) for c in table.columns]
+            if names != [str(c) for c in table.columns]:
+                table = table.copy(deep=False)
+                table.columns = names
         sep = "\t" if fmt == "tsv" else ","
         # The csv writer quotes a value with a line feed but not one with a bare CR (a reader
         # would split the row there): such tables are written with every field quoted.
