@@ -51,6 +51,7 @@ TOP_KEYS = {
     "population",  # population table / size (anon_core.analysis.population_table.population_section)
     "train",  # DP-SGD training and membership inference (anon_core.training.config)
     "acceptance",  # the officer's acceptance criteria (anon_core.services.acceptance)
+    "geo",  # latitude/longitude columns of point locations (anon_core.geo.section)
 }
 MODULE_SECTIONS = (
     "text",
@@ -61,6 +62,7 @@ MODULE_SECTIONS = (
     "population",
     "train",
     "acceptance",
+    "geo",
 )
 SEARCH_KEYS = {"min_levels", "max_levels", "exact_limit"}
 INPUT_KEYS = {"path", "separator", "encoding", "sheet"}

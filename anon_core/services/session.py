@@ -332,6 +332,24 @@ class Session:
                 utility_why = f"the utility yardstick could not run: {exc}"
                 notes.append(utility_why)
         figures.update(utility_figures(utility_dict, utility_why))
+        # spatial figures: only when the configuration names location columns (``geo``)
+        from anon_core.geo.section import geo_section_of
+
+        geo = geo_section_of(config)
+        if geo is not None:
+            from anon_core.geo.figures import geo_figures
+
+            progress(0.85, "spatial risk")
+            whole = release.rehearsal.scope == "whole"
+            source = drop_identifiers(frame, config.roles) if whole else part
+            spatial_figures, spatial = geo_figures(geo, source, release.table)
+            figures.update(spatial_figures)
+            if spatial is not None:
+                notes.append(
+                    f"spatial risk of the release against its {len(source):,} input locations: "
+                    f"median spatial k {spatial['spatial_k_median']}, expected nearest-neighbour "
+                    f"re-identifications {spatial['nn_expected_reidentifications']:.1f}"
+                )
         # synthetic-data checks
         synthetic = None
         if release.synthetic:

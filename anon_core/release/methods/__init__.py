@@ -6,6 +6,7 @@ Importing this package registers every method; see :mod:`anon_core.release.metho
 from anon_core.release.methods import (  # noqa: F401 - importing registers the methods
     aim,
     generalization,
+    geomask,
     microaggregation,
     mondrian,
     mst,

@@ -1,0 +1,11 @@
+"""Geocoded point data (home addresses as latitude/longitude): the ``geo`` section, geomasking,
+spatial risk and spatial utility.
+
+* :mod:`anon_core.geo.section`: the configuration's ``geo`` section and the coordinate checks;
+* :mod:`anon_core.geo.sphere`: great-circle distances, destination points, 3-D unit vectors;
+* :mod:`anon_core.geo.grid`: projections and grid/H3 cells (pyproj and h3 when installed);
+* :mod:`anon_core.geo.masking`: the displacement algorithms (Gaussian, donut, adaptive donut,
+  location swap, aggregation);
+* :mod:`anon_core.geo.risk`: spatial k-anonymity and nearest-neighbour re-identification;
+* :mod:`anon_core.geo.utility`: displacement, nearest-neighbour index, hot-spot recovery.
+"""
