@@ -20,6 +20,7 @@ from ui.compare import (
     method_choice,
     method_parameters,
     protection_lines,
+    recommend_section,
     result_table,
     risk_utility_chart,
     run_comparison,
@@ -30,6 +31,8 @@ from ui.compare import (
 from ui.widgets import explain, friendly_errors, start_page
 
 ws = start_page("Compare", "⚖️ Compare release methods")
+with st.expander("🏆 Recommend a release that passes the acceptance criteria"), friendly_errors():
+    recommend_section(ws)
 
 with friendly_errors():
     if ws.large is not None:

@@ -490,3 +490,26 @@ def test_compare_use_this_release_sets_the_method_for_evaluate_and_release(recor
     assert not at.error, [e.value for e in at.error]
     captions = [c.value for c in at.caption]
     assert any("PRAM" in c or "post-randomization" in c.lower() for c in captions), captions
+
+
+def test_compare_page_recommends_and_uses_the_winner(monkeypatch):
+    """The recommend button runs the recommendation (here on one family), shows the winner, a
+    table per family and the chart of every setting, and 'Use the winner' sets the release."""
+    import anon_core.services.recommend as rec
+
+    monkeypatch.setitem(rec.FAMILIES, "pram", ("retention", (0.6, 0.9), {}))
+    at = _page()
+    at.multiselect(key="rec_families").set_value(["pram"]).run()
+    at.button(key="rec_run").click().run()
+    assert not at.exception, at.exception
+    found = list(at.session_state["_recommendation"].values())[0]
+    assert {t.value for t in found.tried} == {0.6, 0.9}
+    charts = {c.proto.id for c in at.get("plotly_chart")}
+    assert any("rec_chart" in cid for cid in charts)
+    if found.winner is not None:
+        at.button(key="rec_use").click().run()
+        ws = at.session_state["workspace"]
+        assert ws.sections["method"]["name"] == "pram"
+        assert ws.sections["method"]["retention"] == found.winner.value
+    else:
+        assert any("no setting tried passes" in w.value for w in at.warning)

@@ -451,3 +451,123 @@ def use_release_picker(ws: Workspace, comparison: Any) -> None:
             f"The release now uses {METHODS[picked].label}: see Evaluate and Release & sign-off.",
             icon="✅",
         )
+
+
+# ------------------------------------------------------------------ the recommendation
+RECOMMEND_KEY = "_recommendation"
+
+
+def recommendation_chart(found: Any) -> go.Figure:
+    """Every setting tried: utility against the highest attack risk, passing ones filled."""
+    from anon_core.release.methods import METHODS as registered
+
+    fig = go.Figure()
+    for family in sorted({t.family for t in found.tried}):
+        trials = [t for t in found.tried if t.family == family and t.error is None]
+        if not trials:
+            continue
+        fig.add_trace(
+            go.Scatter(
+                x=[t.risk for t in trials],
+                y=[t.utility for t in trials],
+                mode="markers+text",
+                name=registered[family].label if family in registered else family,
+                text=[f"{t.parameter}={t.value}" for t in trials],
+                textposition="top center",
+                cliponaxis=False,
+                marker={
+                    "size": 11,
+                    "symbol": ["circle" if t.passed else "circle-open" for t in trials],
+                },
+            )
+        )
+    fig.update_layout(
+        height=420,
+        margin=widgets.CHART_MARGIN,
+        xaxis={"title": "highest attack risk (upper end of its 95% interval)", "tickformat": ".0%",
+               "automargin": True},
+        yaxis={"title": "ML accuracy on the release / on the original", "tickformat": ".0%",
+               "automargin": True},
+        legend={"orientation": "h", "y": -0.25},
+    )  # fmt: skip
+    return fig
+
+
+def recommend_section(ws: Workspace) -> None:
+    """A button that tries each family's main parameter against the acceptance criteria and
+    shows the winner, each family's best and runner-up, and every setting on one chart."""
+    from anon_core.services.recommend import FAMILIES, recommend
+    from anon_core.services.session import Session
+    from ui.long_work import cancel_button
+
+    st.subheader("🏆 Recommend a release")
+    st.caption(
+        "Tries each family's main parameter (k, noise, swap range, PRAM retention, ε) on the seeded "
+        "rehearsal and keeps the setting with the best ML utility that passes the acceptance "
+        "criteria (the configuration's, else the defaults). Takes minutes on a large table."
+    )
+    available = [f for f in FAMILIES if method_available(f)[0]]
+    families = st.multiselect(
+        "Families", available, default=available, key="rec_families",
+        format_func=lambda f: METHODS[f].label,
+    )  # fmt: skip
+    key = fingerprint(ws.config_key(), sorted(families))
+    store: dict = st.session_state.setdefault(RECOMMEND_KEY, {})
+    go_ = st.button("🏆 Recommend", type="primary", disabled=not families, key="rec_run")
+    if cancel_button("rec_cancel") and not go_:
+        st.info("The recommendation was cancelled.", icon="⏹️")
+    if go_:
+        bar = st.progress(0.0, text="Starting…")
+        found = recommend(
+            Session.from_workspace(ws),
+            families,
+            n_attacks=500,
+            progress=lambda f, m: bar.progress(min(max(f, 0.0), 1.0), text=m),
+        )
+        bar.empty()
+        store.clear()
+        store[key] = found
+    found = store.get(key)
+    if found is None:
+        return
+    if found.winner is None:
+        st.warning(found.notes[-1], icon="⚠️")
+    else:
+        w = found.winner
+        st.success(
+            f"Winner: {METHODS[w.family].label} with {w.parameter} = {w.value} (ML accuracy "
+            f"{(w.utility or 0):.0%} of the original's; highest attack risk {(w.risk or 0):.1%}).",
+            icon="🏆",
+        )
+        if st.button("✅ Use the winner", key="rec_use"):
+            section = found.method_section()
+            if section["name"] == "generalization":
+                ws.update(
+                    "release from the recommendation: generalization",
+                    sections={k: v for k, v in ws.sections.items() if k != "method"},
+                    models=[m for m in ws.models if m.get("model") != "k-anonymity"]
+                    + [{"model": "k-anonymity", "k": int(w.value)}],
+                    transformation=None,
+                )
+            else:
+                ws.update(
+                    f"release from the recommendation: {section['name']}",
+                    sections={**ws.sections, "method": section},
+                )
+            st.rerun()
+    rows = [
+        {
+            "family": METHODS[f].label,
+            "best": "—" if b is None else f"{b.parameter}={b.value}",
+            "runner-up": "—" if r is None else f"{r.parameter}={r.value}",
+        }
+        for f, (b, r) in found.per_family.items()
+    ]
+    st.dataframe(pd.DataFrame(rows), hide_index=True)
+    st.plotly_chart(recommendation_chart(found), key="rec_chart")
+    st.caption(
+        "Every setting tried: filled markers pass the acceptance criteria, open ones fail; up is "
+        "more utility, left is less risk."
+    )
+    for note in found.notes:
+        st.caption(note)
