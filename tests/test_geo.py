@@ -386,3 +386,21 @@ def test_cli_release_with_dossier_then_verify(sample, tmp_path, capsys):
         ["verify", str(tmp_path / "c.json"), str(report), "--released", str(out), "--no-signature"]
     )
     assert code == 0, capsys.readouterr().err
+
+
+def test_without_the_geo_extra_square_grid_works_and_h3_says_what_to_install(monkeypatch):
+    import anon_core.geo.grid as grid
+
+    monkeypatch.setattr(grid, "have", lambda module: False)
+    frame = pd.DataFrame({"lat": [52.1, 52.1009, 52.3], "lon": [5.1, 5.1, 5.3]})
+    mlat, mlon, out = _masked({"name": "geo-aggregate", "cell_m": 1000}, frame)
+    assert "equirectangular" in out.details["grid"]
+    assert hav(frame["lat"], frame["lon"], mlat, mlon).max() <= 1000 * math.sqrt(2) / 2 * 1.02
+    with pytest.raises(ConfigError, match=r"needs the h3 package.*pip install -e '\.\[geo\]'"):
+        _masked({"name": "geo-aggregate", "grid": "h3"}, frame)
+
+
+def test_adaptive_donut_needs_more_points_than_k():
+    frame = pd.DataFrame({"lat": [52.1, 52.2, 52.3], "lon": [5.1, 5.1, 5.3]})
+    with pytest.raises(ConfigError, match="needs more than k points"):
+        _masked({"name": "geomask-donut", "k": 3}, frame)

@@ -32,6 +32,8 @@ GROWTH = 1.5
 MAX_ROUNDS = 60
 #: Largest displacement in metres (half the Earth's circumference).
 MAX_DISTANCE_M = 20_000_000.0
+#: Rows per neighbour query of the location swap (bounds its memory).
+CHUNK = 50_000
 
 
 def _move(rng: np.random.Generator, lat, lon, distance) -> tuple[np.ndarray, np.ndarray]:
@@ -106,15 +108,21 @@ def location_swap(
     u = unit_vectors(lat, lon)
     tree = KDTree(u, leaf_size=40)
     m = min(candidates + 1, n)
-    dist, idx = tree.query(u, k=m)
-    me = np.arange(n)[:, None]
-    ok = (dist <= metres_to_chord(radius_m)) & (idx != me)
-    count = ok.sum(axis=1)
-    swapped = count > 0
-    # pick the j-th valid candidate, j uniform in [0, count)
-    j = np.floor(rng.uniform(0.0, 1.0, size=n) * np.maximum(count, 1)).astype(np.int64)
-    order = np.argsort(~ok, axis=1, kind="stable")  # valid candidates first, nearest first
-    chosen = idx[np.arange(n), order[np.arange(n), np.minimum(j, m - 1)]]
-    out_lat[swapped] = lat[chosen[swapped]]
-    out_lon[swapped] = lon[chosen[swapped]]
+    limit = metres_to_chord(radius_m)
+    draw = rng.uniform(0.0, 1.0, size=n)
+    swapped = np.zeros(n, dtype=bool)
+    for start in range(0, n, CHUNK):  # bounded memory: (CHUNK, m) neighbours at a time
+        rows = np.arange(start, min(start + CHUNK, n))
+        dist, idx = tree.query(u[rows], k=m)
+        ok = (dist <= limit) & (idx != rows[:, None])
+        count = ok.sum(axis=1)
+        # the j-th valid candidate, j uniform in [0, count); valid ones first, nearest first
+        j = np.floor(draw[rows] * np.maximum(count, 1)).astype(np.int64)
+        order = np.argsort(~ok, axis=1, kind="stable")
+        r = np.arange(len(rows))
+        chosen = idx[r, order[r, np.minimum(j, m - 1)]]
+        has = count > 0
+        swapped[rows] = has
+        out_lat[rows[has]] = lat[chosen[has]]
+        out_lon[rows[has]] = lon[chosen[has]]
     return out_lat, out_lon, swapped
