@@ -91,3 +91,42 @@ def test_guided_path_to_a_signed_dossier(method, spec):
     assert figures["evidence"]["figures"]["singling_out_multivariate"]["value"] == pytest.approx(
         evidence.figures["singling_out_multivariate"]["value"]
     )
+
+
+def test_a_dashboard_dossier_verifies_from_the_command_line(tmp_path):
+    """The officer's check: the configuration the Release page offers, its CSV download and the
+    dossier it signed pass `anon-core verify` (same input hash, same release, same figures)."""
+    import shutil
+
+    from anon_core.cli import main
+    from ui.widgets import SAMPLE_DIR, config_json
+
+    at = AppTest.from_file(str(APP), default_timeout=600)
+    at.run()
+    ws = at.session_state["workspace"]
+    spec = {"name": "pram", "columns": ["sex", "diagnosis"], "retention": 0.8}
+    ws.update("release method: pram", sections={**ws.sections, "method": spec})
+    at = _goto(at, "pages/release.py")
+    at = _click(at, "🧪 Measure the evidence")
+    at.text_input(key="dossier_name").set_value("Ada Officer")
+    at.text_input(key="dossier_role").set_value("DPO")
+    at.radio(key="dossier_decision").set_value("reject")
+    at = _click(at, "📝 Sign and write the dossier")
+    ws = at.session_state["workspace"]
+    made = at.session_state["release_dossier"]
+    csv = at.session_state["_derived"][("release-value-csv", ws.config_key())]
+    (tmp_path / "release.json").write_text(config_json(ws))
+    shutil.copy(SAMPLE_DIR / ws.source, tmp_path / ws.source)
+    (tmp_path / "dossier.html").write_text(made["html"])
+    (tmp_path / "released.csv").write_bytes(csv)
+    args = [
+        "verify",
+        str(tmp_path / "release.json"),
+        str(tmp_path / "dossier.html"),
+        "--released",
+        str(tmp_path / "released.csv"),
+        "--no-signature",
+    ]
+    assert main(args) == 0
+    (tmp_path / "released.csv").write_bytes(csv.replace(b"F", b"M", 1))
+    assert main(args) == 4

@@ -497,7 +497,7 @@ def recommend_section(ws: Workspace) -> None:
     """A button that tries each family's main parameter against the acceptance criteria and
     shows the winner, each family's best and runner-up, and every setting on one chart."""
     from anon_core.services.recommend import FAMILIES, recommend
-    from anon_core.services.session import Session
+    from ui.evidence import session
     from ui.long_work import cancel_button
 
     st.subheader("🏆 Recommend a release")
@@ -519,7 +519,7 @@ def recommend_section(ws: Workspace) -> None:
     if go_:
         bar = st.progress(0.0, text="Starting…")
         found = recommend(
-            Session.from_workspace(ws),
+            session(ws),
             families,
             n_attacks=500,
             progress=lambda f, m: bar.progress(min(max(f, 0.0), 1.0), text=m),

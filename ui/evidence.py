@@ -43,7 +43,16 @@ def method_label(name: str) -> str:
 
 
 def session(ws: Workspace) -> Session:
-    return Session.from_workspace(ws)
+    """The workspace's session; a built-in sample is fingerprinted by its file's bytes, as
+    ``verify`` reads it."""
+    from ui.widgets import SAMPLE_DIR
+
+    sample = SAMPLE_DIR / ws.source
+    from_sample = (st.session_state.get("loaded_from") or ("sample",))[0] == "sample"
+    data = None
+    if ws.input_bytes is None and ws.large is None and from_sample and sample.is_file():
+        data = sample.read_bytes()
+    return Session.from_workspace(ws, input_bytes=data)
 
 
 def release_value(ws: Workspace) -> Release:

@@ -18,6 +18,7 @@ attack attacks given frames.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import time
 from collections.abc import Callable, Mapping
@@ -82,6 +83,7 @@ class Session:
     ) -> None:
         self.config = config
         self._frame = frame
+        self._frame_given = frame is not None  # else read from input.path (and hashed from it)
         self._input_bytes = input_bytes
         self._prepared: tuple[pd.DataFrame, ReleaseConfig] | None = None
 
@@ -106,9 +108,11 @@ class Session:
         return cls(config, frame, input_bytes=input_bytes)
 
     @classmethod
-    def from_workspace(cls, ws: Any) -> Session:
-        """The dashboard's session: its configuration, its table and the uploaded bytes."""
-        return cls(parse_config(ws.to_config(), ws.base_dir), ws.frame, input_bytes=ws.input_bytes)
+    def from_workspace(cls, ws: Any, input_bytes: bytes | None = None) -> Session:
+        """The dashboard's session: its configuration, its table and the input file's bytes
+        (the upload's, else ``input_bytes``: a built-in sample's file)."""
+        given = ws.input_bytes if ws.input_bytes is not None else input_bytes
+        return cls(parse_config(ws.to_config(), ws.base_dir), ws.frame, input_bytes=given)
 
     # ------------------------------------------------------------------ inputs
     @property
@@ -120,20 +124,19 @@ class Session:
             self._frame = load_input(self.config).frame
         return self._frame
 
-    @property
+    @functools.cached_property
     def input_sha256(self) -> str:
-        """SHA-256 of the input file's bytes (else of the table's canonical CSV)."""
+        """SHA-256 of the input file's bytes: the uploaded bytes, else the file ``input.path``
+        names when the table was read from it, else the canonical CSV of the given table."""
         if self._input_bytes is not None:
             return hashlib.sha256(self._input_bytes).hexdigest()
         path = self.config.input_path
-        if self._frame is None and path is not None and Path(path).is_file():
+        if not self._frame_given and path is not None and Path(path).is_file():
             digest = hashlib.sha256()
             with open(path, "rb") as fh:
                 for block in iter(lambda: fh.read(1 << 20), b""):
                     digest.update(block)
             return digest.hexdigest()
-        if self._frame is not None and path is not None and Path(path).is_file():
-            return hashlib.sha256(Path(path).read_bytes()).hexdigest()
         return hashlib.sha256(canonical_csv(self.frame)).hexdigest()
 
     def prepared(self) -> tuple[pd.DataFrame, ReleaseConfig]:
@@ -407,6 +410,8 @@ class Session:
 
     def with_config(self, **changes: Any) -> Session:
         """A session over the same input with configuration fields replaced."""
-        return Session(
+        other = Session(
             dataclasses.replace(self.config, **changes), self._frame, input_bytes=self._input_bytes
         )
+        other._frame_given = self._frame_given
+        return other
