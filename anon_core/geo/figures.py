@@ -41,7 +41,7 @@ def geo_figures(
     """(figures, spatial risk details) of ``released`` against ``source``."""
     why = None
     risk = None
-    if len(released) != len(source) or list(released.index) != list(source.index):
+    if len(released) != len(source) or not released.index.equals(source.index):
         why = (
             f"the release's rows ({len(released):,}) are not the input's rows ({len(source):,}) "
             "in order, so released points cannot be paired with true locations"

@@ -32,8 +32,8 @@ GROWTH = 1.5
 MAX_ROUNDS = 60
 #: Largest displacement in metres (half the Earth's circumference).
 MAX_DISTANCE_M = 20_000_000.0
-#: Rows per neighbour query of the location swap (bounds its memory).
-CHUNK = 50_000
+#: Neighbour entries per query of the location swap (rows x candidates; bounds its memory).
+CHUNK_ENTRIES = 2_000_000
 
 
 def _move(rng: np.random.Generator, lat, lon, distance) -> tuple[np.ndarray, np.ndarray]:
@@ -111,8 +111,9 @@ def location_swap(
     limit = metres_to_chord(radius_m)
     draw = rng.uniform(0.0, 1.0, size=n)
     swapped = np.zeros(n, dtype=bool)
-    for start in range(0, n, CHUNK):  # bounded memory: (CHUNK, m) neighbours at a time
-        rows = np.arange(start, min(start + CHUNK, n))
+    chunk = max(1, CHUNK_ENTRIES // m)
+    for start in range(0, n, chunk):  # bounded memory: (chunk, m) neighbours at a time
+        rows = np.arange(start, min(start + chunk, n))
         dist, idx = tree.query(u[rows], k=m)
         ok = (dist <= limit) & (idx != rows[:, None])
         count = ok.sum(axis=1)
