@@ -1,0 +1,161 @@
+"""Vulnerable records and shadow-model membership inference (anon_core.attacks.vulnerable/shadow)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from anon_core.attacks.shadow import (
+    auc_score,
+    domias_membership,
+    estimate_cost,
+    hanley_mcneil,
+    shadow_membership,
+)
+from anon_core.attacks.vulnerable import vulnerable_records
+from anon_core.errors import ConfigError
+
+# ------------------------------------------------------------------ vulnerable records
+SMALL = pd.DataFrame(
+    {
+        "age": [30, 31, 30, 32, 31, 90, 30],
+        "sex": ["F", "M", "F", "M", "F", "F", "X"],
+    }
+)
+
+
+def test_knn_distance_matches_a_hand_worked_gower_distance():
+    # ages span 30..90 (range 60). Record 5 (90, F): nearest are record 4 (31, F) at 59/60 and
+    # records 0 and 2 (30, F) at 60/60 = 1, so its 2nd-nearest distance is 1.0.
+    # Record 3 (32, M): record 1 (31, M) at 1/60, then record 4 (31, F) at 1/60 + 1.
+    v = vulnerable_records(SMALL, k=2, top=3)
+    assert v.scores[5] == pytest.approx(1.0)
+    assert v.scores[3] == pytest.approx(1 + 1 / 60)
+    assert v.scores[0] == pytest.approx(1 / 60)  # records 2 (0) and 4 (1/60)
+    assert list(v.order[:1]) == [3]
+    top = {r.position: r.columns for r in v.top}
+    assert top[3] == ("sex", "age")  # sex differs from one of its 2 neighbours: 0.5 > ages
+    # record 5 is far by its age only; record 6 (not in the top 3) ranks by sex alone
+    full = {r.position: r.columns for r in vulnerable_records(SMALL, k=2, top=7).top}
+    assert full[5] == ("age",) and full[6] == ("sex",)
+
+
+def test_rarity_scores_one_over_group_size_and_names_the_rarest_column():
+    v = vulnerable_records(SMALL, ["age", "sex"], method="rarity", top=2)
+    # combinations: (30,F) x2, (31,M), (32,M), (31,F), (90,F), (30,X): all unique but (30,F)
+    assert list(v.scores) == [0.5, 1.0, 0.5, 1.0, 1.0, 1.0, 1.0]
+    assert [r.position for r in v.top] == [1, 3]  # ties in table order
+    # record 1: age 31 appears twice, sex M twice -> ties broken by column order
+    assert v.top[0].columns == ("age", "sex")
+    # record 3: age 32 once, sex M twice -> age first
+    assert v.top[1].columns[0] == "age"
+
+
+def test_vulnerable_records_never_return_values():
+    v = vulnerable_records(SMALL, k=2, top=7)
+    text = repr(v.to_dict())
+    assert "90" not in text and "'X'" not in text
+
+
+def test_vulnerable_bad_inputs_give_one_config_error():
+    with pytest.raises(ConfigError, match="k=10"):
+        vulnerable_records(SMALL, k=10)
+    with pytest.raises(ConfigError, match="method"):
+        vulnerable_records(SMALL, method="bogus")
+    with pytest.raises(ConfigError, match="lacks"):
+        vulnerable_records(SMALL, ["nope"])
+
+
+# ------------------------------------------------------------------ statistics
+def test_auc_and_hanley_mcneil_against_hand_values():
+    # members 3, 2 vs non-members 1, 2: pairs (3>1, 3>2, 2>1, 2=2 half) = 3.5 / 4
+    assert auc_score(np.array([3, 2, 1, 2]), np.array([1, 1, 0, 0])) == pytest.approx(0.875)
+    # A = 0.5, n1 = n0 = 8: Q1 = Q2 = 1/3; var = (0.25 + 7/12 + 7/12) / 64
+    assert hanley_mcneil(0.5, 8, 8) == pytest.approx(np.sqrt((0.25 + 14 / 12) / 64))
+    assert hanley_mcneil(1.0, 8, 8) == pytest.approx(0.0)
+
+
+# ------------------------------------------------------------------ shadow attack
+def _population(n: int = 500, outliers: int = 10, seed: int = 1) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    df = pd.DataFrame(
+        {
+            "age": rng.integers(20, 60, n),
+            "sex": rng.choice(["F", "M"], n),
+            "job": rng.choice(list("abcd"), n),
+            "income": rng.normal(50, 5, n).round(),
+        }
+    )
+    for i in range(outliers):  # clear outliers, all in the original part
+        df.loc[i, ["age", "job", "income"]] = [90 + i, f"rare{i}", 200 + 10 * i]
+    return df
+
+
+DATA = _population()
+ORIGINAL, CONTROL = DATA.iloc[:250], DATA.iloc[250:]
+
+
+def copy_method(frame: pd.DataFrame, seed: int) -> pd.DataFrame:
+    """A generator that releases its training records as they are."""
+    return frame.copy()
+
+
+def marginal_method(frame: pd.DataFrame, seed: int) -> pd.DataFrame:
+    """A generator that ignores its input: each column drawn from the control records."""
+    rng = np.random.default_rng(seed)
+    return pd.DataFrame({c: rng.choice(CONTROL[c].to_numpy(), len(frame)) for c in frame.columns})
+
+
+def test_copying_generator_is_caught_on_outliers():
+    res = shadow_membership(copy_method, ORIGINAL, CONTROL, n_targets=5, n_shadows=4)
+    # the targets are the planted outliers (positions 0..9)
+    assert all(t.position < 10 for t in res.targets)
+    assert res.auc >= 0.95
+    assert res.advantage >= 0.9
+    assert res.fits == 8
+
+
+def test_generator_ignoring_its_input_is_not_told_apart():
+    res = shadow_membership(
+        marginal_method, ORIGINAL, CONTROL, n_targets=8, n_shadows=8, random_state=5
+    )
+    assert res.auc_ci[0] <= 0.5 <= res.auc_ci[1]
+    assert res.advantage_ci[0] <= 0.0 <= res.advantage_ci[1]
+
+
+def test_shadow_is_deterministic_for_a_seed_and_reports_progress_and_cost():
+    seen = []
+    a = shadow_membership(
+        marginal_method,
+        ORIGINAL,
+        CONTROL,
+        n_targets=3,
+        n_shadows=3,
+        random_state=7,
+        progress=lambda f, m: seen.append(f),
+    ).to_dict()
+    b = shadow_membership(
+        marginal_method, ORIGINAL, CONTROL, n_targets=3, n_shadows=3, random_state=7
+    ).to_dict()
+    for d in (a, b):
+        d.pop("seconds"), d.pop("estimated_seconds")
+    assert a == b
+    assert seen == sorted(seen) and seen[-1] == 1.0 and len(seen) == 7
+    assert estimate_cost(copy_method, CONTROL, n_shadows=3) >= 0.0
+
+
+def test_shadow_bad_inputs_give_one_config_error():
+    with pytest.raises(ConfigError, match="n_targets"):
+        shadow_membership(copy_method, ORIGINAL, CONTROL, n_targets=0)
+    with pytest.raises(ConfigError, match="control records"):
+        shadow_membership(copy_method, ORIGINAL, CONTROL.iloc[:10], n_targets=2)
+    with pytest.raises(ConfigError, match="n_shadows"):
+        shadow_membership(copy_method, ORIGINAL, CONTROL, n_shadows=1)
+
+
+def test_domias_scores_a_copy_above_an_independent_release():
+    copied = domias_membership(ORIGINAL, ORIGINAL, CONTROL, random_state=0)
+    independent = domias_membership(ORIGINAL, marginal_method(ORIGINAL, 1), CONTROL, random_state=0)
+    assert copied.auc > 0.5 and copied.auc_ci[0] > 0.5
+    assert independent.auc_ci[0] <= 0.5 <= independent.auc_ci[1]
