@@ -87,7 +87,7 @@ def adaptive_donut(lat, lon, min_m: float, max_m: float, k: int, rng: np.random.
         d = donut_distance(rng, len(todo), lo[todo], hi[todo])
         a, b = _move(rng, lat[todo], lon[todo], d)
         mlat[todo], mlon[todo], dist[todo] = a, b, d
-        strict, _ = closer_counts(lat[todo], lon[todo], a, b, tree=tree)
+        strict, _ = closer_counts(lat[todo], lon[todo], a, b, tree=tree, ties=False)
         todo = todo[strict < k]
         lo[todo] = np.minimum(lo[todo] * GROWTH, MAX_DISTANCE_M)
         hi[todo] = np.minimum(np.maximum(hi[todo] * GROWTH, 1.0), MAX_DISTANCE_M)

@@ -55,9 +55,11 @@ def closer_counts(
     masked_lat: np.ndarray,
     masked_lon: np.ndarray,
     tree: KDTree | None = None,
-) -> tuple[np.ndarray, np.ndarray]:
+    ties: bool = True,
+) -> tuple[np.ndarray, np.ndarray | None]:
     """For each row i: (original points strictly closer to masked_i than true_i, original points
-    tied at exactly that distance including true_i). Rows must be aligned; no missing values."""
+    tied at exactly that distance including true_i where none is strictly closer (else 1), or None
+    when ``ties`` is False). Rows must be aligned; no missing values."""
     tree = tree if tree is not None else _tree(orig_lat, orig_lon)
     u_true = unit_vectors(orig_lat, orig_lon)
     u_mask = unit_vectors(masked_lat, masked_lon)
@@ -68,9 +70,15 @@ def closer_counts(
         strict[positive] = tree.query_radius(
             u_mask[positive], r=d[positive] - TIE_CHORD, count_only=True
         )
-    within = tree.query_radius(u_mask, r=d + TIE_CHORD, count_only=True)
-    ties = np.maximum(within - strict, 1)
-    return strict, ties
+    if not ties:
+        return strict, None
+    # ties matter only where no point is strictly closer (the attacker's nearest candidates)
+    tied = np.ones(len(d), dtype=np.int64)
+    nearest = strict == 0
+    if nearest.any():
+        within = tree.query_radius(u_mask[nearest], r=d[nearest] + TIE_CHORD, count_only=True)
+        tied[nearest] = np.maximum(within, 1)
+    return strict, tied
 
 
 @dataclass(frozen=True)
