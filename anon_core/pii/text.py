@@ -55,6 +55,8 @@ class TextResult:
     text: str
     found: tuple[Span, ...]
     replaced: tuple[Span, ...]
+    #: ISO code of the language the text was analysed as ("en", "fr", ...).
+    language: str = "en"
 
 
 def _mask_keep_last(char: str, keep: int):
@@ -126,15 +128,25 @@ def deidentify_texts(
     *,
     engine: PiiEngine | None = None,
     batch_size: int = 64,
+    languages: Sequence[str] | None = None,
+    notices: list[str] | None = None,
 ) -> list[TextResult]:
-    """De-identify ``texts`` (analysed in one spaCy batch) with the configured operators."""
+    """De-identify ``texts`` (analysed in one spaCy batch per language) with the configured operators.
+
+    With ``engine`` every text is analysed by that engine. Without, each text's language is
+    detected (or taken from ``languages``) and the text analysed by that language's engine
+    (:mod:`anon_core.pii.language`); what fell back (no detector, no French model) is appended
+    to ``notices`` when a list is given.
+    """
     from presidio_anonymizer import AnonymizerEngine
     from presidio_anonymizer.entities import ConflictResolutionStrategy, RecognizerResult
 
+    from anon_core.pii.language import all_entities, analyze_by_language
+
     quiet_presidio_loggers()
-    engine = engine or load_engine(DEFAULT_MODEL)
     specs = cfg.ad_hoc_specs()
-    entities = set(engine.entities) | {s.entity for s in specs}
+    known = engine.entities if engine is not None else all_entities()
+    entities = set(known) | {s.entity for s in specs}
     operators = _operators(cfg, sorted(entities), secrets)  # secrets checked before any work
     wanted = None if cfg.entities is None else list(cfg.entities)
     unknown = sorted(set(wanted or ()) - entities)
@@ -143,20 +155,35 @@ def deidentify_texts(
             f"'text.entities' names {unknown}, which no recognizer finds. Known entity types: {sorted(entities)}; "
             "add a recognizer (text.recognizers) or a deny list for a new type."
         )
-    results = engine.analyze_batch(
-        list(texts),
-        ad_hoc=build_recognizers(specs),
-        allow_list=cfg.allow_list,
-        score_threshold=cfg.score_threshold,
-        entities=wanted,
-        batch_size=batch_size,
-    )
+    if engine is not None:
+        results = engine.analyze_batch(
+            list(texts),
+            ad_hoc=build_recognizers(specs, engine.language),
+            allow_list=cfg.allow_list,
+            score_threshold=cfg.score_threshold,
+            entities=wanted,
+            batch_size=batch_size,
+        )
+        langs = [engine.language] * len(texts)
+    else:
+        routed = analyze_by_language(
+            list(texts),
+            specs=specs,
+            allow_list=cfg.allow_list,
+            score_threshold=cfg.score_threshold,
+            entities=wanted,
+            batch_size=batch_size,
+            languages=languages,
+        )
+        results, langs = routed.results, routed.languages
+        if notices is not None:
+            notices.extend(n for n in routed.notices if n not in notices)
     anonymizer = AnonymizerEngine()
     out = []
-    for text, res in zip(texts, results, strict=True):
+    for text, res, lang in zip(texts, results, langs, strict=True):
         spans = resolve_overlaps(res, text)
         if not spans:
-            out.append(TextResult(text, text, (), ()))
+            out.append(TextResult(text, text, (), (), lang))
             continue
         done = anonymizer.anonymize(
             text=text,
@@ -170,7 +197,7 @@ def deidentify_texts(
                 key=lambda s: s.start,
             )
         )
-        out.append(TextResult(text, done.text, tuple(spans), replaced))
+        out.append(TextResult(text, done.text, tuple(spans), replaced, lang))
     return out
 
 
@@ -184,12 +211,15 @@ def apply_text_deidentification(
 ) -> pd.DataFrame:
     """A copy of ``frame`` with every ``text_cfg.columns`` value de-identified (missing values kept).
 
-    Each distinct value is analysed once, in batches through spaCy's ``nlp.pipe``.
+    Each distinct value is analysed once, in batches through spaCy's ``nlp.pipe``; without
+    ``engine``, by the engine of the value's detected language (:mod:`anon_core.pii.language`).
     """
     check_columns("text.columns", text_cfg.columns, frame)
-    engine = engine or load_engine(DEFAULT_MODEL)
-    if engine.notice:
+    if engine is None and load_engine(DEFAULT_MODEL).notice:
+        warnings.warn(load_engine(DEFAULT_MODEL).notice, PrivacyWarning, stacklevel=2)
+    if engine is not None and engine.notice:
         warnings.warn(engine.notice, PrivacyWarning, stacklevel=2)
+    notices: list[str] = []
     out = frame.copy()
     started = time.perf_counter()
     for col in text_cfg.columns:
@@ -197,7 +227,7 @@ def apply_text_deidentification(
         present = series.notna()
         distinct = pd.unique(series[present].astype(str))
         done = deidentify_texts(
-            list(distinct), text_cfg, secrets, engine=engine, batch_size=batch_size
+            list(distinct), text_cfg, secrets, engine=engine, batch_size=batch_size, notices=notices
         )
         mapping = {r.original: r.text for r in done}
         column = series.astype(object).copy()
@@ -209,6 +239,11 @@ def apply_text_deidentification(
             len(done),
             sum(1 for r in done if r.found),
         )
+    from anon_core.pii.language import NO_DETECTOR
+
+    for notice in notices:  # no detector: all English, as before the routing (not a loss)
+        if notice not in (NO_DETECTOR, load_engine(DEFAULT_MODEL).notice):
+            warnings.warn(notice, PrivacyWarning, stacklevel=2)
     log.info(
         "text de-identification of %d rows in %.2f s", len(frame), time.perf_counter() - started
     )
