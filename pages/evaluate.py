@@ -26,7 +26,12 @@ with friendly_errors():
         f"Release: {method_label(name)}; {release.rows:,} rows; guarantee: {release.guarantee}; "
         f"SHA-256 of its CSV: `{release.output_sha256[:16]}…`"
     )
-    found = measure_evidence(ws, release, "evaluate")
+    shadow = st.checkbox(
+        "Also run shadow-model membership inference on the 10 most vulnerable records "
+        "(synthetic and perturbative methods; re-fits the method 16 times)",
+        key="evaluate_shadow",
+    )
+    found = measure_evidence(ws, release, "evaluate", shadow=shadow)
     if found is not None:
         evidence, verdict = found
         st.subheader("Verdict")

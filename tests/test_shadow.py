@@ -159,3 +159,58 @@ def test_domias_scores_a_copy_above_an_independent_release():
     independent = domias_membership(ORIGINAL, marginal_method(ORIGINAL, 1), CONTROL, random_state=0)
     assert copied.auc > 0.5 and copied.auc_ci[0] > 0.5
     assert independent.auc_ci[0] <= 0.5 <= independent.auc_ci[1]
+
+
+# ------------------------------------------------------------------ the evidence hook
+def _session(method: dict):
+    from anon_core.services.session import Session
+
+    config = {
+        "input": {"path": "in.csv"},
+        "attributes": {
+            "age": {"role": "quasi-identifier"},
+            "sex": {"role": "quasi-identifier"},
+            "job": {"role": "quasi-identifier"},
+            "income": {"role": "sensitive"},
+        },
+        "privacy_models": [{"model": "k-anonymity", "k": 2}],
+        "method": method,
+        "attack": {"n_attacks": 50, "control_fraction": 0.5},
+    }
+    return Session.open(config, DATA.iloc[:200].copy(), base_dir=".")
+
+
+def test_evidence_adds_shadow_figures_for_a_perturbative_release_only_when_asked():
+    import json
+
+    session = _session({"name": "noise", "noise": 1.0, "columns": ["age", "income"]})
+    release = session.release(scope="part")
+    plain = session.evidence(release, utility=False)
+    assert "shadow_mia_auc" not in plain.figures and "shadow" not in plain.options
+    ev = session.evidence(release, utility=False, shadow=True)
+    auc, adv = ev.figures["shadow_mia_auc"], ev.figures["shadow_mia_advantage"]
+    assert 0.0 <= auc["value"] <= 1.0 and auc["ci"][0] <= auc["value"] <= auc["ci"][1]
+    assert -1.0 <= adv["value"] <= 1.0 and auc["explain"]
+    assert ev.options["shadow"] is True
+    assert ev.attacks["shadow_membership"]["fits"] == 16
+    json.dumps(ev.to_dict(), allow_nan=False)
+
+
+def test_shadow_figures_are_not_defined_for_generalization():
+    session = _session({"name": "generalization"})
+    release = session.release()
+    ev = session.evidence(release, utility=False, shadow=True)
+    fig = ev.figures["shadow_mia_auc"]
+    assert fig["value"] is None and "synthetic and perturbative" in fig["why"]
+
+
+def test_release_command_has_a_shadow_flag():
+    import argparse
+
+    from anon_core.commands import release as command
+
+    parser = argparse.ArgumentParser()
+    command.add_parser(parser.add_subparsers())
+    args = parser.parse_args(["release", "c.json", "-o", "out.csv", "--shadow"])
+    assert args.shadow is True
+    assert parser.parse_args(["release", "c.json", "-o", "out.csv"]).shadow is False

@@ -72,13 +72,17 @@ def evidence_key(ws: Workspace) -> str:
 
 def known_evidence(ws: Workspace) -> tuple[Evidence, Any] | None:
     """The evidence and verdict already measured for this state, else None (never runs)."""
-    return peek("evidence", evidence_key(ws))
+    key = evidence_key(ws)
+    return peek("evidence+shadow", key) or peek("evidence", key)
 
 
-def measure_evidence(ws: Workspace, release: Release, key: str) -> tuple[Evidence, Any] | None:
-    """Evidence and verdict of ``release``: shown at once when known, else on the button."""
+def measure_evidence(
+    ws: Workspace, release: Release, key: str, shadow: bool = False
+) -> tuple[Evidence, Any] | None:
+    """Evidence and verdict of ``release``: shown at once when known, else on the button
+    (``shadow``: with the shadow-model membership attack, measured again if it lacks it)."""
     found = known_evidence(ws)
-    if found is not None:
+    if found is not None and (not shadow or found[0].options.get("shadow")):
         return found
     left, right = st.columns([3, 1])
     go = left.button(
@@ -97,10 +101,10 @@ def measure_evidence(ws: Workspace, release: Release, key: str) -> tuple[Evidenc
 
     def build():
         s = session(ws)
-        evidence = s.evidence(release, n_attacks=DASHBOARD_ATTACKS, progress=step)
+        evidence = s.evidence(release, n_attacks=DASHBOARD_ATTACKS, progress=step, shadow=shadow)
         return evidence, s.verdict(evidence)
 
-    found = cached("evidence", evidence_key(ws), build)
+    found = cached("evidence+shadow" if shadow else "evidence", evidence_key(ws), build)
     bar.empty()
     return found
 

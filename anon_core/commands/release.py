@@ -68,7 +68,9 @@ def _run(args: argparse.Namespace) -> int:
         summary["output"] = {"path": str(path), "rows": release.rows}
         sys.stdout.write(json.dumps(summary, indent=2, default=str) + "\n")
         return EXIT_OK
-    evidence = session.evidence(release, n_attacks=args.n_attacks, progress=progress)
+    evidence = session.evidence(
+        release, n_attacks=args.n_attacks, progress=progress, shadow=bool(args.shadow)
+    )
     verdict = session.verdict(evidence)
     summary["evidence"] = {k: dict(v) for k, v in evidence.figures.items()}
     summary["verdict"] = verdict.to_dict()
@@ -126,6 +128,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     )
     parser.add_argument(
         "--no-evidence", action="store_true", help="release only: no attacks, utility or verdict"
+    )
+    parser.add_argument(
+        "--shadow",
+        action="store_true",
+        help="also run shadow-model membership inference on the 10 most vulnerable records "
+        "(synthetic and perturbative methods; re-fits the method 16 times)",
     )
     parser.add_argument(
         "--force", action="store_true", help="write the released file even when the verdict fails"

@@ -118,6 +118,7 @@ def verify_dossier(
         utility_models=tuple(options.get("utility_models") or ("logistic_regression",)),
         target=options.get("target"),
         dp_audit=bool(options.get("dp_audit", False)),
+        shadow=bool(options.get("shadow", False)),
         utility_rows=int(options.get("utility_rows") or UTILITY_ROWS),
     )
     verdict = session.verdict(evidence)

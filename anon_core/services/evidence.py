@@ -37,6 +37,11 @@ EXPLAIN = {
     "original, both tested on never-released records",
     "marginal_distance": "mean total-variation distance of the columns' distributions (0 = same)",
     "epsilon": "the differential-privacy budget ε of the release (smaller is stronger)",
+    "shadow_mia_auc": "mean over the most vulnerable records of how well an attacker who re-runs "
+    "the method on reference data with and without a record tells from the output whether it "
+    "was in the input (AUC: 0.5 = chance, 1 = always)",
+    "shadow_mia_advantage": "TPR - FPR of that shadow-model attacker, pooled over the most "
+    "vulnerable records (0 = no better than chance)",
     "dp_audit_violation": "1 when repeated runs of the method's noisy measurement on neighbouring "
     "tables tell them apart better than its ε allows (an implementation fault), else 0",
 }

@@ -257,11 +257,15 @@ class Session:
         progress: Progress | None = None,
         dp_audit: bool = False,
         utility_rows: int = UTILITY_ROWS,
+        shadow: bool = False,
     ) -> Evidence:
         """Class-based figures of ``release``; attacks and utility on its rehearsal.
 
         ``dp_audit=True`` (off by default: it costs seconds) also audits the measurement step
-        of an epsilon-DP method on the rehearsal's part (figure ``dp_audit_violation``)."""
+        of an epsilon-DP method on the rehearsal's part (figure ``dp_audit_violation``).
+        ``shadow=True`` (off by default: it re-fits the method 16 times) adds shadow-model
+        membership inference on synthetic and perturbative releases (``shadow_mia_auc``,
+        ``shadow_mia_advantage``; :mod:`anon_core.services.shadow_evidence`)."""
         from anon_core.analysis.risk import report_dict, risk_of_frame
         from anon_core.services.compare import (
             config_hierarchies,
@@ -389,6 +393,19 @@ class Session:
                 release.method, release.guarantee, release.parameters, part, context, seed
             )
             options["dp_audit"] = True
+        if shadow:
+            from anon_core.services.shadow_evidence import shadow_figures
+
+            progress(0.96, "shadow-model membership inference")
+            shadow_figs, shadow_json, shadow_note = shadow_figures(
+                release, self.method(release.method).method, config, part, control, seed
+            )
+            figures.update(shadow_figs)
+            if shadow_json is not None:
+                attacks["shadow_membership"] = shadow_json
+            if shadow_note:
+                notes.append(shadow_note)
+            options["shadow"] = True
         progress(1.0, "evidence complete")
         return Evidence(
             figures=figures,
