@@ -42,7 +42,7 @@ for _mode, _what in (
                             "max_attempts",
                             "int",
                             None,
-                            "bound on predicate tries (default: 1000 x n_attacks or five saturation windows); the search stops earlier when no new predicate comes up",
+                            "bound on predicate tries (default: 1000 x n_attacks or three saturation windows); the search stops earlier when no new predicate comes up",
                             1,
                         ),
                     )

@@ -45,7 +45,7 @@ _MAX_BATCH = 50_000
 _FIRST_BATCH_PER_ATTACK = 10
 #: The saturation window's bounds (tries without a new predicate before the search stops).
 _MIN_WINDOW = 20_000
-_MAX_WINDOW = 2_000_000
+_MAX_WINDOW = 1_000_000
 #: The default bound on tries: the window's reach, at least 1,000 per requested predicate.
 _MAX_ATTEMPTS_PER_ATTACK = 1000
 
@@ -237,7 +237,7 @@ def singling_out(
     random columns of random released records: the search stops when ``n_attacks`` distinct
     predicates are found or when it is saturated (no new one in ``window`` tries, see
     :func:`saturation_window`), so the figure does not depend on how long it ran; at most
-    ``max_attempts`` tries (default: ``1000 * n_attacks`` or five windows, whichever is more).
+    ``max_attempts`` tries (default: ``1000 * n_attacks`` or three windows, whichever is more).
     Rates are over ``n_attacks`` guesses, as in anonymeter; ``detail`` adds
     ``n_predicates_found``, ``n_requested`` and ``precision`` (the share of the predicates found
     that single out an original record: anonymeter's attack rate divides by the requested
@@ -256,7 +256,7 @@ def singling_out(
     if window is None and mode == "multivariate":
         window = saturation_window(len(rel), len(columns), n_cols, n_attacks)
     if max_attempts is None:
-        max_attempts = max(_MAX_ATTEMPTS_PER_ATTACK * n_attacks, 5 * (window or 0))
+        max_attempts = max(_MAX_ATTEMPTS_PER_ATTACK * n_attacks, 3 * (window or 0))
     max_attempts = check_int("max_attempts", max_attempts, minimum=1)
     ori_index, rel_index, ctl_index = (TableIndex(t, enc.radices) for t in enc.codes)
     progress(0.0, f"singling out ({mode}): building predicates")
