@@ -21,6 +21,7 @@ from pathlib import Path
 from anon_core.commands import EXIT_BAD_INPUT, EXIT_NOT_SATISFIED, EXIT_VERIFY_FAILED
 from anon_core.commands import attack as attack_command
 from anon_core.commands import compare as compare_command
+from anon_core.commands import deidentify as deidentify_command
 from anon_core.commands import recommend as recommend_command
 from anon_core.commands import release as release_command
 from anon_core.commands import train as train_command
@@ -41,6 +42,7 @@ EXTRA_COMMANDS: tuple = (
     attack_command,
     train_command,
     recommend_command,
+    deidentify_command,
 )
 
 

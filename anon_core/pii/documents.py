@@ -1,0 +1,396 @@
+"""De-identification of documents: DOCX, text-layer PDF and plain text.
+
+* **DOCX** (python-docx, MIT; optional extra ``documents``): every paragraph of the body, tables,
+  headers, footers, footnotes, endnotes and comments, text boxes included, is analysed as one
+  text; a found span is cut out of the runs (``w:t``) it covers and its replacement written into
+  the run where it starts, so the rest of the formatting is kept. Author names in the core
+  properties and in comments and tracked changes (``w:author``, ``w:initials``) are emptied.
+* **PDF** (pypdf reads the text layer; fpdf2 writes a new PDF): the output is a new, plain text
+  PDF of the de-identified text, one page per input page. Layout, images and fonts are not
+  kept: nothing of the original content stream can leak. A PDF without a text layer (a scan)
+  is refused with one message (OCR is not supported).
+* **TXT** (UTF-8): paragraphs separated by blank lines are analysed one by one.
+
+The language of the document is detected once (:mod:`anon_core.pii.language`) and its
+engine analyses every paragraph. Untrusted input is bounded: file size, uncompressed DOCX size
+and member count, PDF pages and extracted characters (:data:`LIMITS`).
+"""
+
+from __future__ import annotations
+
+import io
+import logging
+import re
+import zipfile
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from anon_core.data.safe_write import atomic_write
+from anon_core.errors import ConfigError
+from anon_core.pii.language import INSTALL_HINT, detect_languages
+from anon_core.pii.settings import TextConfig
+from anon_core.pii.text import TextResult, deidentify_texts
+
+log = logging.getLogger(__name__)
+
+SUFFIXES = (".docx", ".pdf", ".txt")
+LIMITS = {
+    "file_bytes": 50 * 1024 * 1024,
+    "docx_uncompressed_bytes": 200 * 1024 * 1024,
+    "docx_members": 5000,
+    "pdf_pages": 1000,
+    "text_chars": 2_000_000,
+}
+_W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
+#: Parts of a DOCX whose text is de-identified (main document, headers, footers, notes, comments).
+_DOCX_TEXT_PART = re.compile(
+    r"/word/(document|header\d*|footer\d*|footnotes|endnotes|comments)\.xml$"
+)
+_FONT = Path("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf")
+
+
+@dataclass
+class DocumentSummary:
+    """What was found and written: counts and types only, never a value."""
+
+    kind: str
+    language: str
+    blocks: int
+    blocks_changed: int
+    entities: dict[str, int]
+    notices: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "language": self.language,
+            "blocks": self.blocks,
+            "blocks_changed": self.blocks_changed,
+            "entities": dict(sorted(self.entities.items())),
+            "notices": list(self.notices),
+        }
+
+
+def document_kind(path: str | Path) -> str:
+    suffix = Path(path).suffix.lower()
+    if suffix not in SUFFIXES:
+        raise ConfigError(
+            f"{str(path)!r} is not a document this command reads: use a .docx, .pdf or .txt file."
+        )
+    return suffix[1:]
+
+
+def _check_size(path: Path) -> None:
+    if not path.is_file():
+        raise ConfigError(f"{str(path)!r} does not exist or is not a regular file.")
+    size = path.stat().st_size
+    if size > LIMITS["file_bytes"]:
+        raise ConfigError(
+            f"{str(path)!r} has {size} bytes; documents up to {LIMITS['file_bytes']} bytes are read. "
+            "Split it into smaller files."
+        )
+
+
+def _check_chars(total: int, path: Path) -> None:
+    if total > LIMITS["text_chars"]:
+        raise ConfigError(
+            f"{str(path)!r} holds {total} characters of text; up to {LIMITS['text_chars']} are "
+            "de-identified in one run. Split it into smaller files."
+        )
+
+
+# =============================================================================== analysis
+def _analyse(
+    blocks: list[str], cfg: TextConfig, secrets: Mapping[str, str] | None
+) -> tuple[list[TextResult], str, list[str]]:
+    """De-identify ``blocks`` with the engine of the document's language."""
+    sample = "\n".join(b for b in blocks if b.strip())[:3000]
+    langs, notice = detect_languages([sample])
+    notices = [notice] if notice else []
+    todo = [i for i, b in enumerate(blocks) if b.strip()]
+    done = deidentify_texts(
+        [blocks[i] for i in todo], cfg, secrets, languages=langs * len(todo), notices=notices
+    )
+    results = [TextResult(b, b, (), (), langs[0]) for b in blocks]
+    for i, r in zip(todo, done, strict=True):
+        results[i] = r
+    return results, langs[0], notices
+
+
+def _summary(
+    kind: str, results: list[TextResult], language: str, notices: list[str]
+) -> DocumentSummary:
+    counts = Counter(s.entity for r in results for s in r.found)
+    return DocumentSummary(
+        kind=kind,
+        language=language,
+        blocks=sum(1 for r in results if r.original.strip()),
+        blocks_changed=sum(1 for r in results if r.text != r.original),
+        entities=dict(counts),
+        notices=notices,
+    )
+
+
+def _edits(result: TextResult) -> list[tuple[int, int, str]]:
+    """``(start, end, replacement)`` in the original text, from the anonymizer's output."""
+    found = sorted(result.found, key=lambda s: s.start)
+    replaced = sorted(result.replaced, key=lambda s: s.start)
+    if len(found) != len(replaced):  # cannot happen with non-overlapping spans; refuse to guess
+        raise ConfigError(
+            "internal: replacements do not match the spans found; nothing was written."
+        )
+    return [
+        (f.start, f.end, result.text[r.start : r.end]) for f, r in zip(found, replaced, strict=True)
+    ]
+
+
+# =============================================================================== plain text
+def _deidentify_txt(
+    path: Path, cfg: TextConfig, secrets: Mapping[str, str] | None
+) -> tuple[bytes, DocumentSummary]:
+    raw = path.read_bytes()
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise ConfigError(
+            f"{str(path)!r} is not UTF-8 text: save it as UTF-8 and run again."
+        ) from None
+    _check_chars(len(text), path)
+    parts = re.split(r"(\n[ \t]*\n)", text)  # paragraphs and the blank lines between them
+    blocks = parts[0::2]
+    results, language, notices = _analyse(blocks, cfg, secrets)
+    out = list(parts)
+    out[0::2] = [r.text for r in results]
+    return "".join(out).encode("utf-8"), _summary("txt", results, language, notices)
+
+
+# =============================================================================== DOCX
+def _docx_module() -> Any:
+    try:
+        import docx
+    except ImportError:
+        raise ConfigError(f"Reading DOCX needs python-docx. Fix: {INSTALL_HINT}") from None
+    return docx
+
+
+def _check_docx_zip(path: Path) -> None:
+    try:
+        with zipfile.ZipFile(path) as z:
+            infos = z.infolist()
+    except zipfile.BadZipFile:
+        raise ConfigError(f"{str(path)!r} is not a DOCX file (not a ZIP archive).") from None
+    if len(infos) > LIMITS["docx_members"]:
+        raise ConfigError(
+            f"{str(path)!r} holds {len(infos)} parts; at most {LIMITS['docx_members']} are read."
+        )
+    total = sum(i.file_size for i in infos)
+    if total > LIMITS["docx_uncompressed_bytes"]:
+        raise ConfigError(
+            f"{str(path)!r} unpacks to {total} bytes; at most {LIMITS['docx_uncompressed_bytes']} are read."
+        )
+
+
+def _paragraph_pieces(paragraph: Any) -> tuple[str, list[tuple[int, int, Any]]]:
+    """The paragraph's text and its ``w:t`` elements with their offsets (nested paragraphs of
+    text boxes excluded: they are paragraphs of their own)."""
+    text: list[str] = []
+    pieces: list[tuple[int, int, Any]] = []
+    pos = 0
+    for el in paragraph.iter(f"{_W}t", f"{_W}tab", f"{_W}br", f"{_W}cr"):
+        owner = el.getparent()
+        while owner is not None and owner.tag != f"{_W}p":
+            owner = owner.getparent()
+        if owner is not paragraph:
+            continue
+        if el.tag == f"{_W}t":
+            value = el.text or ""
+            pieces.append((pos, pos + len(value), el))
+        else:
+            value = "\t" if el.tag == f"{_W}tab" else "\n"
+        text.append(value)
+        pos += len(value)
+    return "".join(text), pieces
+
+
+def _apply_to_pieces(pieces: list[tuple[int, int, Any]], edits: list[tuple[int, int, str]]) -> None:
+    """Cut each edited span out of the pieces it covers; its replacement goes into the first
+    piece that ends after the span's start (the run where it starts)."""
+    edits = sorted(edits)
+    hosts = {}
+    for k, (start, _end, _new) in enumerate(edits):
+        hosts[k] = next((j for j, (_a, b, _el) in enumerate(pieces) if b > start), None)
+    for j, (a, b, el) in enumerate(pieces):
+        value = el.text or ""
+        new, cursor = [], a
+        for k, (start, end, replacement) in enumerate(edits):
+            lo, hi = max(start, a), min(end, b)
+            if hosts[k] != j and lo >= hi:
+                continue
+            lo = max(lo, cursor)
+            new.append(value[cursor - a : lo - a])
+            if hosts[k] == j:
+                new.append(replacement)
+            cursor = max(cursor, hi, lo)
+        new.append(value[cursor - a :])
+        joined = "".join(new)
+        if joined != value:
+            el.text = joined
+            el.set("{http://www.w3.org/XML/1998/namespace}space", "preserve")
+
+
+def _docx_parts(document: Any) -> list[Any]:
+    parts = []
+    for part in document.part.package.iter_parts():
+        if _DOCX_TEXT_PART.search(str(part.partname)):
+            parts.append(part)
+    return parts
+
+
+def _part_root(part: Any) -> Any:
+    element = getattr(part, "_element", None)
+    if element is not None:
+        return element, False
+    from docx.oxml.parser import parse_xml
+
+    return parse_xml(part.blob), True
+
+
+def _deidentify_docx(
+    path: Path, cfg: TextConfig, secrets: Mapping[str, str] | None
+) -> tuple[bytes, DocumentSummary]:
+    docx = _docx_module()
+    _check_docx_zip(path)
+    try:
+        document = docx.Document(str(path))
+    except Exception as exc:  # noqa: BLE001 - any parse failure: one line
+        raise ConfigError(
+            f"{str(path)!r} cannot be read as a DOCX file ({type(exc).__name__})."
+        ) from None
+    roots = [(part, *_part_root(part)) for part in _docx_parts(document)]
+    paragraphs = []
+    for _part, root, _loose in roots:
+        for p in root.iter(f"{_W}p"):
+            text, pieces = _paragraph_pieces(p)
+            paragraphs.append((text, pieces))
+    _check_chars(sum(len(t) for t, _ in paragraphs), path)
+    results, language, notices = _analyse([t for t, _ in paragraphs], cfg, secrets)
+    for (_text, pieces), result in zip(paragraphs, results, strict=True):
+        if result.found:
+            _apply_to_pieces(pieces, _edits(result))
+    for part, root, loose in roots:
+        for el in root.iter():
+            for attr in (f"{_W}author", f"{_W}initials"):
+                if attr in el.attrib:
+                    el.set(attr, "")
+        if loose:
+            from lxml import etree
+
+            part._blob = etree.tostring(
+                root, xml_declaration=True, encoding="UTF-8", standalone=True
+            )
+    props = document.core_properties
+    props.author = ""
+    props.last_modified_by = ""
+    buffer = io.BytesIO()
+    document.save(buffer)
+    return buffer.getvalue(), _summary("docx", results, language, notices)
+
+
+# =============================================================================== PDF
+def _pdf_pages(path: Path) -> list[str]:
+    from pypdf import PdfReader
+    from pypdf.errors import PdfReadError
+
+    try:
+        reader = PdfReader(str(path))
+        if reader.is_encrypted:
+            raise ConfigError(
+                f"{str(path)!r} is encrypted: save an unencrypted copy and run again."
+            )
+        count = len(reader.pages)
+        if count > LIMITS["pdf_pages"]:
+            raise ConfigError(
+                f"{str(path)!r} has {count} pages; at most {LIMITS['pdf_pages']} are read."
+            )
+        pages, total = [], 0
+        for page in reader.pages:
+            text = page.extract_text() or ""
+            total += len(text)
+            _check_chars(total, path)
+            pages.append(text)
+    except ConfigError:
+        raise
+    except (PdfReadError, ValueError, KeyError, TypeError, OSError) as exc:
+        raise ConfigError(
+            f"{str(path)!r} cannot be read as a PDF file ({type(exc).__name__})."
+        ) from None
+    if not any(p.strip() for p in pages):
+        raise ConfigError(
+            f"{str(path)!r} has no text layer (a scanned image?): OCR is not supported; "
+            "export the document with its text, or as DOCX or TXT."
+        )
+    return pages
+
+
+def _pdf_bytes(pages: list[str]) -> bytes:
+    from fpdf import FPDF
+
+    pdf = FPDF(format="A4")
+    pdf.set_auto_page_break(auto=True, margin=15)
+    if _FONT.is_file():
+        pdf.add_font("body", "", str(_FONT))
+        pdf.set_font("body", size=10)
+
+        def clean(t: str) -> str:
+            return t
+    else:  # core font: Latin-1 only
+        pdf.set_font("Helvetica", size=10)
+
+        def clean(t: str) -> str:
+            return t.encode("latin-1", "replace").decode("latin-1")
+
+    pdf.set_creator("anon-core deidentify")
+    for text in pages:
+        pdf.add_page()
+        printable = "".join(c if c in "\n\t" or c.isprintable() else " " for c in text)
+        pdf.multi_cell(0, 5, clean(printable.replace("\t", "    ")))
+    return bytes(pdf.output())
+
+
+def _deidentify_pdf(
+    path: Path, cfg: TextConfig, secrets: Mapping[str, str] | None
+) -> tuple[bytes, DocumentSummary]:
+    pages = _pdf_pages(path)
+    results, language, notices = _analyse(pages, cfg, secrets)
+    return _pdf_bytes([r.text for r in results]), _summary("pdf", results, language, notices)
+
+
+# =============================================================================== entry point
+def deidentify_document(
+    source: str | Path,
+    target: str | Path,
+    cfg: TextConfig,
+    secrets: Mapping[str, str] | None = None,
+) -> DocumentSummary:
+    """Write the de-identified ``source`` to ``target`` atomically (same kind; PDF: a new text PDF).
+
+    The caller makes sure ``target`` is not ``source`` (:func:`anon_core.data.paths.check_run_outputs`).
+    """
+    source, target = Path(source), Path(target)
+    kind = document_kind(source)
+    if document_kind(target) != kind:
+        raise ConfigError(f"the output must be a .{kind} file like the input, got {str(target)!r}.")
+    _check_size(source)
+    handler = {"txt": _deidentify_txt, "docx": _deidentify_docx, "pdf": _deidentify_pdf}[kind]
+    data, summary = handler(source, cfg, secrets)
+    atomic_write(target, data)
+    log.info(
+        "de-identified a %s document: %d blocks, %d changed",
+        kind,
+        summary.blocks,
+        summary.blocks_changed,
+    )
+    return summary

@@ -1,0 +1,209 @@
+"""``anon-core deidentify``: DOCX, text-layer PDF and UTF-8 text documents (fixtures built here)."""
+
+from __future__ import annotations
+
+import json
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from anon_core.cli import main
+
+NAME, PHONE, EMAIL = "Margaret Holloway", "+44 20 7946 0958", "m.holloway@example.org"
+CARD = "4539 1488 0343 6467"
+LETTER = (
+    f"Dear team,\n\nPlease call {NAME} on {PHONE} or write to {EMAIL}.\n\n"
+    f"Her card {CARD} was declined at the pharmacy.\n"
+)
+VALUES = (NAME, "Holloway", PHONE, "7946 0958", EMAIL, CARD)
+
+
+def run(capsys, *argv: str) -> tuple[int, str, str]:
+    code = main(["deidentify", *argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def assert_clean(text: str) -> None:
+    for value in VALUES:
+        assert value not in text, value
+
+
+def test_txt_is_deidentified_and_the_summary_holds_no_value(tmp_path, capsys):
+    source = tmp_path / "letter.txt"
+    source.write_text(LETTER, encoding="utf-8")
+    target = tmp_path / "out.txt"
+    code, out, err = run(capsys, str(source), "-o", str(target))
+    assert code == 0, err
+    summary = json.loads(out)
+    assert summary["input_kind"] == "txt"
+    # hand count: one name, one phone, one e-mail, one card in the letter
+    assert summary["entities"] == {
+        "PERSON": 1,
+        "PHONE_NUMBER": 1,
+        "EMAIL_ADDRESS": 1,
+        "CREDIT_CARD": 1,
+    }
+    assert summary["blocks"] == 3 and summary["blocks_changed"] == 2
+    written = target.read_text(encoding="utf-8")
+    assert_clean(written)
+    assert_clean(out + err)
+    assert written.startswith("Dear team,\n\nPlease call <PERSON> on <PHONE_NUMBER>")
+    assert source.read_text(encoding="utf-8") == LETTER  # input untouched
+
+
+def test_config_operators_apply(tmp_path, capsys):
+    source = tmp_path / "letter.txt"
+    source.write_text(LETTER, encoding="utf-8")
+    cfg = tmp_path / "cfg.yaml"
+    cfg.write_text(
+        "text:\n  operators:\n    DEFAULT: {type: redact}\n"
+        "    PHONE_NUMBER: {type: mask, keep_last: 4}\n",
+        encoding="utf-8",
+    )
+    code, _, err = run(capsys, str(source), "-o", str(tmp_path / "o.txt"), "--config", str(cfg))
+    assert code == 0, err
+    written = (tmp_path / "o.txt").read_text(encoding="utf-8")
+    assert "Please call  on " + "*" * (len(PHONE) - 4) + "0958 or write to ." in written
+
+
+def _docx(path: Path) -> None:
+    docx = pytest.importorskip("docx")
+    document = docx.Document()
+    document.add_paragraph("Case summary")
+    p = document.add_paragraph("Please call ")
+    p.add_run("Margaret").bold = True  # the name is split over two runs
+    p.add_run(" Holloway").bold = True
+    p.add_run(f" on {PHONE} today.")
+    table = document.add_table(rows=1, cols=2)
+    table.cell(0, 0).text = "E-mail"
+    table.cell(0, 1).text = EMAIL
+    document.sections[0].header.paragraphs[0].text = f"File of Mrs. {NAME}"
+    document.sections[0].footer.paragraphs[0].text = f"Card on file: {CARD}"
+    document.core_properties.author = NAME
+    document.save(str(path))
+
+
+def test_docx_every_part_is_deidentified_and_formatting_kept(tmp_path, capsys):
+    docx = pytest.importorskip("docx")
+    source, target = tmp_path / "case.docx", tmp_path / "case-out.docx"
+    _docx(source)
+    before = source.read_bytes()
+    code, out, err = run(capsys, str(source), "-o", str(target))
+    assert code == 0, err
+    summary = json.loads(out)
+    assert summary["input_kind"] == "docx" and summary["language"] == "en"
+    assert summary["entities"]["PERSON"] == 2  # body and header
+    with zipfile.ZipFile(target) as z:
+        for name in z.namelist():
+            assert_clean(z.read(name).decode("utf-8", "replace"))
+    document = docx.Document(str(target))
+    body = [p.text for p in document.paragraphs]
+    assert body == ["Case summary", "Please call <PERSON> on <PHONE_NUMBER> today."]
+    assert [r.bold for r in document.paragraphs[1].runs] == [None, True, True, None]
+    assert document.tables[0].cell(0, 0).text == "E-mail"
+    assert document.tables[0].cell(0, 1).text == "<EMAIL_ADDRESS>"
+    assert document.sections[0].header.paragraphs[0].text == "File of Mrs. <PERSON>"
+    assert document.sections[0].footer.paragraphs[0].text == "Card on file: <CREDIT_CARD>"
+    assert document.core_properties.author == ""
+    assert source.read_bytes() == before
+
+
+def test_pdf_becomes_a_new_text_pdf_without_the_values(tmp_path, capsys):
+    from fpdf import FPDF
+    from pypdf import PdfReader
+
+    source, target = tmp_path / "letter.pdf", tmp_path / "letter-out.pdf"
+    pdf = FPDF()
+    pdf.add_page()
+    pdf.set_font("Helvetica", size=11)
+    pdf.multi_cell(0, 6, f"Please call {NAME} on {PHONE}.\nHer card {CARD} was declined.")
+    pdf.add_page()
+    pdf.multi_cell(0, 6, f"Write to {EMAIL} for the file.")
+    pdf.output(str(source))
+    code, out, err = run(capsys, str(source), "-o", str(target))
+    assert code == 0, err
+    assert json.loads(out)["blocks"] == 2
+    pages = [p.extract_text() for p in PdfReader(str(target)).pages]
+    assert len(pages) == 2
+    assert_clean("\n".join(pages))
+    assert "<PERSON>" in pages[0] and "<CREDIT_CARD>" in pages[0]
+    assert "<EMAIL_ADDRESS>" in pages[1]
+
+
+def one_error_line(code: int, out: str, err: str) -> str:
+    assert code == 2 and out == ""
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), err
+    return lines[0]
+
+
+def test_a_pdf_without_text_layer_is_refused(tmp_path, capsys):
+    from fpdf import FPDF
+
+    source = tmp_path / "scan.pdf"
+    pdf = FPDF()
+    pdf.add_page()
+    pdf.rect(10, 10, 50, 50, style="F")  # a drawing, no text
+    pdf.output(str(source))
+    line = one_error_line(*run(capsys, str(source), "-o", str(tmp_path / "o.pdf")))
+    assert "no text layer" in line
+    assert not (tmp_path / "o.pdf").exists()
+
+
+def test_output_onto_the_input_is_refused_and_the_input_kept(tmp_path, capsys):
+    source = tmp_path / "letter.txt"
+    source.write_text(LETTER, encoding="utf-8")
+    line = one_error_line(*run(capsys, str(source), "-o", str(source)))
+    assert "same file" in line
+    assert source.read_text(encoding="utf-8") == LETTER
+
+
+@pytest.mark.parametrize(
+    ("name", "output", "needle"),
+    [
+        ("notes.rtf", "o.rtf", "use a .docx, .pdf or .txt file"),
+        ("notes.txt", "o.pdf", "must be a .txt file like the input"),
+        ("missing.txt", "o.txt", "does not exist"),
+    ],
+)
+def test_bad_paths_get_one_line(tmp_path, capsys, name, output, needle):
+    if name != "missing.txt":
+        (tmp_path / name).write_text("x", encoding="utf-8")
+    line = one_error_line(*run(capsys, str(tmp_path / name), "-o", str(tmp_path / output)))
+    assert needle in line
+    assert not (tmp_path / output).exists()
+
+
+def test_non_utf8_text_and_broken_docx_get_one_line(tmp_path, capsys):
+    bad = tmp_path / "latin.txt"
+    bad.write_bytes("Hélène".encode("latin-1"))
+    assert "not UTF-8" in one_error_line(*run(capsys, str(bad), "-o", str(tmp_path / "o.txt")))
+    pytest.importorskip("docx")
+    broken = tmp_path / "broken.docx"
+    broken.write_bytes(b"not a zip at all")
+    line = one_error_line(*run(capsys, str(broken), "-o", str(tmp_path / "o.docx")))
+    assert "not a DOCX file" in line
+
+
+def test_docx_size_limits_bound_what_an_upload_can_cost(tmp_path, capsys, monkeypatch):
+    pytest.importorskip("docx")
+    import anon_core.pii.documents as documents
+
+    source = tmp_path / "case.docx"
+    _docx(source)
+    with zipfile.ZipFile(source) as z:
+        unpacked = sum(i.file_size for i in z.infolist())
+    monkeypatch.setitem(documents.LIMITS, "docx_uncompressed_bytes", unpacked - 1)
+    line = one_error_line(*run(capsys, str(source), "-o", str(tmp_path / "o.docx")))
+    assert f"unpacks to {unpacked} bytes" in line
+
+
+def test_without_python_docx_one_install_message(tmp_path, capsys, monkeypatch):
+    source = tmp_path / "case.docx"
+    source.write_bytes(b"PK")
+    monkeypatch.setitem(sys.modules, "docx", None)  # import docx raises ImportError
+    line = one_error_line(*run(capsys, str(source), "-o", str(tmp_path / "o.docx")))
+    assert "pip install 'anon-core[documents]'" in line
