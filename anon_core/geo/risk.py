@@ -63,6 +63,13 @@ def closer_counts(
     tree = tree if tree is not None else _tree(orig_lat, orig_lon)
     u_true = unit_vectors(orig_lat, orig_lon)
     u_mask = unit_vectors(masked_lat, masked_lon)
+    return closer_counts_u(tree, u_true, u_mask, ties)
+
+
+def closer_counts_u(
+    tree: KDTree, u_true: np.ndarray, u_mask: np.ndarray, ties: bool = True
+) -> tuple[np.ndarray, np.ndarray | None]:
+    """:func:`closer_counts` on unit vectors (see :mod:`anon_core.geo.sphere`)."""
     d = np.linalg.norm(u_mask - u_true, axis=1)
     strict = np.zeros(len(d), dtype=np.int64)
     positive = d > TIE_CHORD
