@@ -329,3 +329,34 @@ def test_deidentify_texts_routes_and_reports_the_language():
     assert [r.language for r in out] == ["fr", "en"]
     assert "Dubois" not in out[0].text and "helene.dubois" not in out[0].text
     assert "Holloway" not in out[1].text and "7946" not in out[1].text
+
+
+#: French sentences whose names follow no title or cue word: only a French NER finds them.
+FRENCH_NAMES = [
+    "Nous avons croisé [PERSON:Mathilde Rousseau] et [PERSON:Grégoire Fontaine] devant la boulangerie.",
+    "Selon [PERSON:Océane Mercier], le colis est arrivé abîmé.",
+    "Les parents de [PERSON:Théo Lambert] ont signé l'autorisation.",
+    "C'est [PERSON:Bérénice Faure] qui a rédigé le compte rendu de la séance.",
+    "Après l'opération, [PERSON:Étienne Marchand] est resté trois jours à l'hôpital.",
+    "La voisine, [PERSON:Josiane Perrin], a prévenu les pompiers vers minuit.",
+    "Il faut rappeler [PERSON:Yannick Bonnet] au sujet de sa demande de congé.",
+    "Le contrat de [PERSON:Laëtitia Girard] prend fin au mois de mars.",
+    "Hier, [PERSON:Fabrice Lemoine] et [PERSON:Sandrine Roux] ont quitté la réunion plus tôt.",
+    "Le certificat signé par [PERSON:Gaëlle Henry] a été transmis à la caisse.",
+]
+
+
+@needs_french
+def test_the_french_model_finds_names_without_cue_words():
+    from anon_core.pii.language import analyze_by_language
+
+    parsed = [parse(s) for s in FRENCH_NAMES]
+    routed = analyze_by_language([t for t, _ in parsed])
+    assert set(routed.languages) == {"fr"}
+    kept = [
+        [(s.start, s.end) for s in resolve_overlaps(res, text) if s.entity == "PERSON"]
+        for (text, _), res in zip(parsed, routed.results, strict=True)
+    ]
+    total, _ = token_recall(parsed, kept)
+    # measured when written: French model 24/24 tokens, the English model 8/24 (0.33)
+    assert total >= 0.9

@@ -529,7 +529,7 @@ def _slim_pipeline(pipeline: Any) -> None:
         Language.component("anon_lowercase_lemma", func=_lowercase_lemmas)
     if "ner" not in pipeline.pipe_names:
         return
-    for name in ("parser", "tagger", "attribute_ruler", "lemmatizer", "tok2vec"):
+    for name in ("parser", "tagger", "morphologizer", "attribute_ruler", "lemmatizer", "tok2vec"):
         if name in pipeline.pipe_names and not _feeds_ner(pipeline, name):
             pipeline.disable_pipe(name)
     if "anon_lowercase_lemma" not in pipeline.pipe_names:
