@@ -398,7 +398,13 @@ class Session:
 
             progress(0.96, "shadow-model membership inference")
             shadow_figs, shadow_json, shadow_note = shadow_figures(
-                release, self.method(release.method).method, config, part, control, seed
+                release,
+                self.method(release.method).method,
+                config,
+                part,
+                control,
+                seed,
+                progress=lambda f, m: progress(0.96 + 0.03 * f, m),
             )
             figures.update(shadow_figs)
             if shadow_json is not None:
