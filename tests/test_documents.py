@@ -207,3 +207,21 @@ def test_without_python_docx_one_install_message(tmp_path, capsys, monkeypatch):
     monkeypatch.setitem(sys.modules, "docx", None)  # import docx raises ImportError
     line = one_error_line(*run(capsys, str(source), "-o", str(tmp_path / "o.docx")))
     assert "pip install 'anon-core[documents]'" in line
+
+
+def test_a_french_text_is_detected_and_its_names_removed(tmp_path, capsys):
+    from anon_core.pii.language import detector_available, model_installed
+
+    if not (detector_available() and model_installed("fr_core_news_md")):
+        pytest.skip("French routing needs the 'documents' extra")
+    source = tmp_path / "lettre.txt"
+    text = "Bonjour,\r\n\r\nNous avons croisé Mathilde Rousseau au marché ; rappelez-la au 06 12 34 56 78.\r\n"
+    source.write_bytes(text.encode("utf-8"))
+    code, out, err = run(capsys, str(source), "-o", str(tmp_path / "o.txt"))
+    assert code == 0, err
+    summary = json.loads(out)
+    assert summary["language"] == "fr" and summary["notices"] == []
+    written = (tmp_path / "o.txt").read_bytes().decode("utf-8")
+    assert written.startswith("Bonjour,\r\n\r\n")  # line endings kept
+    for value in ("Mathilde", "Rousseau", "06 12 34 56 78"):
+        assert value not in written
