@@ -193,6 +193,12 @@ def test_evidence_adds_shadow_figures_for_a_perturbative_release_only_when_asked
     assert -1.0 <= adv["value"] <= 1.0 and auc["explain"]
     assert ev.options["shadow"] is True
     assert ev.attacks["shadow_membership"]["fits"] == 16
+    # 1% of the 100 released rehearsal records: one record; the note names counts, not values
+    exposure = [n for n in ev.notes if "most vulnerable records (1%)" in n]
+    assert ev.figures["singling_out_multivariate"]["value"] is not None
+    assert len(exposure) == 1 and exposure[0].startswith("of the 1 most vulnerable")
+    # noise of 1% of a column's spread barely moves the planted outliers: the attack sees them
+    assert auc["value"] >= 0.8
     json.dumps(ev.to_dict(), allow_nan=False)
 
 
@@ -214,3 +220,25 @@ def test_release_command_has_a_shadow_flag():
     args = parser.parse_args(["release", "c.json", "-o", "out.csv", "--shadow"])
     assert args.shadow is True
     assert parser.parse_args(["release", "c.json", "-o", "out.csv"]).shadow is False
+
+
+# ------------------------------------------------------------------ exposure of vulnerable records
+def test_exposure_counts_the_most_vulnerable_record_singled_out_and_linked():
+    from anon_core.attacks.vulnerable_exposure import vulnerable_exposure
+
+    original = pd.DataFrame({"x": [100, 1, 2, 3, 4, 5], "y": ["q", "p", "p", "p", "p", "p"]})
+    # 1% of 6 records rounds up to 1: record 0 (x=100, y=q) is the outlier
+    copied = pd.DataFrame({"x": [100, 2, 4], "y": ["q", "p", "p"]})
+    e = vulnerable_exposure(original, copied, ["x", "y"])
+    assert (e.n_records, e.singled_out, e.linked) == (1, 1, 1)
+    # no released row equals it; its x points at row 0, its y at row 1: neither count
+    apart = pd.DataFrame({"x": [100, 3], "y": ["r", "q"]})
+    e = vulnerable_exposure(original, apart, ["x", "y"])
+    assert (e.n_records, e.singled_out, e.linked) == (1, 0, 0)
+    # twice in the release: matched by two rows, not singled out; one QI: linkage undefined
+    twice = pd.DataFrame({"x": [100, 100, 3], "y": ["q", "q", "p"]})
+    assert vulnerable_exposure(original, twice, ["x"]).to_dict() == {
+        "n_records": 1,
+        "singled_out": 0,
+        "linked": None,
+    }

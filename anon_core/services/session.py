@@ -411,6 +411,12 @@ class Session:
                 attacks["shadow_membership"] = shadow_json
             if shadow_note:
                 notes.append(shadow_note)
+            if shadow_json is not None:
+                from anon_core.services.shadow_evidence import exposure_note
+
+                exposure = exposure_note(figures, part, rehearsed, qis)
+                if exposure:
+                    notes.append(exposure)
             options["shadow"] = True
         progress(1.0, "evidence complete")
         return Evidence(

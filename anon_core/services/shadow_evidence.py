@@ -87,3 +87,31 @@ def shadow_figures(
         f"vulnerable targets, mean AUC {result.auc:.2f} (0.5 = chance), {result.seconds:.0f} s"
     )
     return figures, result.to_dict(), note
+
+
+def exposure_note(
+    figures: dict[str, dict], part: pd.DataFrame, rehearsed: pd.DataFrame, qis: list[str]
+) -> str | None:
+    """How many of the 1% most vulnerable records of the rehearsal's part its release singles
+    out / links (:mod:`anon_core.attacks.vulnerable_exposure`), when the evidence has the
+    singling-out or linkability figures; else None."""
+    from anon_core.attacks.vulnerable_exposure import vulnerable_exposure
+
+    def measured(name: str) -> bool:
+        return (figures.get(name) or {}).get("value") is not None
+
+    want_so, want_link = measured("singling_out_multivariate"), measured("linkability")
+    if not qis or not (want_so or want_link):
+        return None
+    try:
+        e = vulnerable_exposure(part, rehearsed, qis)
+    except AnonError as exc:
+        return f"the exposure of the most vulnerable records could not be measured: {exc}"
+    said = []
+    if want_so:
+        said.append(f"{e.singled_out} singled out by their exact quasi-identifiers")
+    if want_link and e.linked is not None:
+        said.append(f"{e.linked} linked by the two halves of their quasi-identifiers")
+    if not said:
+        return None
+    return f"of the {e.n_records} most vulnerable records (1%) of the rehearsal: " + ", ".join(said)
