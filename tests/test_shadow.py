@@ -242,3 +242,34 @@ def test_exposure_counts_the_most_vulnerable_record_singled_out_and_linked():
         "singled_out": 0,
         "linked": None,
     }
+
+
+def test_release_with_shadow_writes_a_dossier_that_verify_reproduces(tmp_path, capsys):
+    import json
+
+    from anon_core.cli import main
+
+    DATA.iloc[:200].to_csv(tmp_path / "in.csv", index=False)
+    config = {
+        "input": {"path": "in.csv"},
+        "attributes": {
+            "age": {"role": "quasi-identifier"},
+            "sex": {"role": "quasi-identifier"},
+            "job": {"role": "quasi-identifier"},
+            "income": {"role": "sensitive"},
+        },
+        "privacy_models": [{"model": "k-anonymity", "k": 2}],
+        "method": {"name": "noise", "noise": 1.0, "columns": ["age", "income"]},
+        "attack": {"n_attacks": 50, "control_fraction": 0.5},
+        "acceptance": {"ml_accuracy_ratio": {"min": 0.0}},
+    }
+    cfg = tmp_path / "c.json"
+    cfg.write_text(json.dumps(config))
+    out, report = tmp_path / "out.csv", tmp_path / "dossier.html"
+    args = ["release", str(cfg), "-o", str(out), "--report", str(report), "--shadow", "--force"]
+    assert main(args) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["evidence"]["shadow_mia_auc"]["value"] is not None
+    verify = ["verify", str(cfg), str(report), "--released", str(out), "--no-signature"]
+    code = main(verify)
+    assert code == 0, capsys.readouterr()
