@@ -13,7 +13,7 @@ on the Gaussian release. The baselines are plain-Python loops (``math`` only) on
 
 The load average (os.getloadavg) is printed before and after, since other jobs share the CPUs.
 
-Run: python benchmarks/bench_geo.py [--sizes 100000,1000000]
+Run: python benchmarks/bench_geo.py [--sizes 100000,1000000] [--only NAME,..] [--no-risk]
 """
 
 from __future__ import annotations
@@ -109,7 +109,10 @@ def baselines() -> tuple[float, float]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="100000,1000000")
+    parser.add_argument("--only", help="comma-separated method names to time (default: all)")
+    parser.add_argument("--no-risk", action="store_true", help="skip spatial risk and hot spots")
     args = parser.parse_args(argv)
+    only = set(args.only.split(",")) if args.only else None
     sizes = [int(s) for s in args.sizes.split(",")]
     print(f"load average before: {os.getloadavg()}  (CPUs: {os.cpu_count()})")
     per_point, per_pair = baselines()
@@ -127,13 +130,21 @@ def main(argv: list[str] | None = None) -> int:
         context = make_context(frame, config)
         gaussian = None
         for spec in METHODS:
+            if only is not None and spec["name"] not in only and spec["name"] != "geomask-gaussian":
+                continue
             method = make_method(spec)
             wall, cpu, out = clock(method.release, frame, context, random_state=0)
             label = ",".join(f"{k}={v}" for k, v in spec.items() if k != "name")
-            base = f"{per_point * n:>19.1f}" if spec["name"] == "geomask-donut" else f"{'':>19}"
+            base = (
+                f"{per_point * n:>19.1f}"
+                if spec["name"] == "geomask-donut" and "k" not in spec
+                else f"{'':>19}"
+            )
             print(f"{n:>9,} {spec['name'] + ' ' + label:<62} {wall:>8.2f} {cpu:>8.2f} {base}")
             if spec["name"] == "geomask-gaussian":
                 gaussian = out.table
+        if args.no_risk:
+            continue
         olat, olon = frame["lat"].to_numpy(), frame["lon"].to_numpy()
         rlat, rlon = gaussian["lat"].to_numpy(), gaussian["lon"].to_numpy()
         wall, cpu, risk = clock(spatial_risk, olat, olon, rlat, rlon, k=5)
