@@ -273,3 +273,29 @@ def test_release_with_shadow_writes_a_dossier_that_verify_reproduces(tmp_path, c
     verify = ["verify", str(cfg), str(report), "--released", str(out), "--no-signature"]
     code = main(verify)
     assert code == 0, capsys.readouterr()
+
+
+@pytest.mark.slow
+def test_evaluate_page_checkbox_measures_the_shadow_figures():
+    from pathlib import Path
+
+    from streamlit.testing.v1 import AppTest
+
+    app = Path(__file__).resolve().parents[1] / "app.py"
+    at = AppTest.from_file(str(app), default_timeout=600)
+    at.run()
+    at.switch_page("pages/protect.py").run()
+    ws = at.session_state["workspace"]
+    spec = {"name": "microaggregation", "k": 5, "columns": ["length_of_stay"]}
+    ws.update("release method: microaggregation", sections={**ws.sections, "method": spec})
+    at.switch_page("pages/evaluate.py").run()
+    assert not at.exception, at.exception
+    boxes = [c for c in at.checkbox if c.label.startswith("Also run shadow-model")]
+    assert len(boxes) == 1 and boxes[0].value is False
+    boxes[0].check().run()
+    [b for b in at.button if b.label.startswith("🧪 Measure the evidence")][0].click().run()
+    assert not at.exception, at.exception
+    ws = at.session_state["workspace"]
+    evidence, _ = at.session_state["_derived"][("evidence+shadow", ws.config_key())]
+    assert evidence.options["shadow"] is True
+    assert evidence.figures["shadow_mia_auc"]["value"] is not None
