@@ -384,6 +384,8 @@ def test_cli_release_with_dossier_then_verify(sample, tmp_path, capsys):
     assert summary["evidence"]["spatial_k_min"]["value"] >= 5
     assert summary["evidence"]["nn_reidentification"]["value"] == 0.0
     assert "spatial k-anonymity (k=5)" in summary["release"]["guarantee"]
+    judged = {c["figure"]: c for c in summary["verdict"]["criteria"]}
+    assert judged["nn_reidentification"]["passed"] is True  # the officer can gate on it
     released = pd.read_csv(out)
     assert list(released.columns) == [c for c in sample.columns if c != "patient_id"]
     code = main(
