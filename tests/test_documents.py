@@ -77,12 +77,25 @@ def _docx(path: Path) -> None:
     p.add_run("Margaret").bold = True  # the name is split over two runs
     p.add_run(" Holloway").bold = True
     p.add_run(f" on {PHONE} today.")
+    from docx.oxml import parse_xml
+
+    reviewed = document.add_paragraph("Reviewed.")  # with a tracked deletion naming her
+    reviewed._p.append(
+        parse_xml(
+            '<w:del xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main" '
+            f'w:id="1" w:author="{NAME}"><w:r><w:delText> Called {NAME}.</w:delText></w:r></w:del>'
+        )
+    )
     table = document.add_table(rows=1, cols=2)
     table.cell(0, 0).text = "E-mail"
     table.cell(0, 1).text = EMAIL
     document.sections[0].header.paragraphs[0].text = f"File of Mrs. {NAME}"
     document.sections[0].footer.paragraphs[0].text = f"Card on file: {CARD}"
     document.core_properties.author = NAME
+    from docx.opc.constants import RELATIONSHIP_TYPE
+
+    # a hyperlink address: kept in word/_rels/document.xml.rels, not in the text
+    document.part.relate_to(f"mailto:{EMAIL}", RELATIONSHIP_TYPE.HYPERLINK, is_external=True)
     document.save(str(path))
 
 
@@ -95,13 +108,15 @@ def test_docx_every_part_is_deidentified_and_formatting_kept(tmp_path, capsys):
     assert code == 0, err
     summary = json.loads(out)
     assert summary["input_kind"] == "docx" and summary["language"] == "en"
-    assert summary["entities"]["PERSON"] == 2  # body and header
+    assert summary["entities"]["PERSON"] == 3  # body, tracked deletion and header
+    assert summary["entities"]["EMAIL_ADDRESS"] == 2  # table cell and hyperlink address
     with zipfile.ZipFile(target) as z:
         for name in z.namelist():
             assert_clean(z.read(name).decode("utf-8", "replace"))
     document = docx.Document(str(target))
     body = [p.text for p in document.paragraphs]
-    assert body == ["Case summary", "Please call <PERSON> on <PHONE_NUMBER> today."]
+    assert body[:2] == ["Case summary", "Please call <PERSON> on <PHONE_NUMBER> today."]
+    assert body[2].startswith("Reviewed.")
     assert [r.bold for r in document.paragraphs[1].runs] == [None, True, True, None]
     assert document.tables[0].cell(0, 0).text == "E-mail"
     assert document.tables[0].cell(0, 1).text == "<EMAIL_ADDRESS>"

@@ -49,6 +49,11 @@ _W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
 _DOCX_TEXT_PART = re.compile(
     r"/word/(document|header\d*|footer\d*|footnotes|endnotes|comments)\.xml$"
 )
+#: Elements holding text: visible text, text of tracked deletions, field codes (e.g. HYPERLINK
+#: "mailto:...").
+_TEXT_TAGS = (f"{_W}t", f"{_W}delText", f"{_W}instrText")
+#: What an external link (hyperlink, linked file) whose address holds personal data becomes.
+REMOVED_TARGET = "#removed"
 _FONT = Path("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf")
 
 
@@ -199,13 +204,13 @@ def _paragraph_pieces(paragraph: Any) -> tuple[str, list[tuple[int, int, Any]]]:
     text: list[str] = []
     pieces: list[tuple[int, int, Any]] = []
     pos = 0
-    for el in paragraph.iter(f"{_W}t", f"{_W}tab", f"{_W}br", f"{_W}cr"):
+    for el in paragraph.iter(*_TEXT_TAGS, f"{_W}tab", f"{_W}br", f"{_W}cr"):
         owner = el.getparent()
         while owner is not None and owner.tag != f"{_W}p":
             owner = owner.getparent()
         if owner is not paragraph:
             continue
-        if el.tag == f"{_W}t":
+        if el.tag in _TEXT_TAGS:
             value = el.text or ""
             pieces.append((pos, pos + len(value), el))
         else:
@@ -275,11 +280,21 @@ def _deidentify_docx(
         for p in root.iter(f"{_W}p"):
             text, pieces = _paragraph_pieces(p)
             paragraphs.append((text, pieces))
-    _check_chars(sum(len(t) for t, _ in paragraphs), path)
-    results, language, notices = _analyse([t for t, _ in paragraphs], cfg, secrets)
-    for (_text, pieces), result in zip(paragraphs, results, strict=True):
+    links = [
+        rel
+        for part, _root, _loose in roots
+        for rel in part.rels.values()
+        if rel.is_external and isinstance(rel.target_ref, str)
+    ]
+    blocks = [t for t, _ in paragraphs] + [rel.target_ref for rel in links]
+    _check_chars(sum(len(t) for t in blocks), path)
+    results, language, notices = _analyse(blocks, cfg, secrets)
+    for (_text, pieces), result in zip(paragraphs, results, strict=False):
         if result.found:
             _apply_to_pieces(pieces, _edits(result))
+    for rel, result in zip(links, results[len(paragraphs) :], strict=True):
+        if result.found:  # a link address with personal data in it (mailto:, a profile URL)
+            rel._target = REMOVED_TARGET
     for part, root, loose in roots:
         for el in root.iter():
             for attr in (f"{_W}author", f"{_W}initials"):
