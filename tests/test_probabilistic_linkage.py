@@ -340,3 +340,14 @@ def test_cli_attack_with_probabilistic_linkage_prints_its_figures(tmp_path, caps
     assert link["mode"] == "probabilistic"
     assert link["truth_known"] is True  # the identifier column aligns the external records
     assert 0.0 <= link["expected_reidentified"] <= 60.0
+
+
+def test_monotone_weights_by_hand():
+    from anon_core.attacks.fellegi_sunter import monotone
+
+    m = np.array([[0.1, 0.5, 0.1, 0.3]])
+    u = np.array([[0.5, 0.01, 0.2, 0.29]])
+    # log(m/u) = [log .2, log 50, log .5, log 1.034]: the weak levels may not outweigh exact
+    # agreement, so levels 1 and 2 are capped at level 2's log .5; m = u * exp(capped), normalized.
+    expected = np.array([0.1, 0.005, 0.1, 0.3]) / 0.505
+    np.testing.assert_allclose(monotone(m, u), expected[None, :], rtol=1e-9)
