@@ -515,7 +515,9 @@ def _with_cached_value(raw: bytes, cell: str, value: str) -> bytes:
             if item.filename == "xl/worksheets/sheet1.xml":
                 text = data.decode()
                 text = re.sub(
-                    rf'(<c r="{cell}"[^>]*><f>[^<]*</f>)<v\s*/>', rf"\g<1><v>{value}</v>", text
+                    rf'(<c r="{cell}"[^>]*><f>[^<]*</f>)(?:<v\s*/>|<v></v>)?',
+                    rf"\g<1><v>{value}</v>",
+                    text,
                 )
                 data = text.encode()
             dst.writestr(item, data)
