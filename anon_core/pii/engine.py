@@ -39,9 +39,9 @@ from typing import Any
 from anon_core.pii.recognizers import (  # noqa: F401 - PHONE_REGIONS re-exported
     MATCHER_PHONE_REGIONS,
     PHONE_REGIONS,
-    _card_recognizer,
-    _iban_recognizer_class,
-    _national_phone_recognizer,
+    card_recognizer,
+    iban_recognizer_class,
+    national_phone_recognizer,
 )
 
 log = logging.getLogger(__name__)
@@ -295,12 +295,12 @@ def _predefined_recognizers(language: str = LANGUAGE) -> list[Any]:
     # phonenumbers parses every candidate once per region: the regions of the data
     # this workbench targets (Presidio's default adds IL, IN, CA (= US numbering), BR).
     phone = PhoneRecognizer(supported_language=language, supported_regions=MATCHER_PHONE_REGIONS)
-    iban = _iban_recognizer_class()(supported_language=language)
+    iban = iban_recognizer_class()(supported_language=language)
     return [cls(supported_language=language) for cls in classes if cls is not IbanRecognizer] + [
         iban,
         phone,
-        _national_phone_recognizer(language),
-        _card_recognizer(language),
+        national_phone_recognizer(language),
+        card_recognizer(language),
         _email_recognizer_class()(supported_language=language),
     ]
 

@@ -7,6 +7,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from anon_core.pii.fake import luhn_valid
+
 #: Regions whose phone number formats are recognised (libphonenumber region codes): the US and
 #: the European countries whose data this workbench meets. A number written with its country
 #: code (+33 ...) is found whatever the list; national formats ("699 956 915") need the region.
@@ -16,19 +18,11 @@ PHONE_REGIONS = (
 #: Regions Presidio's ``PhoneRecognizer`` scans with libphonenumber's lenient matcher (one pass
 #: over the text per region: 17 regions cost 10 times 4 on the labeled notes). The other regions
 #: of :data:`PHONE_REGIONS` are checked only on phone-shaped candidates, with the strict
-#: ``is_valid_number`` (:func:`_national_phone_recognizer`).
+#: ``is_valid_number`` (:func:`national_phone_recognizer`).
 MATCHER_PHONE_REGIONS = ("US", "GB", "DE", "FR")
 
 
-def _luhn_valid(digits: str) -> bool:
-    total = 0
-    for i, ch in enumerate(reversed(digits)):
-        d = int(ch) * (2 if i % 2 else 1)
-        total += d - 9 if d > 9 else d
-    return total % 10 == 0
-
-
-def _card_recognizer(language: str) -> Any:
+def card_recognizer(language: str) -> Any:
     """Any Luhn-valid 13-19 digit number (groups of digits split by single spaces or hyphens).
 
     Presidio's ``CreditCardRecognizer`` only knows prefixes 1/3/4/5/6 and 13-16 digits, so
@@ -39,7 +33,7 @@ def _card_recognizer(language: str) -> Any:
     class LuhnCardRecognizer(PatternRecognizer):
         def validate_result(self, pattern_text: str) -> bool:
             digits = re.sub(r"\D", "", pattern_text)
-            return 13 <= len(digits) <= 19 and len(set(digits)) > 1 and _luhn_valid(digits)
+            return 13 <= len(digits) <= 19 and len(set(digits)) > 1 and luhn_valid(digits)
 
     return LuhnCardRecognizer(
         supported_entity="CREDIT_CARD",
@@ -56,7 +50,7 @@ _IBAN_START = re.compile(r"(?<![A-Za-z0-9])[A-Za-z]{2}\d{2}")
 _IBAN_GROUP_END = re.compile(r"[A-Za-z0-9](?=[ -]|$)")
 
 
-def _iban_recognizer_class() -> type:
+def iban_recognizer_class() -> type:
     from presidio_analyzer.predefined_recognizers import IbanRecognizer
 
     class CaseInsensitiveIbanRecognizer(IbanRecognizer):
@@ -101,7 +95,7 @@ _NOT_A_PHONE = re.compile(
 )
 
 
-def _national_phone_recognizer(language: str) -> Any:
+def national_phone_recognizer(language: str) -> Any:
     """Phone numbers in the national formats of the regions Presidio's matcher does not scan.
 
     A phone-shaped run of 8 to 13 digits (no date, SSN, IPv4 or ZIP+4 shape) is kept when

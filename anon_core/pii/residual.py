@@ -22,6 +22,8 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
+from anon_core.pii.fake import luhn_valid
+
 #: Share of non-empty text rows with an identifier left above which the release is flagged.
 DEFAULT_WARN_SHARE = 0.01
 
@@ -30,16 +32,6 @@ _PHONE = re.compile(r"(?<![\w])\+?\(?\d[\d\s().\-/]{5,}\d(?![\w])")
 _DATE = re.compile(r"\d{4}[-/.]\d{1,2}[-/.]\d{1,2}|\d{1,2}[-/.]\d{1,2}[-/.]\d{2,4}")
 _CARD = re.compile(r"(?<!\d)(?:\d[ -]?){12,18}\d(?!\d)")
 _WORD = re.compile(r"[^\W\d_]{4,}")
-
-
-def _luhn(digits: str) -> bool:
-    total = 0
-    for i, ch in enumerate(reversed(digits)):
-        d = int(ch)
-        if i % 2:
-            d = d * 2 - 9 if d > 4 else d * 2
-        total += d
-    return total % 10 == 0
 
 
 def _digits(text: str) -> str:
@@ -61,7 +53,7 @@ def _cards(text: str) -> int:
     return sum(
         1
         for m in _CARD.finditer(text)
-        if 13 <= len(_digits(m.group(0))) <= 19 and _luhn(_digits(m.group(0)))
+        if 13 <= len(_digits(m.group(0))) <= 19 and luhn_valid(_digits(m.group(0)))
     )
 
 

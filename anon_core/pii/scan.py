@@ -62,11 +62,11 @@ _DATE_SHAPE = re.compile(r"[A-Za-z]|\d[/.:-]\d|\b(?:1[89]|20)\d\d\b")
 def _card_like(value: str) -> bool:
     """Whether ``value`` holds a payment card number: 13-19 digits (single spaces or hyphens
     between groups) passing the Luhn check."""
-    from anon_core.pii.recognizers import _luhn_valid
+    from anon_core.pii.fake import luhn_valid
 
     for m in _CARD_RUN.finditer(value):
         digits = re.sub(r"\D", "", m.group(0))
-        if 13 <= len(digits) <= 19 and _luhn_valid(digits):
+        if 13 <= len(digits) <= 19 and luhn_valid(digits):
             return True
     return False
 
