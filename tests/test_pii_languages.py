@@ -164,9 +164,9 @@ def test_european_phone_numbers_are_found(english, number):
 
 @pytest.mark.parametrize("value", ["02/16/2023", "145-71-0426", "203.0.113.49"])
 def test_dates_ssns_and_ips_are_not_national_phone_numbers(value):
-    from anon_core.pii.recognizers import _national_phone_recognizer
+    from anon_core.pii.recognizers import national_phone_recognizer
 
-    recognizer = _national_phone_recognizer("en")
+    recognizer = national_phone_recognizer("en")
     assert recognizer.analyze(f"value {value} here", ["PHONE_NUMBER"]) == []
 
 
