@@ -251,3 +251,39 @@ def test_recommend_refuses_an_unknown_family(tmp_path, capsys):
     cfg = _config(tmp_path)
     assert main(["recommend", str(cfg), "--families", "magic"]) == 2
     assert "magic" in capsys.readouterr().err
+
+
+def test_singling_out_precision_and_the_dp_audit_join_the_evidence(tmp_path, capsys):
+    """The precision over the predicates found stands beside anonymeter's figure (with its Wilson
+    interval), and --dp-audit adds the audit of an epsilon-DP method's measurement step."""
+    if not method_available("synthetic-mst")[0]:
+        pytest.skip("synthetic-mst is not installed here")
+    cfg = _config(
+        tmp_path,
+        method={"name": "synthetic-mst", "iters": 100},
+        acceptance={"dp_audit_violation": {"max": 0}},
+    )
+    code = main(["release", str(cfg), "-o", str(tmp_path / "o.csv"), "--dp-audit"])
+    figures = json.loads(capsys.readouterr().out)["evidence"]
+    assert code == 0
+    assert figures["dp_audit_violation"]["value"] == 0.0
+    so = figures["singling_out_multivariate_precision"]
+    if so["value"] is not None:  # hits / found, and the interval holds the value
+        assert 0.0 <= so["ci"][0] <= so["value"] <= so["ci"][1] <= 1.0
+
+
+def test_precision_of_singling_out_is_hits_over_found_by_hand():
+    from anon_core.services.evidence import attack_figures
+
+    figs = attack_figures(
+        {"singling_out": {"multivariate": {"risk": 0.1, "ci": [0.05, 0.15],
+                                            "n_predicates_found": 200, "n_singled_out": 50}}}
+    )  # fmt: skip
+    p = figs["singling_out_multivariate_precision"]
+    assert p["value"] == 0.25
+    # Wilson 95%: centre (50 + 1.96^2/2) / (200 + 1.96^2), half-width by hand
+    z = 1.959963984540054
+    centre = (50 + z * z / 2) / (200 + z * z)
+    half = z / (200 + z * z) * (50 * 150 / 200 + z * z / 4) ** 0.5
+    assert p["ci"] == pytest.approx([centre - half, centre + half], abs=1e-9)
+    assert figs["singling_out_univariate_precision"]["value"] is None

@@ -69,7 +69,11 @@ def _run(args: argparse.Namespace) -> int:
         sys.stdout.write(json.dumps(summary, indent=2, default=str) + "\n")
         return EXIT_OK
     evidence = session.evidence(
-        release, n_attacks=args.n_attacks, progress=progress, shadow=bool(args.shadow)
+        release,
+        n_attacks=args.n_attacks,
+        progress=progress,
+        shadow=bool(args.shadow),
+        dp_audit=bool(args.dp_audit),
     )
     verdict = session.verdict(evidence)
     summary["evidence"] = {k: dict(v) for k, v in evidence.figures.items()}
@@ -134,6 +138,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         action="store_true",
         help="also run shadow-model membership inference on the 10 most vulnerable records "
         "(synthetic and perturbative methods; re-fits the method 16 times)",
+    )
+    parser.add_argument(
+        "--dp-audit",
+        action="store_true",
+        help="for an epsilon-DP method, audit its measurement step: a measured membership "
+        "advantage beyond what epsilon allows is an implementation fault (dp_audit_violation)",
     )
     parser.add_argument(
         "--force", action="store_true", help="write the released file even when the verdict fails"

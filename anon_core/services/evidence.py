@@ -14,6 +14,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from anon_core.attacks.stats import wilson_interval
+
 #: One line per figure, for pages and the dossier.
 EXPLAIN = {
     "highest_prosecutor_risk": "1 / the smallest equivalence class of the release (class-based; an "
@@ -24,6 +26,10 @@ EXPLAIN = {
     "record, beyond what control records give (anonymeter's definition)",
     "singling_out_multivariate": "residual risk that multi-attribute predicates isolate a single "
     "record, beyond what control records give (anonymeter's definition)",
+    "singling_out_univariate_precision": "share of the one-attribute predicates the attacker "
+    "found that isolate a single released record",
+    "singling_out_multivariate_precision": "share of the multi-attribute predicates the attacker "
+    "found that isolate a single released record (its risk divides by the requested count)",
     "linkability": "residual risk that two halves of the quasi-identifiers link the same record",
     "inference_max": "the largest residual risk of inferring a sensitive value from the others "
     "(an attacker who knows the quasi-identifiers; differs from class-based risk because it "
@@ -120,6 +126,14 @@ def attack_figures(attacks: Mapping[str, Any] | None, why: str | None = None) ->
             why or "not run",
             n,
         )
+        # precision over the predicates the attacker actually found (anonymeter's figure divides
+        # by the requested count): "few guesses, mostly right" and "many, rarely right" differ
+        found, hits = (r or {}).get("n_predicates_found"), (r or {}).get("n_singled_out")
+        p = f"{n}_precision"
+        if found:
+            out[p] = figure(hits / found, wilson_interval(hits, found), kind, name=p)
+        else:
+            out[p] = figure(None, kind=kind, why=why or "no predicate was found", name=p)
     link = attacks.get("linkability")
     out["linkability"] = figure(
         None if link is None else link.get("risk"),
