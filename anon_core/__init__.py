@@ -1,7 +1,7 @@
 """anon_core: an ARX-exact anonymization engine (pure Python, no Streamlit).
 
 Data path: load -> encode -> hierarchies -> frequency table -> evaluate -> apply.
-See README.md (architecture) and DESIGN notes.
+See docs/architecture.md for the layers and the data path.
 """
 
 from anon_core.config import ReleaseConfig, load_config, parse_config

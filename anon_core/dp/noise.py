@@ -1,7 +1,7 @@
 """The mechanisms: one private draw of a prepared query, its expected error, and the true answer.
 
 Every noise value comes from a diffprivlib tool or mechanism; this module chooses the
-sensitivity for the query's neighbouring relation (stated per query below and in the README):
+sensitivity for the query's neighbouring relation (stated per query below and in docs/topics/dp.md):
 
 * **count, histogram, histogram2d** - add/remove one record changes one count by 1 (L1 and
   L2 sensitivity 1): geometric noise (``count_nonzero``, ``histogram``; pure epsilon-DP) or,

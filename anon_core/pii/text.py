@@ -38,7 +38,7 @@ log = logging.getLogger(__name__)
 #: HKDF context of the encrypt operator's AES-SIV key (changing it changes every token).
 SIV_INFO = b"anon-core/pii/encrypt/aes-siv/1"
 #: Measured miss rate of the text de-identification (share of labeled entities left in the text):
-#: ``benchmarks/bench_pii.py`` on ``sample_data/pii_labeled.csv`` (400 synthetic notes), README figures.
+#: ``benchmarks/bench_pii.py`` on ``sample_data/pii_labeled.csv`` (400 synthetic notes), figures in docs/benchmarks.md.
 TEXT_MISS_RATE = {
     "PERSON": 0.012,
     "pattern entities (e-mail, phone, SSN, card, IBAN, IP, URL)": 0.0,
