@@ -18,7 +18,12 @@ import sys
 import warnings
 from pathlib import Path
 
-from anon_core.commands import EXIT_BAD_INPUT, EXIT_NOT_SATISFIED, EXIT_VERIFY_FAILED
+from anon_core.commands import (
+    EXIT_BAD_INPUT,
+    EXIT_NOT_SATISFIED,
+    EXIT_VERIFY_FAILED,
+    verbose_progress,
+)
 from anon_core.commands import attack as attack_command
 from anon_core.commands import compare as compare_command
 from anon_core.commands import deidentify as deidentify_command
@@ -87,7 +92,7 @@ def _anonymize(args: argparse.Namespace) -> int:
     resolution = resolve(
         loaded,
         engine=args.engine,
-        progress=_progress(args),
+        progress=verbose_progress(args),
         return_mapping=bool(args.pseudonym_map),
     )
     problem, config, result, found = (
@@ -131,7 +136,7 @@ def _anonymize(args: argparse.Namespace) -> int:
             result,
             Path(args.output),
             config.suppressed_records,
-            _progress(args),
+            verbose_progress(args),
             formula_escape=config.formula_escape,
         )
         summary["output"] = {
@@ -155,19 +160,6 @@ def _anonymize(args: argparse.Namespace) -> int:
     json.dump(summary, sys.stdout, indent=2)
     sys.stdout.write("\n")
     return 0
-
-
-def _progress(args: argparse.Namespace):
-    """Progress lines on stderr with --verbose (grouping and writing large files take a while)."""
-    state = {"last": -1}
-
-    def report(fraction: float, message: str) -> None:
-        step = int(fraction * 10)
-        if args.verbose and step != state["last"]:
-            state["last"] = step
-            sys.stderr.write(f"{message}: {fraction:.0%}\n")
-
-    return report
 
 
 def _risk(args: argparse.Namespace) -> int:
@@ -197,13 +189,13 @@ def _risk(args: argparse.Namespace) -> int:
     else:
         if args.original:
             problem, _, _ = Problem.for_release(
-                config, engine=args.engine, progress=_progress(args)
+                config, engine=args.engine, progress=verbose_progress(args)
             )
             matcher = population_matcher(config, problem)  # population table: journalist risk
             report = risk_of_original(problem, population=matcher, **options)
             extras = original_extras(config, problem)
         else:
-            resolution = resolve(config, engine=args.engine, progress=_progress(args))
+            resolution = resolve(config, engine=args.engine, progress=verbose_progress(args))
             result = resolution.result
             if result is None:
                 sys.stderr.write(

@@ -13,7 +13,7 @@ import argparse
 import json
 import sys
 
-from anon_core.commands import EXIT_NOT_SATISFIED, EXIT_OK
+from anon_core.commands import EXIT_NOT_SATISFIED, EXIT_OK, verbose_progress
 from anon_core.config import load_config
 from anon_core.data.paths import check_run_outputs
 from anon_core.services.recommend import FAMILIES, recommend
@@ -25,11 +25,9 @@ def _run(args: argparse.Namespace) -> int:
     check_run_outputs({"--output": (args.output, "json")}, config=config, config_path=args.config)
     families = [f.strip() for f in args.families.split(",")] if args.families else None
 
-    def progress(fraction: float, message: str) -> None:
-        if args.verbose:
-            sys.stderr.write(f"{message}: {fraction:.0%}\n")
-
-    found = recommend(Session(config), families, n_attacks=args.n_attacks, progress=progress)
+    found = recommend(
+        Session(config), families, n_attacks=args.n_attacks, progress=verbose_progress(args)
+    )
     out = found.to_dict()
     out["method"] = found.method_section()
     text = json.dumps(out, indent=2, default=str) + "\n"

@@ -23,7 +23,7 @@ import json
 import sys
 from pathlib import Path
 
-from anon_core.commands import EXIT_NOT_SATISFIED, EXIT_OK
+from anon_core.commands import EXIT_NOT_SATISFIED, EXIT_OK, verbose_progress
 from anon_core.config import load_config
 from anon_core.data.paths import check_run_outputs
 from anon_core.errors import ConfigError
@@ -53,11 +53,7 @@ def _run(args: argparse.Namespace) -> int:
     )
     signoff = _signoff(args.signoff)
     session = Session(config)
-    progress = None
-    if args.verbose:
-
-        def progress(fraction: float, message: str) -> None:
-            sys.stderr.write(f"{message}: {fraction:.0%}\n")
+    progress = verbose_progress(args)
 
     release = session.release(args.method, scope=args.scope, progress=progress)
     summary: dict = {"release": release.to_dict()}

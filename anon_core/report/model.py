@@ -135,8 +135,11 @@ def path_fingerprint(path: Path) -> dict[str, Any]:
 
 
 def table_csv_bytes(frame: pd.DataFrame) -> bytes:
-    """The table as the CLI writes a .csv (no index, LF line ends, UTF-8): the canonical bytes hashed."""
-    return frame.to_csv(index=False, lineterminator="\n").encode("utf-8")
+    """The table as the CLI writes a .csv (no index, LF line ends, UTF-8): the canonical bytes hashed
+    (:func:`anon_core.services.release.canonical_csv`, the bytes a release's SHA-256 is of)."""
+    from anon_core.services.release import canonical_csv
+
+    return canonical_csv(frame)
 
 
 @dataclass(frozen=True, eq=False)

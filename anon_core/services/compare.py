@@ -43,6 +43,7 @@ from anon_core.release.methods.registry import (
 )
 from anon_core.services.compare_target import TargetBins, target_bins
 from anon_core.services.problem import load_input
+from anon_core.services.release import jsonable
 
 log = logging.getLogger(__name__)
 
@@ -77,18 +78,8 @@ class Release:
             "rows": int(len(self.output.table)),
             "seconds": round(self.seconds, 4),
             "cpu_seconds": round(self.cpu_seconds, 4),
-            "details": _jsonable(dict(self.output.details)),
+            "details": jsonable(dict(self.output.details)),
         }
-
-
-def _jsonable(value: Any) -> Any:
-    if isinstance(value, Mapping):
-        return {str(k): _jsonable(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_jsonable(v) for v in value]
-    if hasattr(value, "item") and not isinstance(value, str):
-        return value.item()
-    return value
 
 
 def prepare_input(
@@ -189,15 +180,15 @@ class MethodComparison:
 
     def to_dict(self) -> dict[str, Any]:
         out = {
-            "parameters": _jsonable(dict(self.parameters)),
+            "parameters": jsonable(dict(self.parameters)),
             "seconds": round(self.seconds, 4),
             "cpu_seconds": round(self.cpu_seconds, 4),
-            "attacks": _jsonable(dict(self.attacks)),
-            "utility": _jsonable(dict(self.utility)),
+            "attacks": jsonable(dict(self.attacks)),
+            "utility": jsonable(dict(self.utility)),
             "privacy_guarantee": self.privacy_guarantee,
             "protects": self.protects,
             "does_not_protect": self.does_not_protect,
-            "details": _jsonable(dict(self.details)),
+            "details": jsonable(dict(self.details)),
         }
         if self.error is not None:
             out["error"] = self.error

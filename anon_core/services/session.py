@@ -31,6 +31,7 @@ from anon_core.attacks.split import parse_attack_section, split_frame
 from anon_core.config import ReleaseConfig, load_config, parse_config
 from anon_core.data.dataset import Role
 from anon_core.errors import AnonError, ConfigError
+from anon_core.release.engines.base import no_progress
 from anon_core.release.methods import METHODS, method_available
 from anon_core.release.methods.config import MethodSection, method_section
 from anon_core.release.methods.registry import drop_identifiers, make_context
@@ -65,10 +66,6 @@ def _at_most(frame: pd.DataFrame, rows: int, seed: int) -> pd.DataFrame:
     if len(frame) <= rows:
         return frame
     return frame.sample(n=rows, random_state=seed).sort_index().reset_index(drop=True)
-
-
-def _quiet(fraction: float, message: str) -> None:  # noqa: ARG001
-    return None
 
 
 class Session:
@@ -181,7 +178,7 @@ class Session:
         whole table, the evidence comes from a rehearsal) or ``part`` (the release covers the
         rehearsal's released part only; the default for methods that are not bit-reproducible,
         so that ``verify`` can recompute every figure from the released file)."""
-        progress = progress or _quiet
+        progress = progress or no_progress
         section = self.method(method)
         cls = METHODS[section.name]
         if scope is None:
@@ -274,7 +271,7 @@ class Session:
             utility_target,
         )
 
-        progress = progress or _quiet
+        progress = progress or no_progress
         frame, config = self.prepared()
         notes = [release.rehearsal.sentence()]
         qis = [
