@@ -87,6 +87,8 @@ class Workspace:
     large: Any = field(default=None, repr=False)
     #: The uploaded file's bytes, kept in memory only, so the report fingerprints the real input.
     input_bytes: bytes | None = field(default=None, repr=False)
+    #: The free-text columns of ``frame`` (read once: the frame never changes).
+    _text_columns: list[str] | None = field(default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if self.large is not None and not self.frame_hash:
@@ -493,7 +495,11 @@ class Workspace:
         """Columns whose values are free text (``infer_kind``'s rule), in table order."""
         from anon_core.data.io import ColumnKind
 
-        return [c for c in self.frame.columns if infer_kind(self.frame[c]) == ColumnKind.TEXT]
+        if self._text_columns is None:
+            self._text_columns = [
+                c for c in self.frame.columns if infer_kind(self.frame[c]) == ColumnKind.TEXT
+            ]
+        return self._text_columns
 
     def raw_free_text(self) -> list[str]:
         """Free-text columns the release would carry raw: kept (not identifier) and not
