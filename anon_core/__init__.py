@@ -13,9 +13,8 @@ from anon_core.errors import AnonError, ConfigError, DataError, HierarchyError, 
 from anon_core.privacy.models import MODELS, make_model
 from anon_core.quality.metrics import METRICS, make_metric
 from anon_core.search.evaluate import Evaluator, TransformationResult
-from anon_core.services.problem import Problem
-
-__version__ = "0.1.0"
+from anon_core.transform.problem import Problem
+from anon_core.version import __version__ as __version__
 
 __all__ = [
     "METRICS",

@@ -34,8 +34,9 @@ from anon_core.config import load_config
 from anon_core.data.io import write_table  # noqa: F401 - re-exported for callers of the CLI module
 from anon_core.errors import AnonError, ConfigError
 from anon_core.release.engines.base import write_frame
-from anon_core.services.problem import Problem
-from anon_core.services.resolve import resolve, without_suppression
+from anon_core.services.inputs import problem_for_release
+from anon_core.services.resolve import resolve
+from anon_core.transform.choose import without_suppression
 from anon_core.validation import check_arguments
 
 log = logging.getLogger("anon_core")
@@ -68,7 +69,7 @@ def _check_run_paths(config, config_path, **outputs) -> None:
 def _refuse_other_methods(config, config_path: str) -> None:
     """``anonymize`` releases by generalization only: a configuration whose ``method`` names
     another method is refused, so no file or report can claim a release that was not made."""
-    from anon_core.release.methods.config import DEFAULT_METHOD, method_section
+    from anon_core.methods.config import DEFAULT_METHOD, method_section
 
     chosen = method_section(config)
     if chosen.name != DEFAULT_METHOD:
@@ -164,7 +165,8 @@ def _anonymize(args: argparse.Namespace) -> int:
 
 def _risk(args: argparse.Namespace) -> int:
     """Re-identification risk as JSON: of a released file, the original table, or the configuration's release."""
-    from anon_core.analysis.population_report import (
+    from anon_core.data.io import load_table
+    from anon_core.risk.population_report import (
         extra_dict,
         extra_figures,
         original_extras,
@@ -173,8 +175,12 @@ def _risk(args: argparse.Namespace) -> int:
         release_extras,
         weight_column,
     )
-    from anon_core.analysis.risk import report_dict, risk_of_frame, risk_of_original, risk_of_result
-    from anon_core.data.io import load_table
+    from anon_core.risk.reidentification import (
+        report_dict,
+        risk_of_frame,
+        risk_of_original,
+        risk_of_result,
+    )
 
     config = load_config(args.config)
     options = {
@@ -188,7 +194,7 @@ def _risk(args: argparse.Namespace) -> int:
         extras = extra_dict(*extra_figures(frame, qis, weight_column(config.roles)))
     else:
         if args.original:
-            problem, _, _ = Problem.for_release(
+            problem, _, _ = problem_for_release(
                 config, engine=args.engine, progress=verbose_progress(args)
             )
             matcher = population_matcher(config, problem)  # population table: journalist risk
@@ -247,7 +253,7 @@ def _verify(args: argparse.Namespace) -> int:
 def _dp(args: argparse.Namespace) -> int:
     """Run the configuration's dp section on its input; print the results and the budget spent."""
     from anon_core.dp import run_dp, validate_dp_section
-    from anon_core.services.problem import load_input
+    from anon_core.transform.problem import load_input
 
     config = load_config(args.config)
     _check_run_paths(config, args.config, output=(args.output, "json"))

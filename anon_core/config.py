@@ -14,9 +14,9 @@ from typing import Any
 
 import yaml
 
-from anon_core.analysis.population_table import population_section, resolve_paths
 from anon_core.data.dataset import Role
 from anon_core.errors import ConfigError
+from anon_core.population.table import population_section, resolve_paths
 from anon_core.privacy.models import make_model
 from anon_core.quality.metrics import make_metric
 from anon_core.release.engines import ENGINES, validate_engine_options
@@ -47,8 +47,8 @@ TOP_KEYS = {
     "pseudonymize",
     "dp",
     "attack",  # the attack lab: control split, n_attacks, secrets, external table (anon_core.attacks.split)
-    "method",  # release method + parameters (anon_core.release.methods.config)
-    "population",  # population table / size (anon_core.analysis.population_table.population_section)
+    "method",  # release method + parameters (anon_core.methods.config)
+    "population",  # population table / size (anon_core.population.table.population_section)
     "train",  # DP-SGD training and membership inference (anon_core.training.config)
     "acceptance",  # the officer's acceptance criteria (anon_core.services.acceptance)
     "geo",  # latitude/longitude columns of point locations (anon_core.geo.section)

@@ -179,7 +179,7 @@ def _quality_metrics() -> list[str]:
 
 
 def _release_methods() -> list[str]:
-    from anon_core.release.methods import METHODS
+    from anon_core.methods import METHODS
 
     out = [
         "## Release methods",
@@ -315,7 +315,7 @@ def render_configuration() -> str:
         _HEADER.format(
             command=REGENERATE,
             source="the registries in anon_core/privacy/models.py, anon_core/quality/metrics.py, "
-            "anon_core/release/methods/registry.py and anon_core/attacks/registry.py, and the "
+            "anon_core/methods/registry.py and anon_core/attacks/registry.py, and the "
             "acceptance criteria in anon_core/services/acceptance.py",
         ),
         "# Configuration reference",

@@ -26,6 +26,7 @@ from anon_core.data.config_paths import check_config_files
 from anon_core.data.dataset import Dataset, Role
 from anon_core.data.frequency import FrequencyTable
 from anon_core.data.hierarchy import Hierarchy
+from anon_core.data.hierarchy_spec import hierarchy_from_spec
 from anon_core.data.io import infer_kind, to_labels
 from anon_core.data.roles import suggest_roles
 from anon_core.errors import ConfigError
@@ -34,8 +35,8 @@ from anon_core.privacy.presence import research_subset_rows
 from anon_core.quality.metrics import make_metric
 from anon_core.release.apply import apply_transformation
 from anon_core.search.evaluate import Evaluator
-from anon_core.services.problem import Problem, hierarchy_from_spec
-from anon_core.services.resolve import CHOSEN_BY
+from anon_core.transform.choose import CHOSEN_BY
+from anon_core.transform.problem import Problem
 
 MAX_HISTORY = 50
 DEFAULT_MODELS = ({"model": "k-anonymity", "k": 5},)
@@ -528,7 +529,7 @@ class Workspace:
         (``None`` when there are no such sections: the input as it is)."""
         if "text" not in self.sections and "pseudonymize" not in self.sections:
             return self.frame, None
-        from anon_core.services.problem import release_sections  # Presidio loads only when needed
+        from anon_core.services.inputs import release_sections  # Presidio loads only when needed
 
         frame, config, _ = release_sections(self.frame, parse_config(self.to_config()))
         return frame, {c: Role(config.roles.get(c, Role.INSENSITIVE)) for c in self.frame.columns}

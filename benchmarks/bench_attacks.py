@@ -31,12 +31,12 @@ import pandas as pd
 from common import ROOT, load_adult
 from oracle_env import ORACLE, ensure_oracle_env
 
-from anon_core.analysis.risk import risk_of_result
 from anon_core.attacks import get_attack
 from anon_core.attacks.battery import AttackInputs, attack_inputs
 from anon_core.attacks.split import split_frame
 from anon_core.privacy.models import make_model
-from anon_core.services.problem import Problem
+from anon_core.risk.reidentification import risk_of_result
+from anon_core.transform.problem import Problem
 
 SEED = 0
 SENSITIVE = "occupation"
@@ -297,7 +297,7 @@ def linkage_rows(ctx: BenchContext) -> list[Row]:
 
 def bounded_search_rows(ctx: BenchContext) -> list[Row]:
     """Risk-bounded search (k=5 + 3-diversity + singling-out risk bounds) against the plain search."""
-    from anon_core.search.attack_bounded import measure_attack
+    from anon_core.transform.attack_bounded import measure_attack
 
     models = [
         make_model({"model": "k-anonymity", "k": 5}),

@@ -22,8 +22,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from anon_core import Hierarchy, load_table  # noqa: E402
-from anon_core.analysis.risk import report_dict, risk_from_sizes  # noqa: E402
 from anon_core.data.frequency import FrequencyTable  # noqa: E402
+from anon_core.risk.reidentification import report_dict, risk_from_sizes  # noqa: E402
 from anon_core.workspace import Workspace  # noqa: E402
 from ui.widgets import class_size_chart, per_attribute_chart  # noqa: E402
 

@@ -24,7 +24,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from anon_core.release.methods import method_available  # noqa: E402
+from anon_core.methods import method_available  # noqa: E402
 from anon_core.services.recommend import recommend  # noqa: E402
 from anon_core.services.session import Session  # noqa: E402
 from benchmarks.common import ADULT, load_adult  # noqa: E402

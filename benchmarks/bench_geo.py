@@ -35,8 +35,8 @@ from generate_geo import generate  # noqa: E402
 from anon_core.config import parse_config  # noqa: E402
 from anon_core.geo.risk import spatial_risk  # noqa: E402
 from anon_core.geo.utility import hotspot_recovery  # noqa: E402
-from anon_core.release.methods import make_method  # noqa: E402
-from anon_core.release.methods.registry import make_context  # noqa: E402
+from anon_core.methods import make_method  # noqa: E402
+from anon_core.methods.registry import make_context  # noqa: E402
 
 R = 6_371_008.8
 METHODS = [

@@ -35,7 +35,7 @@ from anon_core.attacks.noisy_aux import noisy_aux
 from anon_core.attacks.probabilistic_linkage import probabilistic_linkage
 from anon_core.privacy.models import make_model
 from anon_core.release.apply import apply_transformation
-from anon_core.services.problem import Problem
+from anon_core.transform.problem import Problem
 
 SEED = 0
 SENSITIVE = "occupation"

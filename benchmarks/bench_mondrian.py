@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from anon_core import Hierarchy, Problem, load_table, make_model  # noqa: E402
-from anon_core.release.mondrian import mondrian  # noqa: E402
+from anon_core.transform.mondrian import mondrian  # noqa: E402
 
 ADULT = ROOT.parent / "shared" / "data" / "adult"
 S = "occupation"

@@ -22,7 +22,7 @@ sys.path.insert(0, str(ROOT))
 
 from anon_core.config import parse_config  # noqa: E402
 from anon_core.errors import AnonError  # noqa: E402
-from anon_core.release.methods import METHODS, method_available  # noqa: E402
+from anon_core.methods import METHODS, method_available  # noqa: E402
 from anon_core.services.compare import BASELINE, compare, run_method  # noqa: E402
 from benchmarks.common import ADULT, load_adult  # noqa: E402
 
@@ -154,7 +154,7 @@ def main() -> None:
                 cfg, frame, [spec], baseline=(i == 0), random_state=0, utility_options=options
             )
         except AnonError as exc:  # the battery or yardstick missing: time the method alone
-            from anon_core.release.methods.config import parse_method_section
+            from anon_core.methods.config import parse_method_section
 
             section = parse_method_section({k: v for k, v in spec.items() if k != "label"})
             rel = run_method(section.method, frame, cfg, random_state=0)

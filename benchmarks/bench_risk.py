@@ -29,15 +29,15 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from anon_core import Problem, load_table, make_model  # noqa: E402
-from anon_core.analysis.risk import (  # noqa: E402
+from anon_core.cli import write_table  # noqa: E402
+from anon_core.risk.reidentification import (  # noqa: E402
     USA_POPULATION,
     risk_of_frame,
     risk_of_original,
     risk_of_result,
 )
-from anon_core.analysis.suda import suda2  # noqa: E402
-from anon_core.analysis.weighted_risk import weighted_risk  # noqa: E402
-from anon_core.cli import write_table  # noqa: E402
+from anon_core.risk.suda import suda2  # noqa: E402
+from anon_core.risk.weighted_risk import weighted_risk  # noqa: E402
 from benchmarks.common import load_adult, timed, timed_cpu  # noqa: E402
 
 TARGET_MS = 200.0

@@ -106,7 +106,7 @@ def run_one(engine: str, data: Path, out: Path) -> dict:
     import warnings
 
     from anon_core.config import parse_config
-    from anon_core.services.problem import Problem
+    from anon_core.transform.problem import Problem
 
     warnings.simplefilter("ignore")
     config = parse_config(config_for(data), data.parent)

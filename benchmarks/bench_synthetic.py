@@ -27,10 +27,10 @@ import pandas as pd
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from anon_core.analysis.synthetic_checks import synthetic_checks  # noqa: E402
-from anon_core.analysis.yardstick import utility_yardstick  # noqa: E402
-from anon_core.release.methods import make_method  # noqa: E402
-from anon_core.release.methods.registry import make_context  # noqa: E402
+from anon_core.methods import make_method  # noqa: E402
+from anon_core.methods.registry import make_context  # noqa: E402
+from anon_core.utility.synthetic_checks import synthetic_checks  # noqa: E402
+from anon_core.utility.yardstick import utility_yardstick  # noqa: E402
 from benchmarks.common import load_adult  # noqa: E402
 
 TARGET = "salary-class"

@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from anon_core import Problem, make_model  # noqa: E402
-from anon_core.analysis.utility import compare_distributions, ml_utility, quality_summary  # noqa: E402
+from anon_core.utility.summary import compare_distributions, ml_utility, quality_summary  # noqa: E402
 from benchmarks.common import load_adult, timed  # noqa: E402
 
 TARGET = "salary-class"

@@ -5,9 +5,9 @@ from __future__ import annotations
 import streamlit as st
 from streamlit.errors import StreamlitAPIException
 
-from anon_core.analysis.risk import report_dict, risk_of_result
 from anon_core.privacy.models import MODELS
 from anon_core.quality.metrics import METRICS
+from anon_core.risk.reidentification import report_dict, risk_of_result
 from ui.evidence import attack_headline
 from ui.widgets import (
     WS_KEY,

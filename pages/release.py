@@ -10,7 +10,7 @@ import streamlit as st
 from anon_core.config import parse_config_text
 from anon_core.data.io import table_bytes
 from anon_core.errors import AnonError
-from anon_core.release.methods.config import DEFAULT_METHOD
+from anon_core.methods.config import DEFAULT_METHOD
 from anon_core.workspace import Workspace
 from ui.dossier import dossier_section, method_release_section, preview, residual_notice
 from ui.evidence import method_name

@@ -6,8 +6,13 @@ import pandas as pd
 import plotly.express as px
 import streamlit as st
 
-from anon_core.analysis.disclosure import attribute_disclosure
-from anon_core.analysis.risk import USA_POPULATION, report_dict, risk_of_original, risk_of_result
+from anon_core.risk.disclosure import attribute_disclosure
+from anon_core.risk.reidentification import (
+    USA_POPULATION,
+    report_dict,
+    risk_of_original,
+    risk_of_result,
+)
 from ui.population import population_upload, suda_section, weighted_section
 from ui.widgets import (
     CHART_MARGIN,

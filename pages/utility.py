@@ -6,8 +6,8 @@ import pandas as pd
 import plotly.express as px
 import streamlit as st
 
-from anon_core.analysis.utility import compare_distributions, ml_utility, quality_summary
 from anon_core.data.dataset import Role
+from anon_core.utility.summary import compare_distributions, ml_utility, quality_summary
 from anon_core.workspace import fingerprint
 from ui.evidence import release_value
 from ui.labels import ML_COLUMNS, human_frame, human_ml_frame

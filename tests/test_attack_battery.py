@@ -23,8 +23,8 @@ from anon_core.config import parse_config
 from anon_core.data.hierarchy import Hierarchy
 from anon_core.errors import ConfigError
 from anon_core.privacy.models import make_model
-from anon_core.search.attack_bounded import measure_attack
-from anon_core.services.problem import Problem
+from anon_core.transform.attack_bounded import measure_attack
+from anon_core.transform.problem import Problem
 from tests.conftest import ADULT, needs_shared
 
 AGE = Hierarchy(

@@ -21,7 +21,7 @@ from anon_core.attacks.size_correction import correct_control_count, fit_misses
 from anon_core.attacks.split import parse_attack_section, split_frame
 from anon_core.data.hierarchy import Hierarchy
 from anon_core.privacy.models import make_model
-from anon_core.services.problem import Problem
+from anon_core.transform.problem import Problem
 from tests.conftest import needs_shared
 
 SEX = Hierarchy(np.array([["M", "*"], ["F", "*"]], dtype=object), name="sex")

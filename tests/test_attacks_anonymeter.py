@@ -30,7 +30,7 @@ from anon_core.attacks import get_attack
 from anon_core.attacks.battery import attack_inputs
 from anon_core.attacks.split import split_frame
 from anon_core.privacy.models import make_model
-from anon_core.services.problem import Problem
+from anon_core.transform.problem import Problem
 from tests.conftest import ROOT, needs_shared
 
 N = 500

@@ -161,7 +161,7 @@ _READY = all(
         "anon_core.attacks.singling_out",
         "anon_core.attacks.linkability",
         "anon_core.attacks.inference",
-        "anon_core.analysis.yardstick",
+        "anon_core.utility.yardstick",
     )
 )
 

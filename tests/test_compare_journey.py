@@ -14,14 +14,14 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from anon_core.analysis.ml_holdout import _scores
 from anon_core.attacks.split import split_frame
 from anon_core.config import parse_config
 from anon_core.errors import ConfigError
-from anon_core.release.methods import make_method
-from anon_core.release.methods.registry import make_context
+from anon_core.methods import make_method
+from anon_core.methods.registry import make_context
 from anon_core.services.compare import BASELINE, compare
 from anon_core.services.compare_target import TargetBins, default_target, target_bins
+from anon_core.utility.ml_holdout import _scores
 
 
 def _people(n=300, seed=0):
@@ -398,7 +398,7 @@ def _ml_tables(at):
 
 
 def test_utility_page_never_shows_scores_of_other_data_or_target(monkeypatch):
-    import anon_core.analysis.utility as utility
+    import anon_core.utility.summary as utility
     from anon_core.workspace import Workspace
 
     calls = []

@@ -97,9 +97,9 @@ def test_a_new_registry_parameter_changes_the_reference(monkeypatch):
 
 def test_the_reference_lists_every_registered_entry():
     from anon_core.attacks import ATTACKS
+    from anon_core.methods import METHODS
     from anon_core.privacy.models import MODELS
     from anon_core.quality.metrics import METRICS
-    from anon_core.release.methods import METHODS
 
     text = (ROOT / docs_reference.CONFIGURATION_PAGE).read_text(encoding="utf-8")
     for prefix, registry in (("model", MODELS), ("method", METHODS), ("attack", ATTACKS)):

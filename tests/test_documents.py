@@ -1,4 +1,5 @@
-"""``anon-core deidentify``: DOCX, text-layer PDF and UTF-8 text documents (fixtures built here)."""
+"""``anon-core deidentify``: DOCX, text-layer PDF and UTF-8 text documents (fixtures built here);
+images and scanned PDFs: ``tests/test_ocr.py``."""
 
 from __future__ import annotations
 
@@ -155,16 +156,17 @@ def one_error_line(code: int, out: str, err: str) -> str:
     return lines[0]
 
 
-def test_a_pdf_without_text_layer_is_refused(tmp_path, capsys):
+def test_a_pdf_without_text_layer_needs_tesseract_one_line(tmp_path, capsys, monkeypatch):
     from fpdf import FPDF
 
     source = tmp_path / "scan.pdf"
     pdf = FPDF()
     pdf.add_page()
-    pdf.rect(10, 10, 50, 50, style="F")  # a drawing, no text
+    pdf.rect(10, 10, 50, 50, style="F")  # a drawing, no text: read by OCR
     pdf.output(str(source))
+    monkeypatch.setenv("PATH", str(tmp_path / "no-programs-here"))
     line = one_error_line(*run(capsys, str(source), "-o", str(tmp_path / "o.pdf")))
-    assert "no text layer" in line
+    assert "tesseract" in line and "apt-get install tesseract-ocr" in line
     assert not (tmp_path / "o.pdf").exists()
 
 
@@ -179,7 +181,7 @@ def test_output_onto_the_input_is_refused_and_the_input_kept(tmp_path, capsys):
 @pytest.mark.parametrize(
     ("name", "output", "needle"),
     [
-        ("notes.rtf", "o.rtf", "use a .docx, .pdf or .txt file"),
+        ("notes.rtf", "o.rtf", "use a .docx, .pdf, .txt, .png, .jpg or .tif file"),
         ("notes.txt", "o.pdf", "must be a .txt file like the input"),
         ("missing.txt", "o.txt", "does not exist"),
     ],

@@ -16,7 +16,7 @@ import pytest
 
 from anon_core.cli import main
 from anon_core.errors import ConfigError
-from anon_core.release.methods import METHODS, method_available
+from anon_core.methods import METHODS, method_available
 from anon_core.services.acceptance import (
     DEFAULT_CRITERIA,
     check_approval,

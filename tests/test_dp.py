@@ -35,7 +35,7 @@ from anon_core.dp import (
     validate_dp_section,
 )
 from anon_core.errors import ConfigError, PrivacyWarning
-from anon_core.services.problem import load_input
+from anon_core.transform.problem import load_input
 
 ROOT = Path(__file__).resolve().parents[1]
 APP = ROOT / "app.py"

@@ -158,7 +158,7 @@ def test_mst_measurement_step_passes_and_a_tenth_of_its_noise_is_flagged():
     params = {"epsilon": 8.0, "delta": 1e-6}
     std = measurement_std("synthetic-mst", params, columns=2)
     # MST with 2 columns: rho/3 on the 1-way marginals, shared by 2: std = sqrt(2 / (2 rho/3))
-    from anon_core.release.methods.dp_marginals import cdp_rho
+    from anon_core.methods.dp_marginals import cdp_rho
 
     assert std == pytest.approx(math.sqrt(3 / cdp_rho(8.0, 1e-6)), rel=1e-6)
     good = audit_measurement(codes, 4, std, 1e-6, runs=300)
@@ -181,7 +181,7 @@ def test_mst_measurement_step_passes_and_a_tenth_of_its_noise_is_flagged():
 
 
 def test_dp_audit_figure_for_mst_and_for_a_method_without_dp():
-    from anon_core.release.methods.registry import make_context
+    from anon_core.methods.registry import make_context
     from anon_core.services.evidence import dp_audit_figure
 
     rng = np.random.default_rng(0)
@@ -207,7 +207,7 @@ def test_dp_audit_figure_for_mst_and_for_a_method_without_dp():
 
 @pytest.mark.slow
 def test_session_evidence_audits_an_mst_release_only_when_asked(tmp_path):
-    from anon_core.release.methods import method_available
+    from anon_core.methods import method_available
     from anon_core.services.session import Session
 
     ok, why = method_available("synthetic-mst")

@@ -26,7 +26,8 @@ from anon_core.config import parse_config
 from anon_core.data.io import load_table
 from anon_core.errors import ConfigError, DataError
 from anon_core.release.engines import TableSource, choose_engine, get_engine
-from anon_core.services.problem import Problem
+from anon_core.services.inputs import problem_for_release
+from anon_core.transform.problem import Problem
 
 from .conftest import ADULT, ROOT, needs_shared
 
@@ -397,7 +398,7 @@ def test_missing_file_unknown_column_and_unsupported_sections(tmp_path, duck):
         }
     )
     with pytest.raises(ConfigError, match="not available with the duckdb engine"):
-        Problem.for_release(cfg, engine="duckdb")
+        problem_for_release(cfg, engine="duckdb")
 
 
 def test_output_suffix_and_k_larger_than_table(tmp_path, duck):
@@ -418,7 +419,7 @@ def test_output_suffix_and_k_larger_than_table(tmp_path, duck):
         problem.write_release(result, tmp_path / "out.xlsx")
     with pytest.raises(ConfigError, match="not in memory"):
         problem.apply(result)
-    from anon_core.release.mondrian import mondrian
+    from anon_core.transform.mondrian import mondrian
 
     with pytest.raises(ConfigError, match="needs the table in memory"):
         mondrian(problem, k=2)

@@ -23,8 +23,8 @@ from anon_core.geo.grid import square_cells
 from anon_core.geo.risk import spatial_risk, wilson
 from anon_core.geo.section import parse_geo_section, read_locations
 from anon_core.geo.utility import displacement, hotspot_recovery, nearest_neighbour_index
-from anon_core.release.methods import METHODS, make_method
-from anon_core.release.methods.registry import make_context
+from anon_core.methods import METHODS, make_method
+from anon_core.methods.registry import make_context
 from anon_core.services.session import Session
 
 ROOT = Path(__file__).resolve().parents[1]

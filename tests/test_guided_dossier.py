@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from anon_core.release.methods import method_available
+from anon_core.methods import method_available
 
 ROOT = Path(__file__).resolve().parents[1]
 APP = ROOT / "app.py"

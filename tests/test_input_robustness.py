@@ -365,7 +365,7 @@ def test_duckdb_releases_a_wide_table_fast_and_as_pandas_does(tmp_path):
     """300 kept columns: the SQL plan took minutes at this width; the batch path is linear."""
     from anon_core.config import parse_config
     from anon_core.release.engines import get_engine
-    from anon_core.services.problem import Problem
+    from anon_core.transform.problem import Problem
 
     data = _wide_csv(tmp_path / "wide.csv", 300, rows=60)
     config = parse_config(

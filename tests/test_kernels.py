@@ -233,7 +233,7 @@ def test_duckdb_sql_release_equals_the_batch_release(tmp_path, fmt, mode):
     from anon_core.config import parse_config
     from anon_core.release.engines import get_engine
     from anon_core.release.plan import build_release_plan
-    from anon_core.services.problem import Problem as Prob
+    from anon_core.transform.problem import Problem as Prob
 
     data = tmp_path / "tricky.csv"
     _tricky_csv(data)

@@ -1,6 +1,7 @@
-"""Layout rules of anon_core (issue: one source of truth, item 7): no import circles (module-level
-and function-level imports alike), no module over ~600 lines, no private name imported across
-modules, no streamlit in the engine, and pages that import only ui/ and anon_core."""
+"""Layout rules of anon_core: no import circles (module-level, function-level and type-checking
+imports alike), packages layered by rank (imports point down only), no module over ~600 lines, no
+private name imported across modules, no streamlit in the engine, and pages that import only ui/
+and anon_core."""
 
 from __future__ import annotations
 
@@ -101,6 +102,78 @@ def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
     return out
 
 
+#: The layers of anon_core, bottom up (docs/architecture.md draws them). A package imports only
+#: packages of a lower rank; packages that share a rank do not import each other. Every import
+#: counts: module-level, function-level and under ``TYPE_CHECKING``.
+RANKS: tuple[tuple[str, ...], ...] = (
+    ("errors", "version"),
+    ("registry", "validation", "estimate"),
+    ("data",),
+    ("geo", "population"),
+    ("privacy", "quality"),
+    ("search",),
+    ("release",),
+    ("config",),
+    ("attacks",),
+    ("transform",),
+    ("methods",),
+    ("risk", "utility"),
+    ("pii", "dp", "training"),
+    ("audit",),
+    ("services",),
+    ("workspace",),
+    ("report",),
+    ("commands",),
+    ("cli", "__main__"),
+    ("docs_reference",),
+)
+RANK = {unit: rank for rank, units in enumerate(RANKS) for unit in units}
+
+
+def _unit(module: str) -> str:
+    """The layer unit of a module: its top-level package (or module) under anon_core."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else ""
+
+
+def _rank_violations(graph: dict[str, set[str]]) -> list[str]:
+    """Imports that do not point down the ranks ("" is the package root, above every rank)."""
+    out = []
+    for module, deps in sorted(graph.items()):
+        here = _unit(module)
+        for dep in sorted(deps):
+            there = _unit(dep)
+            if here == there or here == "":
+                continue
+            if there == "" or RANK[here] <= RANK[there]:
+                out.append(f"{module} -> {dep}")
+    return out
+
+
+def test_every_package_has_a_rank():
+    units = {_unit(m) for m in _modules()} - {""}
+    assert sorted(units - set(RANK)) == [], "place the new package in RANKS (and the docs' picture)"
+
+
+def test_the_rank_rule_catches_a_planted_upward_import():
+    planted = {
+        "anon_core.data.io": {"anon_core.services.session"},  # up
+        "anon_core.pii.scan": {"anon_core.dp.budget"},  # same rank, other package
+        "anon_core.search.lattice": {"anon_core"},  # the package root
+        "anon_core.report.html": {"anon_core.report.blocks", "anon_core.data.io"},  # fine
+    }
+    assert _rank_violations(planted) == [
+        "anon_core.data.io -> anon_core.services.session",
+        "anon_core.pii.scan -> anon_core.dp.budget",
+        "anon_core.search.lattice -> anon_core",
+    ]
+
+
+def test_imports_point_down_the_ranks():
+    graph, _ = _graph()
+    assert _rank_violations(graph) == []
+
+
 def test_the_cycle_finder_finds_a_known_cycle():
     assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
 
@@ -160,3 +233,12 @@ def test_code_is_formatted_and_lint_clean():
     for args in (["format", "--check", "."], ["check", "."]):
         run = subprocess.run([ruff, *args], cwd=ROOT, capture_output=True, text=True)
         assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
+
+
+def test_the_version_is_the_one_in_pyproject():
+    import tomllib
+
+    from anon_core.version import __version__
+
+    with (ROOT / "pyproject.toml").open("rb") as fh:
+        assert tomllib.load(fh)["project"]["version"] == __version__

@@ -15,7 +15,7 @@ import pytest
 from anon_core import ConfigError, Hierarchy, Problem, make_metric, make_model
 from anon_core.data.builders import interval_hierarchy, masking_hierarchy, ordered_hierarchy
 from anon_core.quality.metrics import Loss, metric_specs
-from anon_core.release.mondrian import (
+from anon_core.transform.mondrian import (
     MondrianResult,
     full_domain_recoding,
     mondrian,

@@ -29,7 +29,7 @@ from anon_core.data.paths import PathGuard, check_run_outputs
 from anon_core.errors import ConfigError
 from anon_core.release.engines import get_engine
 from anon_core.release.engines.base import write_frame
-from anon_core.services.problem import Problem
+from anon_core.transform.problem import Problem
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -34,7 +34,7 @@ from anon_core.pii import (
     validate_text_section,
 )
 from anon_core.pii.fake import fake_value, iban_valid, luhn_valid
-from anon_core.services.problem import Problem
+from anon_core.transform.problem import Problem
 
 pytestmark = pytest.mark.filterwarnings(
     "ignore::DeprecationWarning:typer"

@@ -16,15 +16,15 @@ import pandas as pd
 import pytest
 
 from anon_core import Hierarchy, Problem, make_metric, make_model
-from anon_core.analysis.population_table import PopulationMatcher, PopulationTable
-from anon_core.analysis.risk import journalist_risk, risk_of_original, risk_of_result
-from anon_core.analysis.suda import suda2
-from anon_core.analysis.weighted_risk import individual_risk, weighted_risk
 from anon_core.cli import main
 from anon_core.errors import AnonError, ConfigError, DataError
+from anon_core.population.table import PopulationMatcher, PopulationTable
 from anon_core.privacy.population import poisson_derived_k, zero_truncated_derived_k
 from anon_core.privacy.presence import research_subset_rows
 from anon_core.privacy.profitability import no_attack_k
+from anon_core.risk.reidentification import journalist_risk, risk_of_original, risk_of_result
+from anon_core.risk.suda import suda2
+from anon_core.risk.weighted_risk import individual_risk, weighted_risk
 
 from .conftest import needs_shared
 

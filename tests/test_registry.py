@@ -10,12 +10,12 @@ import pytest
 
 from anon_core.attacks.registry import ATTACKS, AttackSpec, get_attack, register_attack
 from anon_core.errors import ConfigError
+from anon_core.methods.registry import METHODS, ReleaseMethod, register_method
 from anon_core.privacy.models import MODELS, PrivacyModel
 from anon_core.privacy.models import register as register_model
 from anon_core.quality.metrics import METRICS, QualityMetric
 from anon_core.quality.metrics import register as register_metric
 from anon_core.registry import Registry
-from anon_core.release.methods.registry import METHODS, ReleaseMethod, register_method
 
 ROOT = Path(__file__).resolve().parents[1]
 

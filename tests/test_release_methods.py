@@ -14,10 +14,10 @@ from anon_core.cli import EXIT_BAD_INPUT, main
 from anon_core.config import parse_config
 from anon_core.data.dataset import Role
 from anon_core.errors import ConfigError
-from anon_core.release.methods import METHODS, make_method, method_available
-from anon_core.release.methods.config import method_section, parse_method_section
-from anon_core.release.methods.pram import transition_matrix
-from anon_core.release.methods.registry import make_context
+from anon_core.methods import METHODS, make_method, method_available
+from anon_core.methods.config import method_section, parse_method_section
+from anon_core.methods.pram import transition_matrix
+from anon_core.methods.registry import make_context
 
 QI = Role.QUASI_IDENTIFIER
 

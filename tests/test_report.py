@@ -18,10 +18,11 @@ import pytest
 
 from anon_core import ConfigError, Problem, load_config
 from anon_core import report as R
-from anon_core.analysis.disclosure import attribute_disclosure, disclosure_dict
-from anon_core.analysis.risk import report_dict, risk_of_original, risk_of_result
-from anon_core.analysis.utility import compare_distributions, ml_utility, quality_summary
 from anon_core.cli import write_table
+from anon_core.risk.disclosure import attribute_disclosure, disclosure_dict
+from anon_core.risk.reidentification import report_dict, risk_of_original, risk_of_result
+from anon_core.services.inputs import problem_for_release
+from anon_core.utility.summary import compare_distributions, ml_utility, quality_summary
 from anon_core.workspace import Workspace
 
 from .conftest import ADULT, needs_shared
@@ -115,7 +116,7 @@ def _write_case(folder: Path, config: dict | None = None) -> Path:
 def _anonymize(cfg_path: Path, out: Path, report_path: Path, **extra):
     """What `anon-core anonymize CONFIG --output OUT --report REPORT` does, through the module's functions."""
     config = load_config(cfg_path)
-    problem, _, _ = Problem.for_release(config)  # as the CLI builds it (sections applied)
+    problem, _, _ = problem_for_release(config)  # as the CLI builds it (sections applied)
     found = problem.search(**config.search) if config.transformation is None else None
     result = found.optimum if found is not None else problem.evaluate(config.transformation)
     write_table(problem.apply(result, config.suppressed_records), out)

@@ -29,7 +29,7 @@ from anon_core.data.io import write_table
 from anon_core.errors import ConfigError
 from anon_core.report.model import Report
 from anon_core.report.numbers import count, number, percent, percent_interval
-from anon_core.services.problem import Problem
+from anon_core.services.inputs import problem_for_release
 
 SIGNOFF = {"name": "Ada Lovelace", "role": "DPO", "decision": "approve", "comments": "Fine."}
 AUDIT = [
@@ -88,7 +88,7 @@ def case(tmp_path_factory):
     (folder / "key.pem").write_bytes(_pem(key))
     (folder / "key.pub.pem").write_bytes(_public_pem(key))
     config = load_config(cfg)
-    problem, _, _ = Problem.for_release(config)
+    problem, _, _ = problem_for_release(config)
     found = problem.search(**config.search)
     write_table(problem.apply(found.optimum, config.suppressed_records), folder / "out.csv")
 

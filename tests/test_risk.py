@@ -1,4 +1,4 @@
-"""Re-identification risk (anon_core.analysis.risk), attribute disclosure (anon_core.analysis.disclosure) and ``anon-core risk``.
+"""Re-identification risk (anon_core.risk.reidentification), attribute disclosure (anon_core.risk.disclosure) and ``anon-core risk``.
 
 Expected values are ARX's own (arx_reference.json "risk_of_original_all_9_qis";
 ARX's JUnit TestRiskMetrics on the same Adult data) or worked out by hand in
@@ -23,8 +23,9 @@ from anon_core import (
     make_metric,
     make_model,
 )
-from anon_core.analysis.disclosure import attribute_disclosure, disclosure_dict
-from anon_core.analysis.risk import (
+from anon_core.cli import EXIT_BAD_INPUT, main, write_table
+from anon_core.risk.disclosure import attribute_disclosure, disclosure_dict
+from anon_core.risk.reidentification import (
     RISK_BINS,
     USA_POPULATION,
     SolverConfig,
@@ -36,7 +37,6 @@ from anon_core.analysis.risk import (
     risk_of_original,
     risk_of_result,
 )
-from anon_core.cli import EXIT_BAD_INPUT, main, write_table
 
 from .conftest import needs_shared
 

@@ -38,6 +38,7 @@ from anon_core.data.io import (
 )
 from anon_core.data.paths import PathGuard, resolve_user_path
 from anon_core.errors import AnonError, ConfigError
+from anon_core.services.inputs import problem_for_release
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -489,14 +490,13 @@ def test_report_shows_no_exact_original_values(tmp_path):
     """A ZIP code held by one person must not appear in the report's charts or tables."""
     from anon_core import report as R
     from anon_core.config import load_config
-    from anon_core.services.problem import Problem
 
     cfg = _release_case(tmp_path)
     frame = pd.read_csv(tmp_path / "data.csv", dtype=str)
     frame.loc[0, "zip"] = "99417"  # one person's ZIP: generalized to 9941* or above in the release
     frame.to_csv(tmp_path / "data.csv", index=False)
     config = load_config(cfg)
-    problem, _, _ = Problem.for_release(config)
+    problem, _, _ = problem_for_release(config)
     result = problem.evaluate({"age": 2, "zip": 2, "sex": 0})
     report = R.build_report(cfg, problem, result)
     page = R.render_html(report)

@@ -272,7 +272,7 @@ def test_the_pandas_engine_groups_and_releases_like_duckdb(tmp_path):
     import numpy as np
 
     from anon_core.release.engines import TableSource, get_engine
-    from anon_core.services.problem import Problem
+    from anon_core.transform.problem import Problem
 
     rng = np.random.default_rng(0)
     n = 3000

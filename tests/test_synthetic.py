@@ -16,9 +16,9 @@ import pytest
 
 from anon_core.config import parse_config
 from anon_core.errors import ConfigError, PrivacyLeakWarning
-from anon_core.release.methods import METHODS, make_method, method_available
-from anon_core.release.methods.dp_marginals import cdp_delta, cdp_epsilon, cdp_rho
-from anon_core.release.methods.registry import MethodContext, make_context
+from anon_core.methods import METHODS, make_method, method_available
+from anon_core.methods.dp_marginals import cdp_delta, cdp_epsilon, cdp_rho
+from anon_core.methods.registry import MethodContext, make_context
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
@@ -181,7 +181,7 @@ def test_methods_are_registered_and_available():
 
 def test_importing_the_registry_loads_no_optional_library():
     code = (
-        "import sys, anon_core, anon_core.release.methods\n"
+        "import sys, anon_core, anon_core.methods\n"
         "print(sorted(m for m in ('sdv', 'torch', 'mbi', 'jax', 'ctgan') if m in sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

@@ -32,7 +32,7 @@ from anon_core.config import (
 from anon_core.data.builders import interval_hierarchy
 from anon_core.data.hierarchy import Hierarchy
 from anon_core.errors import ConfigError, HierarchyError
-from anon_core.release.methods.registry import MAX_ROWS, make_method, release_rows
+from anon_core.methods.registry import MAX_ROWS, make_method, release_rows
 from anon_core.validation import check_float, check_int, check_text_encoding
 
 # 8 people of my own: year of birth, a town and a favourite fruit.
@@ -352,7 +352,7 @@ def test_text_encodings_are_accepted(name):
 
 def test_an_accepted_encoding_reads_the_file(tmp_path):
     # 'Zoë' in cp1252 is the bytes 5a 6f eb (not UTF-8): read as cp1252 it comes back as 'Zoë'.
-    from anon_core.services.problem import load_input
+    from anon_core.transform.problem import load_input
 
     raw = "born,town,fruit\n1970,Zo\u00eb,fig\n1971,Zo\u00eb,kiwi\n".encode("cp1252")
     assert raw.count(b"\xeb") == 2

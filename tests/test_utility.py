@@ -1,4 +1,4 @@
-"""Utility analysis (anon_core.analysis.utility): hand-worked distances, metric summaries equal to the
+"""Utility analysis (anon_core.utility.summary): hand-worked distances, metric summaries equal to the
 metrics (and ARX), and classifier utility on the synthetic census sample.
 
 Hand-worked table (N=6) for the distributions: QI ``a`` with hierarchy
@@ -28,14 +28,14 @@ from anon_core import (
     make_metric,
     make_model,
 )
-from anon_core.analysis.utility import (
+from anon_core.quality.metrics import METRICS
+from anon_core.utility.summary import (
     ML_MODELS,
     compare_distributions,
     hellinger,
     ml_utility,
     quality_summary,
 )
-from anon_core.quality.metrics import METRICS
 
 from .conftest import needs_shared
 

@@ -13,27 +13,27 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from anon_core.analysis.fidelity import (
+from anon_core.errors import ConfigError
+from anon_core.utility.fidelity import (
     association_distance,
     correlation_ratio,
     cramers_v,
     marginal_distance,
     total_variation,
 )
-from anon_core.analysis.ml_holdout import align_holdout, holdout_utility
-from anon_core.analysis.synthetic_checks import exact_copies, synthetic_checks
-from anon_core.analysis.utility import (
+from anon_core.utility.ml_holdout import align_holdout, holdout_utility
+from anon_core.utility.summary import (
     association_distance as reexported_association,
 )
-from anon_core.analysis.utility import (
+from anon_core.utility.summary import (
     compare_distributions,
     hellinger,
     ml_utility,
     numeric_values,
     quality_summary,
 )
-from anon_core.analysis.yardstick import choose_target, utility_yardstick
-from anon_core.errors import ConfigError
+from anon_core.utility.synthetic_checks import exact_copies, synthetic_checks
+from anon_core.utility.yardstick import choose_target, utility_yardstick
 
 from .conftest import ADULT
 

@@ -288,7 +288,7 @@ def add_attack_risk_trace(
 
 def candidate_attack_risks(ws: Workspace, satisfying: pd.DataFrame, qis: list[str]) -> None:
     """Pick satisfying candidates and an attack; measure it on each (same split and seed)."""
-    from anon_core.search.attack_bounded import candidate_risks  # attacks load on demand
+    from anon_core.transform.attack_bounded import candidate_risks  # attacks load on demand
 
     with st.expander("🗡️ Colour candidates by an attack risk"):
         names = dict(zip(satisfying["transformation"], satisfying["levels"], strict=False))

@@ -24,8 +24,8 @@ import ui.widgets as widgets
 from anon_core.config import parse_config
 from anon_core.data.dataset import Role
 from anon_core.data.io import infer_kinds
-from anon_core.release.methods import METHODS, method_available
-from anon_core.release.methods.registry import MethodParam
+from anon_core.methods import METHODS, method_available
+from anon_core.methods.registry import MethodParam
 from anon_core.services.compare import BASELINE, Comparison, compare
 from anon_core.services.compare_target import default_target
 from anon_core.workspace import Workspace, fingerprint
@@ -459,7 +459,7 @@ RECOMMEND_KEY = "_recommendation"
 
 def recommendation_chart(found: Any) -> go.Figure:
     """Every setting tried: utility against the highest attack risk, passing ones filled."""
-    from anon_core.release.methods import METHODS as registered
+    from anon_core.methods import METHODS as registered
 
     fig = go.Figure()
     for family in sorted({t.family for t in found.tried}):

@@ -13,8 +13,8 @@ import pandas as pd
 import streamlit as st
 
 from anon_core.data.io import table_bytes
-from anon_core.release.methods import METHODS, method_available
-from anon_core.release.methods.config import DEFAULT_METHOD
+from anon_core.methods import METHODS, method_available
+from anon_core.methods.config import DEFAULT_METHOD
 from anon_core.report.numbers import number, percent, percent_interval
 from anon_core.services.evidence import Evidence
 from anon_core.services.release import Release

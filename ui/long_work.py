@@ -37,7 +37,7 @@ MAX_DEFAULT_CLASSES = 5
 
 
 def ml_seconds(rows: int, folds: int, models: list[str] | tuple[str, ...]) -> float:
-    """Estimated seconds of :func:`anon_core.analysis.ml_utility.ml_utility` on both tables."""
+    """Estimated seconds of :func:`anon_core.utility.ml_utility.ml_utility` on both tables."""
     per_row = sum(ML_ROW_SECONDS.get(m, max(ML_ROW_SECONDS.values())) for m in models)
     return ML_FIXED_SECONDS + rows * max(folds - 1, 1) * 2 * per_row
 
@@ -148,10 +148,10 @@ def calibrate_ml(
     models: Sequence[str],
     model_params: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> Estimate:
-    """Time :func:`anon_core.analysis.ml_utility.ml_utility` on two small row samples of both
+    """Time :func:`anon_core.utility.ml_utility.ml_utility` on two small row samples of both
     tables (2 % and 4 %, at least 200 rows; after one untimed warm-up), per model, and extrapolate
     to all rows by the model's complexity (:data:`ML_EXPONENT`)."""
-    from anon_core.analysis.ml_utility import ml_utility
+    from anon_core.utility.ml_utility import ml_utility
 
     n = len(original)
     sizes = calibration_sizes(n)

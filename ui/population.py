@@ -9,11 +9,11 @@ import pandas as pd
 import plotly.express as px
 import streamlit as st
 
-from anon_core.analysis.population_report import EXPLAIN, released_frame, weight_column
-from anon_core.analysis.population_table import PopulationMatcher, PopulationTable
-from anon_core.analysis.suda import MAX_KEYS, suda2
-from anon_core.analysis.weighted_risk import weighted_risk
 from anon_core.data.io import load_table
+from anon_core.population.table import PopulationMatcher, PopulationTable
+from anon_core.risk.population_report import EXPLAIN, released_frame, weight_column
+from anon_core.risk.suda import MAX_KEYS, suda2
+from anon_core.risk.weighted_risk import weighted_risk
 from ui.widgets import CHART_MARGIN, cached, explain
 
 

@@ -26,7 +26,7 @@ from anon_core.data.paths import PathGuard
 from anon_core.errors import AnonError
 from anon_core.search.evaluate import Evaluator, TransformationResult
 from anon_core.search.lattice import SearchResult, search
-from anon_core.services.problem import Problem
+from anon_core.transform.problem import Problem
 from anon_core.workspace import Workspace
 from ui.session_store import save_session, session_token
 

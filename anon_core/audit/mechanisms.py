@@ -7,7 +7,7 @@
   answer most (ties: the record in the rarest cell), an outlier.
 * :func:`audit_measurement` - the noisy-marginal measurement step of the marginal-based DP
   synthesizers (MST, AIM): a 1-way marginal plus Gaussian noise through their own
-  :class:`~anon_core.release.methods.dp_marginals.Accountant`. The whole synthesizer (graphical
+  :class:`~anon_core.methods.dp_marginals.Accountant`. The whole synthesizer (graphical
   model estimation with JAX) is too slow to run thousands of times; the measurements are where
   the privacy comes from (everything after them is post-processing), so the audit checks the
   step against its own share of the budget (its rho converted to (epsilon, delta)).
@@ -135,7 +135,7 @@ def audit_dp_query(
 def gaussian_measurement(std: float, size: int):
     """The synthesizers' measurement of a 1-way marginal of ``size`` cells (codes in, noisy
     counts out) with their own Accountant (diffprivlib's analytic Gaussian at ``std``)."""
-    from anon_core.release.methods.dp_marginals import Accountant
+    from anon_core.methods.dp_marginals import Accountant
 
     def mechanism(codes: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         x = np.bincount(codes, minlength=size).astype(float)
@@ -159,7 +159,7 @@ def rare_neighbour(codes: np.ndarray, size: int) -> tuple[np.ndarray, int]:
 def step_epsilon(std: float, delta: float) -> float:
     """The epsilon (at ``delta``) of one Gaussian measurement of L2 sensitivity 1: its zCDP
     rho = 1 / (2 std^2) converted as the synthesizers' accounting does."""
-    from anon_core.release.methods.dp_marginals import cdp_epsilon
+    from anon_core.methods.dp_marginals import cdp_epsilon
 
     return float(cdp_epsilon(1.0 / (2.0 * std**2), delta))
 
@@ -195,7 +195,7 @@ def audit_measurement(
 
 def measurement_std(method: str, parameters: Mapping[str, Any], columns: int) -> float:
     """The noise of the first 1-way measurement of ``method`` (as its release computes it)."""
-    from anon_core.release.methods.dp_marginals import cdp_rho
+    from anon_core.methods.dp_marginals import cdp_rho
 
     rho = cdp_rho(float(parameters["epsilon"]), float(parameters["delta"])) * (1.0 - 1e-9)
     if method == "synthetic-mst":
@@ -222,8 +222,8 @@ def audit_release_method(
     """Audit the measurement step of a release's ``method`` on ``frame`` (the column whose
     rarest cell is smallest: the most outlying record). Returns the result and what was audited
     (no value of the data)."""
-    from anon_core.release.methods.dp_marginals import resolve_domains
-    from anon_core.release.methods.mst import encode_table
+    from anon_core.methods.dp_marginals import resolve_domains
+    from anon_core.methods.mst import encode_table
 
     if method not in AUDITED_METHODS:
         raise ConfigError(

@@ -27,8 +27,8 @@ from anon_core.commands import EXIT_NOT_SATISFIED, EXIT_OK, verbose_progress
 from anon_core.config import load_config
 from anon_core.data.paths import check_run_outputs
 from anon_core.errors import ConfigError
+from anon_core.methods import METHODS
 from anon_core.release.engines.base import write_frame
-from anon_core.release.methods import METHODS
 from anon_core.services.session import Session
 
 

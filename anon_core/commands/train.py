@@ -30,8 +30,8 @@ from anon_core.errors import ConfigError
 
 
 def _run(args: argparse.Namespace) -> int:
-    from anon_core.services.problem import load_input
     from anon_core.training import parse_train_section, require_training, train_and_attack
+    from anon_core.transform.problem import load_input
 
     config = load_config(args.config)
     if args.epsilon is not None and not args.epsilon > 0:

@@ -20,7 +20,6 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from anon_core.analysis.features import numeric_values
 from anon_core.data.io import to_labels
 from anon_core.dp.library import (
     DEFAULT_EPSILONS,
@@ -32,6 +31,7 @@ from anon_core.dp.library import (
 )
 from anon_core.dp.queries import parse_bounds, parse_categories
 from anon_core.errors import ConfigError, PrivacyWarning
+from anon_core.utility.features import numeric_values
 from anon_core.validation import check_float, check_int, check_mapping
 
 log = logging.getLogger(__name__)

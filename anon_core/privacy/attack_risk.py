@@ -8,7 +8,7 @@ measured risk (the attack draws other predicates and the control rate moves too)
 needs records: the released part and a control set of records never released. So the model
 cannot judge a transformation from the class table alone, and the plain evaluator never reports
 it satisfied (:meth:`AttackRisk.released_ok` is always False). Only the risk-bounded search
-(:mod:`anon_core.search.attack_bounded`) runs the attack, on a control set bound to the model
+(:mod:`anon_core.transform.attack_bounded`) runs the attack, on a control set bound to the model
 with :meth:`AttackRisk.bind`, and reports the model satisfied where the measured risk passes.
 """
 

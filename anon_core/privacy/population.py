@@ -21,22 +21,22 @@ from typing import Any
 import numpy as np
 from scipy import special
 
-from anon_core.analysis.population import (
+from anon_core.data.frequency import ClassTable, FrequencyTable
+from anon_core.errors import ConfigError
+from anon_core.population.models import (
     ESTIMATORS,
     USA_POPULATION,
     SolverConfig,
     criterion_uniques,
     criterion_uniques_hist,
 )
-from anon_core.analysis.population_table import (
+from anon_core.population.table import (
     PopulationMatcher,
     PopulationSource,
     bind_population,
     class_population,
     parse_population,
 )
-from anon_core.data.frequency import ClassTable, FrequencyTable
-from anon_core.errors import ConfigError
 from anon_core.privacy.models import Param, PrivacyModel, SampleBasedModel, register
 
 CELL_SIZE_ESTIMATORS = ("zero-truncated-poisson", "poisson")

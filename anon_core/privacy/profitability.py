@@ -21,14 +21,14 @@ from typing import Any
 
 import numpy as np
 
-from anon_core.analysis.population_table import (
+from anon_core.data.frequency import ClassTable, FrequencyTable
+from anon_core.errors import ConfigError
+from anon_core.population.table import (
     PopulationMatcher,
     PopulationSource,
     bind_population,
     parse_population,
 )
-from anon_core.data.frequency import ClassTable, FrequencyTable
-from anon_core.errors import ConfigError
 from anon_core.privacy.models import Param, PrivacyModel, register
 
 _ATTACKER = Param(

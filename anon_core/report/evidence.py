@@ -15,14 +15,14 @@ from anon_core.report.blocks import fmt, kv_block, section, table_block, text_bl
 from anon_core.report.model import Report
 from anon_core.report.numbers import percent, percent_interval
 from anon_core.search.evaluate import TransformationResult
-from anon_core.services.problem import Problem
+from anon_core.transform.problem import Problem
 
 
 # ----------------------------------------------------------------------------- figures
 def method_figures(config: ReleaseConfig, result: TransformationResult) -> dict[str, Any]:
     """The release method (generalization unless the configuration's ``method`` says otherwise),
     its parameters and the guarantee it gives."""
-    from anon_core.release.methods.config import method_section
+    from anon_core.methods.config import method_section
 
     chosen = method_section(config)
     method = chosen.method
@@ -65,8 +65,8 @@ def population_figures(
     config: ReleaseConfig, problem: Problem, result: TransformationResult
 ) -> dict[str, Any]:
     """Journalist risk's basis (population table or not), survey-weighted risk and SUDA2."""
-    from anon_core.analysis.population_report import population_matcher, release_extras
-    from anon_core.analysis.risk import report_dict, risk_of_result
+    from anon_core.risk.population_report import population_matcher, release_extras
+    from anon_core.risk.reidentification import report_dict, risk_of_result
 
     matcher = population_matcher(config, problem)
     risk = report_dict(risk_of_result(result, population=matcher))

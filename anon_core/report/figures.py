@@ -40,7 +40,7 @@ from anon_core.report.model import (
 from anon_core.report.signature import configured_private_key, sign, signing_payload
 from anon_core.search.evaluate import TransformationResult
 from anon_core.search.lattice import SearchResult
-from anon_core.services.problem import Problem
+from anon_core.transform.problem import Problem
 from anon_core.validation import check_choice, check_keys, check_mapping
 
 
@@ -110,7 +110,7 @@ def _hierarchy_source(spec: Mapping[str, Any] | None) -> str:
 
 
 def _risk_figures(report: Any) -> dict[str, Any]:
-    from anon_core.analysis.risk import report_dict
+    from anon_core.risk.reidentification import report_dict
 
     out = report_dict(report)
     pop = report.population
@@ -175,9 +175,9 @@ def compute_figures(
     released_file: dict[str, Any] | None,
 ) -> tuple[dict[str, Any], dict[str, Any]]:
     """(figures, details) from the engine's own functions."""
-    from anon_core.analysis.disclosure import attribute_disclosure, disclosure_dict
-    from anon_core.analysis.risk import risk_of_original, risk_of_result
-    from anon_core.analysis.utility import compare_distributions, quality_summary
+    from anon_core.risk.disclosure import attribute_disclosure, disclosure_dict
+    from anon_core.risk.reidentification import risk_of_original, risk_of_result
+    from anon_core.utility.summary import compare_distributions, quality_summary
 
     ds, freq, ev = problem.dataset, problem.freq, problem.evaluator
     mode = config.suppressed_records
@@ -348,7 +348,7 @@ def _distribution_details(dist: Any, n_rows: int) -> dict[str, Any]:
 def _software() -> dict[str, str | None]:
     from importlib import metadata
 
-    from anon_core import __version__
+    from anon_core.version import __version__
 
     out: dict[str, str | None] = {"python": platform.python_version(), "anon_core": __version__}
     for dist in ("numpy", "pandas", "scikit-learn", "streamlit", "plotly", "fpdf2"):
@@ -450,7 +450,7 @@ def build_report(
     * ``signoff``: ``{"name", "role", "decision": "approve"|"reject", "comments"}``;
       ``audit``: ``Workspace.audit``; ``pii``, ``dp``: the PII-handling and
       differential-privacy summaries to show (secret fields redacted); ``ml``:
-      an :class:`~anon_core.analysis.utility.MLUtilityResult` (or its ``to_dict()``);
+      an :class:`~anon_core.utility.summary.MLUtilityResult` (or its ``to_dict()``);
       ``chosen_by``: how the transformation was chosen in the dashboard (search, explore,
       manual, configured), recorded as given.
     * ``signing_key``: an Ed25519 private key to sign the sign-off with; by default
@@ -530,7 +530,7 @@ def assemble_report(
 
 
 def _chosen_by(value: str | None) -> str | None:
-    from anon_core.services.resolve import CHOSEN_BY
+    from anon_core.transform.choose import CHOSEN_BY
 
     if value is not None and value not in CHOSEN_BY:
         raise ConfigError(f"'chosen_by' must be one of {list(CHOSEN_BY)}, got {value!r}.")

@@ -53,7 +53,7 @@ def embedded_libraries() -> dict[str, dict[str, Any]]:
     """What the HTML page inlines besides the report's own content: name -> version and SHA-256 of the
     inlined text (for plotly.min.js the SHA-256 of the installed file when it holds no '</script').
     Recorded in the metadata and signed; verify checks a page's copies against the installed ones."""
-    from anon_core import __version__
+    from anon_core.version import __version__
 
     return {
         "plotly.min.js": {

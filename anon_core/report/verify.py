@@ -34,7 +34,7 @@ from anon_core.report.signature import (
     load_public_key,
     signing_payload,
 )
-from anon_core.services.problem import Problem
+from anon_core.services.inputs import problem_for_release
 
 _MAX_DIFFERENCES = 60
 
@@ -91,7 +91,7 @@ class VerifyResult:
 
 def _rerun(config: Any, figures: Mapping[str, Any]) -> tuple[Any, Any, Any]:
     """(problem, result, search) of the configuration, chosen the way the report says it was."""
-    problem, _, _ = Problem.for_release(config)
+    problem, _, _ = problem_for_release(config)
     method = (figures.get("transformation") or {}).get("selection", {}).get("method", "configured")
     found = None
     if config.transformation is None or method == "search":
@@ -297,7 +297,7 @@ def _software_notes(meta: Mapping[str, Any]) -> list[str]:
     """The software the report names that differs from this machine's (informational)."""
     import platform
 
-    from anon_core import __version__
+    from anon_core.version import __version__
 
     software = meta.get("software")
     if not isinstance(software, Mapping):

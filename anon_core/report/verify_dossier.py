@@ -37,7 +37,7 @@ def _release_from_file(
         differences.append("released file: give the CSV release (the TSV cannot be read back here)")
         return None
     frame, config = session.prepared()
-    from anon_core.release.methods.registry import drop_identifiers
+    from anon_core.methods.registry import drop_identifiers
 
     like = drop_identifiers(frame, config.roles)
     table = read_back(data, like, unescape=True)

@@ -22,8 +22,9 @@ from anon_core.config import ReleaseConfig
 from anon_core.data.io import load_table
 from anon_core.errors import AnonError, ConfigError, DataError
 from anon_core.privacy.attack_risk import AttackRisk
-from anon_core.services.problem import Problem, load_input
-from anon_core.services.resolve import choose
+from anon_core.services.inputs import problem_for_release
+from anon_core.transform.choose import choose
+from anon_core.transform.problem import Problem, load_input
 
 
 class NothingReleased(Exception):
@@ -95,7 +96,7 @@ def attack_release(
     full = load_input(config).frame
     check_input_columns(config, full)
     part, control = split_frame(full, section.control_fraction, section.random_state)
-    problem, built, _ = Problem.for_release(config, frame=part)
+    problem, built, _ = problem_for_release(config, frame=part)
     for model in problem.evaluator.models:
         if isinstance(model, AttackRisk):
             model.bind(control)

@@ -10,7 +10,7 @@ release, never-released control records) and the same utility yardstick (ML util
 release and tested on the control records as an original holdout; marginal and association
 distances). The attack and utility runners are injectable (tests, the dashboard's cache); the
 defaults call :func:`anon_core.attacks.battery.run_battery` and
-:func:`anon_core.analysis.yardstick.utility_yardstick`.
+:func:`anon_core.utility.yardstick.utility_yardstick`.
 """
 
 from __future__ import annotations
@@ -29,10 +29,10 @@ from anon_core.config import ReleaseConfig
 from anon_core.data.dataset import Role
 from anon_core.data.hierarchy import Hierarchy
 from anon_core.errors import AnonError, ConfigError
-from anon_core.release.methods import METHODS, method_available
-from anon_core.release.methods.config import MethodSection, method_section, parse_method_section
-from anon_core.release.methods.generalization import problem_for
-from anon_core.release.methods.registry import (
+from anon_core.methods import METHODS, method_available
+from anon_core.methods.config import MethodSection, method_section, parse_method_section
+from anon_core.methods.generalization import problem_for
+from anon_core.methods.registry import (
     MethodContext,
     MethodOutput,
     Progress,
@@ -42,8 +42,8 @@ from anon_core.release.methods.registry import (
     make_method,
 )
 from anon_core.services.compare_target import TargetBins, target_bins
-from anon_core.services.problem import load_input
 from anon_core.services.release import jsonable
+from anon_core.transform.problem import load_input
 
 log = logging.getLogger(__name__)
 
@@ -293,10 +293,10 @@ def default_utility_runner(
     hierarchies: Mapping[str, Hierarchy] | None = None,
     options: Mapping[str, Any] | None = None,
 ) -> UtilityRunner:
-    """The utility yardstick of :mod:`anon_core.analysis.yardstick` (ML trained on the release,
+    """The utility yardstick of :mod:`anon_core.utility.yardstick` (ML trained on the release,
     tested on the original holdout; with ``hierarchies`` the holdout is generalized like it)."""
     try:
-        from anon_core.analysis.yardstick import utility_yardstick
+        from anon_core.utility.yardstick import utility_yardstick
     except ImportError as exc:  # pragma: no cover - a partial installation
         raise ConfigError(
             f"The utility yardstick is not available in this build ({exc})."

@@ -19,7 +19,7 @@ import pandas as pd
 from anon_core.config import ReleaseConfig
 from anon_core.data.dataset import Role
 from anon_core.errors import ConfigError
-from anon_core.release.methods.registry import drop_identifiers
+from anon_core.methods.registry import drop_identifiers
 
 __all__ = ["MAX_TARGET_CLASSES", "TARGET_BINS", "TargetBins", "default_target", "target_bins"]
 
@@ -36,7 +36,7 @@ def default_target(
     if sensitive:
         return sensitive[0]
     try:
-        from anon_core.analysis.yardstick import choose_target
+        from anon_core.utility.yardstick import choose_target
     except ImportError:  # pragma: no cover - a partial installation
         return None
     try:
@@ -128,7 +128,7 @@ def target_bins(part: pd.DataFrame, target: str | None) -> TargetBins | None:
     (cut points from ``part``, the original released part), else None (used as classes)."""
     if target is None or target not in part.columns:
         return None
-    from anon_core.analysis.features import numeric_values
+    from anon_core.utility.features import numeric_values
 
     values = numeric_values(part[target])
     if values is None:

@@ -87,7 +87,7 @@ def figure(
 
 
 def class_based_figures(risk: Mapping[str, Any] | None, why: str | None) -> dict[str, dict]:
-    """Class-based figures from a risk report dict (:func:`anon_core.analysis.risk.report_dict`)."""
+    """Class-based figures from a risk report dict (:func:`anon_core.risk.reidentification.report_dict`)."""
     names = ("highest_prosecutor_risk", "average_prosecutor_risk", "sample_uniques_share")
     if risk is None:
         return {n: figure(None, kind="class-based", why=why, name=n) for n in names}

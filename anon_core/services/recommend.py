@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from anon_core.errors import AnonError, ConfigError
-from anon_core.release.methods import METHODS, method_available
+from anon_core.methods import METHODS, method_available
 from anon_core.services.session import Session
 
 Progress = Callable[[float, str], None]

@@ -7,21 +7,18 @@ which transformation a configuration releases: the configured one, else the sear
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
 from anon_core.config import ReleaseConfig
 from anon_core.release.engines.base import Progress, no_progress
 from anon_core.search.evaluate import TransformationResult
 from anon_core.search.lattice import SearchResult
-from anon_core.services.problem import Problem, load_input
-
-#: How the released transformation was chosen (the report records it).
-CHOSEN_BY = ("configured", "search", "explore", "manual")
+from anon_core.services.inputs import problem_for_release
+from anon_core.transform.choose import choose
+from anon_core.transform.problem import Problem, load_input
 
 
 @dataclass(frozen=True)
@@ -71,51 +68,6 @@ class Resolution:
         return out
 
 
-def choose(
-    problem: Problem,
-    transformation: Mapping[str, int] | None,
-    search_options: Mapping[str, Any] | None = None,
-) -> tuple[TransformationResult | None, SearchResult | None, str]:
-    """The configured transformation evaluated, else the optimum of the search (with its options).
-
-    With an ``attack-risk`` model the configured transformation is evaluated with its attacks run
-    (the plain evaluator cannot tell, and never reports it satisfied)."""
-    if transformation is not None:
-        if needs_control(problem):
-            from anon_core.search.attack_bounded import evaluate_with_attacks
-
-            return (
-                evaluate_with_attacks(problem.evaluator, dict(transformation)),
-                None,
-                "configured",
-            )
-        return problem.evaluate(dict(transformation)), None, "configured"
-    found = problem.search(**dict(search_options or {}))
-    return found.optimum, found, "search"
-
-
-def needs_control(problem: Problem) -> bool:
-    """Does a model of the problem attack the release (and so need never-released records)?"""
-    return any(m.needs_records for m in problem.evaluator.models)
-
-
-def without_suppression(result: TransformationResult) -> TransformationResult:
-    """The same transformation with every class released: what a transformation that fails its
-    models really exposes when the suppression it would need exceeds the limit. Its class figures
-    are recomputed; ``satisfied`` stays False."""
-    sizes = result.table.sizes
-    return replace(
-        result,
-        satisfied=False,
-        suppressed=np.zeros(len(sizes), dtype=bool),
-        suppressed_records=0,
-        equivalence_classes=len(sizes),
-        min_class_size=int(sizes.min()) if len(sizes) else 0,
-        max_class_size=int(sizes.max()) if len(sizes) else 0,
-        average_class_size=float(sizes.mean()) if len(sizes) else 0.0,
-    )
-
-
 def resolve(
     config: ReleaseConfig,
     frame: pd.DataFrame | None = None,
@@ -138,7 +90,7 @@ def resolve(
         section = parse_attack_section(config.sections.get("attack"), config.base_dir)
         full = frame if frame is not None else load_input(config).frame
         frame, control = split_frame(full, section.control_fraction, section.random_state)
-    problem, config, mapping = Problem.for_release(
+    problem, config, mapping = problem_for_release(
         config, return_mapping=return_mapping, engine=engine, progress=progress, frame=frame
     )
     if control is not None:

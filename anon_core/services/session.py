@@ -31,10 +31,10 @@ from anon_core.attacks.split import parse_attack_section, split_frame
 from anon_core.config import ReleaseConfig, load_config, parse_config
 from anon_core.data.dataset import Role
 from anon_core.errors import AnonError, ConfigError
+from anon_core.methods import METHODS, method_available
+from anon_core.methods.config import MethodSection, method_section
+from anon_core.methods.registry import drop_identifiers, make_context
 from anon_core.release.engines.base import no_progress
-from anon_core.release.methods import METHODS, method_available
-from anon_core.release.methods.config import MethodSection, method_section
-from anon_core.release.methods.registry import drop_identifiers, make_context
 from anon_core.services.acceptance import Verdict, judge, parse_acceptance
 from anon_core.services.evidence import (
     Evidence,
@@ -116,7 +116,7 @@ class Session:
     def frame(self) -> pd.DataFrame:
         """The input table (read once)."""
         if self._frame is None:
-            from anon_core.services.problem import load_input
+            from anon_core.transform.problem import load_input
 
             self._frame = load_input(self.config).frame
         return self._frame
@@ -228,8 +228,8 @@ class Session:
         frame, config = self.prepared()
         section = self.method(release.method)
         if release.method == "generalization":
-            from anon_core.release.methods.generalization import problem_for
-            from anon_core.services.resolve import choose
+            from anon_core.methods.generalization import problem_for
+            from anon_core.transform.choose import choose
 
             problem, pconfig = problem_for(part, make_context(part, config))
             levels = dict(release.details.get("transformation") or {})
@@ -263,7 +263,7 @@ class Session:
         ``shadow=True`` (off by default: it re-fits the method 16 times) adds shadow-model
         membership inference on synthetic and perturbative releases (``shadow_mia_auc``,
         ``shadow_mia_advantage``; :mod:`anon_core.services.shadow_evidence`)."""
-        from anon_core.analysis.risk import report_dict, risk_of_frame
+        from anon_core.risk.reidentification import report_dict, risk_of_frame
         from anon_core.services.compare import (
             config_hierarchies,
             default_attack_runner,
@@ -341,7 +341,7 @@ class Session:
 
         geo = geo_section_of(config)
         if geo is not None:
-            from anon_core.geo.figures import geo_figures
+            from anon_core.services.geo_evidence import geo_figures
 
             progress(0.85, "spatial risk")
             whole = release.rehearsal.scope == "whole"
@@ -358,7 +358,7 @@ class Session:
         synthetic = None
         if release.synthetic:
             progress(0.9, "synthetic-data checks")
-            from anon_core.analysis.synthetic_checks import synthetic_checks
+            from anon_core.utility.synthetic_checks import synthetic_checks
 
             try:
                 synthetic = synthetic_checks(part, control, rehearsed, random_state=seed).to_dict()

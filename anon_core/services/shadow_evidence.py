@@ -50,7 +50,7 @@ def shadow_figures(
     """(figures, the attack's JSON or None, a note or None) for ``release`` (a Release value)
     whose method object is ``method`` (a ReleaseMethod), on the rehearsal's part and control."""
     from anon_core.attacks.shadow import shadow_membership
-    from anon_core.release.methods.registry import make_context
+    from anon_core.methods.registry import make_context
     from anon_core.services.release import settled_table
 
     kind = "attack (shadow models)"

@@ -175,8 +175,8 @@ def synthetic_release(
 
     ConfigError with the install line when the method's libraries are missing.
     """
-    from anon_core.release.methods import make_method, method_available
-    from anon_core.release.methods.registry import make_context
+    from anon_core.methods import make_method, method_available
+    from anon_core.methods.registry import make_context
 
     ok, why = method_available(method)
     if not ok:

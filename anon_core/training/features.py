@@ -17,9 +17,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from anon_core.analysis.features import numeric_values as numeric_column
 from anon_core.data.io import to_labels
 from anon_core.errors import ConfigError
+from anon_core.utility.features import numeric_values as numeric_column
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,2 @@
+"""Population models: estimating population uniqueness from a sample (Pitman, Zayatz, SNB,
+Dankar) and population tables."""
