@@ -1,7 +1,8 @@
-"""``anon-core deidentify IN.docx|IN.pdf|IN.txt -o OUT [--config CFG]``: de-identify a document.
+"""``anon-core deidentify IN.docx|.pdf|.txt|.png|.jpg|.tif -o OUT [--config CFG]``: de-identify a document.
 
-Writes the de-identified document to ``OUT`` (same kind as the input; a PDF becomes a new plain
-text PDF) atomically, never onto the input or the configuration (refused before anything is
+Writes the de-identified document to ``OUT`` (same kind as the input; a PDF becomes a new PDF
+of plain text pages, scanned pages as images with boxes; an image is read by OCR and written
+with black boxes over the found words) atomically, never onto the input or the configuration (refused before anything is
 read). ``--config`` is a JSON or YAML file whose ``text`` section (the same as a release
 configuration's, ``columns`` not needed) sets operators, allow and deny lists, recognizers and
 the score threshold; without it every entity is replaced by its type tag (``<PERSON>``).
@@ -72,9 +73,12 @@ def _run(args: argparse.Namespace) -> int:
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser(
-        "deidentify", help="de-identify a DOCX, text PDF or UTF-8 text document"
+        "deidentify",
+        help="de-identify a DOCX, PDF (scanned pages by OCR), UTF-8 text or image (OCR) document",
     )
-    parser.add_argument("input", help="document to de-identify (.docx, .pdf or .txt)")
+    parser.add_argument(
+        "input", help="document to de-identify (.docx, .pdf, .txt, .png, .jpg/.jpeg, .tif/.tiff)"
+    )
     parser.add_argument(
         "--output", "-o", required=True, metavar="OUT", help="de-identified document (same kind)"
     )

@@ -1,19 +1,23 @@
-"""De-identification of documents: DOCX, text-layer PDF and plain text.
+"""De-identification of documents: DOCX, PDF, plain text and scanned images.
 
 * **DOCX** (python-docx, MIT; optional extra ``documents``): every paragraph of the body, tables,
   headers, footers, footnotes, endnotes and comments, text boxes included, is analysed as one
   text; a found span is cut out of the runs (``w:t``) it covers and its replacement written into
   the run where it starts, so the rest of the formatting is kept. Author names in the core
   properties and in comments and tracked changes (``w:author``, ``w:initials``) are emptied.
-* **PDF** (pypdf reads the text layer; fpdf2 writes a new PDF): the output is a new, plain text
-  PDF of the de-identified text, one page per input page. Layout, images and fonts are not
-  kept: nothing of the original content stream can leak. A PDF without a text layer (a scan)
-  is refused with one message (OCR is not supported).
+* **PDF** (pypdf reads the text layer; fpdf2 writes a new PDF): the output is a new PDF, one
+  page per input page. A page with a text layer becomes a plain text page of its de-identified
+  text: layout, images and fonts are not kept, so nothing of the original content stream can
+  leak. A page without a text layer (a scan) is rendered (pypdfium2), read by OCR
+  (:mod:`anon_core.pii.ocr`) and written as an image with black boxes over the found words.
+* **Images** (PNG, JPEG, TIFF, multi-page TIFF included): OCR, then black boxes over the found
+  words; the output is an image of the same format without metadata.
 * **TXT** (UTF-8): paragraphs separated by blank lines are analysed one by one.
 
 The language of the document is detected once (:mod:`anon_core.pii.language`) and its
 engine analyses every paragraph. Untrusted input is bounded: file size, uncompressed DOCX size
-and member count, PDF pages and extracted characters (:data:`LIMITS`).
+and member count, PDF pages and extracted characters (:data:`LIMITS`), image pixels and OCR
+pages (:data:`anon_core.pii.ocr.LIMITS`).
 """
 
 from __future__ import annotations
@@ -31,12 +35,24 @@ from typing import Any
 from anon_core.data.safe_write import atomic_write
 from anon_core.errors import ConfigError
 from anon_core.pii.language import INSTALL_HINT, detect_languages
+from anon_core.pii.ocr import (
+    IMAGE_FORMATS,
+    OcrPage,
+    boxes_for_spans,
+    image_bytes,
+    ocr_image,
+    read_image_frames,
+    redact,
+    render_pdf_pages,
+)
 from anon_core.pii.settings import TextConfig
 from anon_core.pii.text import TextResult, deidentify_texts
 
 log = logging.getLogger(__name__)
 
-SUFFIXES = (".docx", ".pdf", ".txt")
+SUFFIXES = (".docx", ".pdf", ".txt", ".png", ".jpg", ".jpeg", ".tif", ".tiff")
+#: Kinds of document by suffix (several suffixes name one image format).
+_KINDS = {".jpg": "jpeg", ".tif": "tiff"}
 LIMITS = {
     "file_bytes": 50 * 1024 * 1024,
     "docx_uncompressed_bytes": 200 * 1024 * 1024,
@@ -83,9 +99,10 @@ def document_kind(path: str | Path) -> str:
     suffix = Path(path).suffix.lower()
     if suffix not in SUFFIXES:
         raise ConfigError(
-            f"{str(path)!r} is not a document this command reads: use a .docx, .pdf or .txt file."
+            f"{str(path)!r} is not a document this command reads: use a .docx, .pdf, .txt, "
+            ".png, .jpg or .tif file."
         )
-    return suffix[1:]
+    return _KINDS.get(suffix, suffix[1:])
 
 
 def _check_size(path: Path) -> None:
@@ -342,15 +359,11 @@ def _pdf_pages(path: Path) -> list[str]:
         raise ConfigError(
             f"{str(path)!r} cannot be read as a PDF file ({type(exc).__name__})."
         ) from None
-    if not any(p.strip() for p in pages):
-        raise ConfigError(
-            f"{str(path)!r} has no text layer (a scanned image?): OCR is not supported; "
-            "export the document with its text, or as DOCX or TXT."
-        )
     return pages
 
 
-def _pdf_bytes(pages: list[str]) -> bytes:
+def _pdf_bytes(pages: list[str | tuple[Any, tuple[float, float]]]) -> bytes:
+    """A new PDF: a text page for each string, a full-page image for each (image, size in pt)."""
     from fpdf import FPDF
 
     pdf = FPDF(format="A4")
@@ -368,19 +381,74 @@ def _pdf_bytes(pages: list[str]) -> bytes:
             return t.encode("latin-1", "replace").decode("latin-1")
 
     pdf.set_creator("anon-core deidentify")
-    for text in pages:
-        pdf.add_page()
-        printable = "".join(c if c in "\n\t" or c.isprintable() else " " for c in text)
-        pdf.multi_cell(0, 5, clean(printable.replace("\t", "    ")))
+    for page in pages:
+        if isinstance(page, str):
+            pdf.add_page(format="A4")
+            printable = "".join(c if c in "\n\t" or c.isprintable() else " " for c in page)
+            pdf.multi_cell(0, 5, clean(printable.replace("\t", "    ")))
+        else:
+            image, (width, height) = page
+            size = (width * 25.4 / 72, height * 25.4 / 72)  # points -> mm
+            pdf.add_page(format=size)
+            pdf.image(image, x=0, y=0, w=size[0], h=size[1])
     return bytes(pdf.output())
+
+
+def _boxed(
+    pages: list[OcrPage], results: list[TextResult]
+) -> list[list[tuple[int, int, int, int]]]:
+    """Per OCR page, the boxes of the words a replaced span touches (``results``: the pages'
+    blocks in order)."""
+    out, at = [], 0
+    for page in pages:
+        spans = [
+            [(a, b) for a, b, new in _edits(r) if new != r.original[a:b]]
+            for r in results[at : at + len(page.blocks)]
+        ]
+        out.append(boxes_for_spans(page, spans))
+        at += len(page.blocks)
+    return out
 
 
 def _deidentify_pdf(
     path: Path, cfg: TextConfig, secrets: Mapping[str, str] | None
 ) -> tuple[bytes, DocumentSummary]:
-    pages = _pdf_pages(path)
-    results, language, notices = _analyse(pages, cfg, secrets)
-    return _pdf_bytes([r.text for r in results]), _summary("pdf", results, language, notices)
+    texts = _pdf_pages(path)
+    scanned = [i for i, t in enumerate(texts) if not t.strip()]
+    rendered = render_pdf_pages(path, scanned) if scanned else []
+    ocr = [
+        ocr_image(image, number=i + 1) for i, (image, _size) in zip(scanned, rendered, strict=True)
+    ]
+    text_pages = [i for i, t in enumerate(texts) if t.strip()]
+    blocks = [texts[i] for i in text_pages] + [b for page in ocr for b in page.blocks]
+    _check_chars(sum(len(b) for b in blocks), path)
+    results, language, notices = _analyse(blocks, cfg, secrets)
+    out: list[str | tuple[Any, tuple[float, float]]] = list(texts)
+    for i, result in zip(text_pages, results, strict=False):
+        out[i] = result.text
+    boxes = _boxed(ocr, results[len(text_pages) :])
+    for i, (image, size), page_boxes in zip(scanned, rendered, boxes, strict=True):
+        out[i] = (redact(image, page_boxes), size)
+    if scanned:
+        notices.append(
+            f"{len(scanned)} page(s) without a text layer were read by OCR and written as images "
+            "with boxes over the found words."
+        )
+    return _pdf_bytes(out), _summary("pdf", results, language, notices)
+
+
+# =============================================================================== images
+def _deidentify_image(
+    path: Path, cfg: TextConfig, secrets: Mapping[str, str] | None, kind: str
+) -> tuple[bytes, DocumentSummary]:
+    frames = read_image_frames(path, kind)
+    ocr = [ocr_image(frame, number=i + 1) for i, frame in enumerate(frames)]
+    blocks = [b for page in ocr for b in page.blocks]
+    _check_chars(sum(len(b) for b in blocks), path)
+    results, language, notices = _analyse(blocks, cfg, secrets)
+    redacted = [redact(f, b) for f, b in zip(frames, _boxed(ocr, results), strict=True)]
+    notices.append("Read by OCR: found words are covered by black boxes; metadata is removed.")
+    return image_bytes(redacted, kind), _summary(kind, results, language, notices)
 
 
 # =============================================================================== entry point
@@ -390,7 +458,8 @@ def deidentify_document(
     cfg: TextConfig,
     secrets: Mapping[str, str] | None = None,
 ) -> DocumentSummary:
-    """Write the de-identified ``source`` to ``target`` atomically (same kind; PDF: a new text PDF).
+    """Write the de-identified ``source`` to ``target`` atomically (same kind; PDF: a new PDF of
+    text pages, and of redacted images for scanned pages; images: redacted, without metadata).
 
     The caller makes sure ``target`` is not ``source`` (:func:`anon_core.data.paths.check_run_outputs`).
     """
@@ -399,8 +468,11 @@ def deidentify_document(
     if document_kind(target) != kind:
         raise ConfigError(f"the output must be a .{kind} file like the input, got {str(target)!r}.")
     _check_size(source)
-    handler = {"txt": _deidentify_txt, "docx": _deidentify_docx, "pdf": _deidentify_pdf}[kind]
-    data, summary = handler(source, cfg, secrets)
+    if kind in IMAGE_FORMATS:
+        data, summary = _deidentify_image(source, cfg, secrets, kind)
+    else:
+        handler = {"txt": _deidentify_txt, "docx": _deidentify_docx, "pdf": _deidentify_pdf}[kind]
+        data, summary = handler(source, cfg, secrets)
     atomic_write(target, data)
     log.info(
         "de-identified a %s document: %d blocks, %d changed",
