@@ -1,129 +1,489 @@
-"""Optimal search on Adult (9 QIs; occupation sensitive where a model names it) against ARX 3.9.2.
+"""End to end: our optimal search against ARX 3.9.2 on 21 configurations, side by side.
 
-ARX's figures are CPU medians of its anonymize() in a warm JVM, measured side by
-side with ours on the same 2-core machine kind (issue #18). Ours: the median
-CPU time (time.process_time) and wall time of ``search()`` over ``--repeat``
-runs after ``--warmup`` runs, with the frequency table built and the class-table
-cache cleared before every run (what the dashboard's "find optimum" costs); the
-one-off frequency-table build is shown apart. Default metric: Loss. Target:
-ours/ARX <= 0.40 on CPU for every configuration.
+ARX runs in one warm JVM (``benchmarks/arx/ArxBench.java``, compiled here against an
+ARX build) and ours in this one warm Python process. For each configuration, in turn:
+the load average is printed, ARX runs its block (warm-ups, then timed runs), then ours.
 
-Run: python benchmarks/bench_search.py [--repeat N] [--warmup N] [--only A,B]
+What is timed (the same work on both sides; no file I/O on either):
+- ARX: ``anonymize()`` on a fresh ``Data`` made from rows read once; inside it ARX
+  dictionary-encodes the rows and the hierarchies and runs Flash. CPU is the calling
+  thread's (ThreadMXBean); the JVM's whole-process CPU (with JIT and GC threads) is shown
+  beside it.
+- Ours: the hierarchies from their rows (validation and arrays), the problem (encoding,
+  frequency table) and ``search()``, on a frame loaded once. CPU is ``time.process_time``
+  (every thread of the process). The split (hierarchies, problem, search) is shown.
+
+The figure is the median over the timed runs; the ratio is ours / ARX on CPU. Every
+optimum must be ARX's: the same levels and the same Loss to 1e-9.
+
+Data: Adult with ARX's hierarchies from ../shared/data/adult (configurations A-I), and
+three data sets ARX's authors benchmark on, kept outside the repository (see
+docs/benchmarks.md for where they come from and their licences): CUP and a FARS subset
+(arx-new-algorithms' data) and the MACH2019 survey (genetic-benchmark's data), each at
+k=5 with 0% and 5% suppression and k=5 + distinct 3-diversity or recursive (4,3)-diversity
+with 5% suppression. A missing data set is skipped with the reason.
+
+Run:
+    python benchmarks/bench_search.py [--quick] [--only A,B,cup] [--heldout DIR]
+        [--arx-classpath 'DIR/*' | --arx-jar FILE] [--runs 9 --warmup 2] [--json OUT]
 """
 
 from __future__ import annotations
 
 import argparse
+import csv
+import json
+import os
+import resource
 import statistics
 import sys
+import tempfile
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
+
+import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
 
-from anon_core import Problem, make_model  # noqa: E402
-from benchmarks.common import load_adult  # noqa: E402
+from anon_core import Hierarchy, Problem, load_table, make_metric, make_model  # noqa: E402
+from benchmarks.arx.runner import ARX_ENV, start_arx  # noqa: E402
 
-ARX_MACHINE = "ARX 3.9.2, same 2-core machine kind, warm JVM, CPU medians"
-TARGET = 0.40
-S = "occupation"
-K5 = {"model": "k-anonymity", "k": 5}
-# (letter, configuration, models, suppression limit, ARX CPU median in ms)
-CASES = [
-    ("A", "k=2, no suppression", [{"model": "k-anonymity", "k": 2}], 0.0, 125),
-    ("B", "k=5, no suppression", [K5], 0.0, 75),
-    ("C", "k=5, 2% suppression", [K5], 0.02, 1275),
-    ("D", "k=10, 5% suppression", [{"model": "k-anonymity", "k": 10}], 0.05, 1295),
-    (
-        "E",
-        "k=5 + distinct 3-diversity, 2%",
-        [K5, {"model": "distinct-l-diversity", "attribute": S, "l": 3}],
-        0.02,
-        615,
-    ),
-    (
-        "F",
-        "k=5 + entropy 3-diversity, 2%",
-        [K5, {"model": "entropy-l-diversity", "attribute": S, "l": 3}],
-        0.02,
-        695,
-    ),
-    (
-        "G",
-        "k=5 + recursive (4,3), 2%",
-        [K5, {"model": "recursive-cl-diversity", "attribute": S, "c": 4, "l": 3}],
-        0.02,
-        695,
-    ),
-    (
-        "H",
-        "k=5 + equal 0.2-closeness, 2%",
-        [K5, {"model": "equal-distance-t-closeness", "attribute": S, "t": 0.2}],
-        0.02,
-        1115,
-    ),
-    (
-        "I",
-        "k=5 + hierarchical 0.2-closeness, 2%",
-        [K5, {"model": "hierarchical-distance-t-closeness", "attribute": S, "t": 0.2}],
-        0.02,
-        1095,
-    ),
-]
+ADULT_DIR = ROOT.parent / "shared" / "data" / "adult"
+HELDOUT_ENV = "ANON_HELDOUT_DATA"
+DEFAULT_HELDOUT = ROOT.parent / "data-heldout"
+LOSS_TOLERANCE = 1e-9
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeat", type=int, default=7, help="timed runs (median), at least 7")
-    parser.add_argument("--warmup", type=int, default=2, help="untimed runs first")
-    parser.add_argument("--only", default="", help="comma-separated letters (default: all)")
-    args = parser.parse_args()
-    adult = load_adult()
-    if adult is None:
-        return 1
-    frame, order, hierarchies = adult
-    only = {x.strip().upper() for x in args.only.split(",") if x.strip()}
-    print(
-        f"Baseline: {ARX_MACHINE}. Ours: median of {args.repeat} runs after {args.warmup} warm-ups."
+@dataclass(frozen=True)
+class DataSpec:
+    """A data set: its CSV, its hierarchy files, its quasi-identifiers and sensitive attribute."""
+
+    name: str
+    folder: str  # "adult" (../shared) or a sub-folder of the held-out folder
+    csv: str
+    hierarchy: str  # file name pattern with {a} for the attribute
+    qis: tuple[str, ...]
+    sensitive: str
+
+
+def _data(name: str, folder: str, csv_name: str, qis: str, sensitive: str) -> DataSpec:
+    stem = csv_name.removesuffix(".csv").removesuffix("_subset")
+    return DataSpec(
+        name, folder, csv_name, stem + "_hierarchy_{a}.csv", tuple(qis.split()), sensitive
     )
-    header = (
-        f"{'':2s} {'configuration':38s} {'ARX cpu':>8s} {'our cpu':>8s} {'our wall':>9s} "
-        f"{'cpu/ARX':>8s} {'table ms':>9s} {'checked':>8s} {'lattice':>8s}  quality  transformation"
+
+
+# Adult's QIs in ARX's order (occupation is a QI in A-D, the sensitive attribute in E-I).
+ADULT_QIS = "sex age race marital-status education native-country workclass occupation salary-class"
+DATASETS = {
+    d.name: d
+    for d in (
+        _data("adult", "adult", "adult.csv", ADULT_QIS, "occupation"),
+        _data("cup", "cup", "cup.csv", "ZIP AGE GENDER INCOME STATE NGIFTALL MINRAMNT", "RAMNTALL"),
+        _data(
+            "fars",
+            "fars",
+            "fars_subset.csv",
+            "iage irace ideathmon ideathday isex ihispanic istatenum",
+            "iinjury",
+        ),
+        _data(
+            "survey",
+            "mach2019",
+            "mach2019_int.csv",
+            "age familysize gender married race religion",
+            "Q1A",
+        ),
     )
-    print(header)
-    print("-" * len(header))
-    worst = 0.0
-    for letter, name, models, limit, arx_ms in CASES:
-        if only and letter not in only:
-            continue
-        sensitive = any(m.get("attribute") == S for m in models)
-        roles = {a: "quasi-identifier" for a in order}
-        if sensitive:
-            roles[S] = "sensitive"
-        t0 = time.perf_counter()
-        problem = Problem(frame[order], roles, hierarchies, [make_model(m) for m in models], limit)
-        table_ms = (time.perf_counter() - t0) * 1e3
-        cpu, wall, found = [], [], None
-        for i in range(args.warmup + args.repeat):
-            problem.freq._cache.clear()
-            c0, w0 = time.process_time(), time.perf_counter()
-            found = problem.search()
-            if i >= args.warmup:
-                cpu.append((time.process_time() - c0) * 1e3)
-                wall.append((time.perf_counter() - w0) * 1e3)
-        ours, ours_wall = statistics.median(cpu), statistics.median(wall)
-        worst = max(worst, ours / arx_ms)
-        opt = found.optimum
-        levels = "".join(str(v) for v in opt.levels) if opt else "-"
-        quality = f"{opt.quality.value:.6f}" if opt else "none"
-        print(
-            f"{letter:2s} {name:38s} {arx_ms:8.0f} {ours:8.1f} {ours_wall:9.1f} "
-            f"{ours / arx_ms:7.2f}x {table_ms:9.0f} {found.nodes_checked:8d} "
-            f"{found.lattice_size:8d}  {quality}  {levels}"
+}
+
+
+@dataclass(frozen=True)
+class Config:
+    """One benchmark configuration: models in the project's configuration format."""
+
+    id: str
+    dataset: str
+    label: str
+    models: tuple[dict[str, Any], ...]
+    suppression: float
+    all_qi: bool = False  # Adult A-D: the sensitive attribute is a quasi-identifier too
+
+    @property
+    def sensitive_used(self) -> bool:
+        return any("attribute" in m for m in self.models)
+
+
+def _k(k: int) -> dict[str, Any]:
+    return {"model": "k-anonymity", "k": k}
+
+
+def _configs() -> list[Config]:
+    s = DATASETS["adult"].sensitive
+    out = [
+        Config("A", "adult", "k=2, 0%", (_k(2),), 0.0, True),
+        Config("B", "adult", "k=5, 0%", (_k(5),), 0.0, True),
+        Config("C", "adult", "k=5, 2%", (_k(5),), 0.02, True),
+        Config("D", "adult", "k=10, 5%", (_k(10),), 0.05, True),
+    ]
+    for letter, label, model in (
+        ("E", "k=5 + distinct 3-diversity, 2%", {"model": "distinct-l-diversity", "l": 3}),
+        ("F", "k=5 + entropy 3-diversity, 2%", {"model": "entropy-l-diversity", "l": 3}),
+        ("G", "k=5 + recursive (4,3), 2%", {"model": "recursive-cl-diversity", "c": 4, "l": 3}),
+        ("H", "k=5 + equal 0.2-closeness, 2%", {"model": "equal-distance-t-closeness", "t": 0.2}),
+        (
+            "I",
+            "k=5 + hierarchical 0.2-closeness, 2%",
+            {"model": "hierarchical-distance-t-closeness", "t": 0.2},
+        ),
+    ):
+        out.append(Config(letter, "adult", label, (_k(5), {**model, "attribute": s}), 0.02))
+    for name in ("cup", "fars", "survey"):
+        s = DATASETS[name].sensitive
+        out += [
+            Config(f"{name}-k5", name, "k=5, 0%", (_k(5),), 0.0),
+            Config(f"{name}-k5-5", name, "k=5, 5%", (_k(5),), 0.05),
+        ]
+        for suffix, label, model in (
+            ("dl3", "k=5 + distinct 3-diversity, 5%", {"model": "distinct-l-diversity", "l": 3}),
+            (
+                "rl43",
+                "k=5 + recursive (4,3), 5%",
+                {"model": "recursive-cl-diversity", "c": 4, "l": 3},
+            ),
+        ):
+            out.append(
+                Config(f"{name}-{suffix}", name, label, (_k(5), {**model, "attribute": s}), 0.05)
+            )
+    return out
+
+
+CONFIGS = _configs()
+
+
+def select_configs(only: str) -> list[Config]:
+    """The configurations named by ``only`` (ids or data set names, comma-separated; empty:
+    all), in the benchmark's order. An unknown name raises ValueError listing the known ones."""
+    names = [x.strip() for x in only.split(",") if x.strip()]
+    if not names:
+        return list(CONFIGS)
+    ids = {c.id.lower() for c in CONFIGS}
+    unknown = [n for n in names if n.lower() not in ids and n.lower() not in DATASETS]
+    if unknown:
+        known = ", ".join([c.id for c in CONFIGS] + list(DATASETS))
+        raise ValueError(f"unknown configuration(s) {unknown}; known: {known}")
+    wanted = {n.lower() for n in names}
+    return [c for c in CONFIGS if c.id.lower() in wanted or c.dataset in wanted]
+
+
+def arx_model(model: dict[str, Any]) -> str:
+    """The harness's token for one privacy model (see ArxBench.java)."""
+    kind = model["model"]
+    if kind == "k-anonymity":
+        return f"k:{model['k']}"
+    a = model["attribute"]
+    tokens = {
+        "distinct-l-diversity": lambda: f"distinct:{a}:{model['l']}",
+        "entropy-l-diversity": lambda: f"entropy:{a}:{model['l']}",
+        "recursive-cl-diversity": lambda: f"recursive:{a}:{model['c']}:{model['l']}",
+        "equal-distance-t-closeness": lambda: f"equal-t:{a}:{model['t']}",
+        "hierarchical-distance-t-closeness": lambda: f"hier-t:{a}:{model['t']}",
+    }
+    if kind not in tokens:
+        raise ValueError(f"the ARX harness does not know the model {kind!r}")
+    return tokens[kind]()
+
+
+def roles_of(config: Config, columns: list[str]) -> tuple[list[str], dict[str, str]]:
+    """Quasi-identifiers (in ARX's order) and the role of every column."""
+    spec = DATASETS[config.dataset]
+    qis = [a for a in spec.qis if config.all_qi or a != spec.sensitive]
+    roles = {c: "insensitive" for c in columns}
+    roles.update({a: "quasi-identifier" for a in qis})
+    if config.sensitive_used:
+        roles[spec.sensitive] = "sensitive"
+    return qis, roles
+
+
+def hierarchy_attributes(config: Config, qis: list[str]) -> list[str]:
+    """Attributes whose hierarchy the configuration uses: the QIs, and the sensitive
+    attribute for hierarchical t-closeness."""
+    extra = [
+        m["attribute"] for m in config.models if m["model"] == "hierarchical-distance-t-closeness"
+    ]
+    return qis + [a for a in extra if a not in qis]
+
+
+def spec_line(
+    config: Config,
+    data_csv: Path,
+    hierarchies: dict[str, Path],
+    roles: dict[str, str],
+    warmup: int,
+    runs: int,
+) -> str:
+    """One configuration line for the harness (tab-separated key=value fields)."""
+
+    def of(role: str) -> list[str]:
+        return [c for c, r in roles.items() if r == role]
+
+    fields = [
+        f"id={config.id}",
+        f"data={data_csv}",
+        "sep=;",
+        "qi=" + ",".join(of("quasi-identifier")),
+    ]
+    fields += [f"hier.{a}={p}" for a, p in hierarchies.items()]
+    fields += [f"sensitive={a}" for a in of("sensitive")]
+    fields.append("insensitive=" + ",".join(of("insensitive")))
+    fields += [f"model={arx_model(m)}" for m in config.models]
+    fields += [f"supp={config.suppression}", f"warmup={warmup}", f"runs={runs}"]
+    if any("\t" in f or "\n" in f for f in fields):
+        raise ValueError(f"{config.id}: a path or a name holds a tab or a line break")
+    return "\t".join(fields)
+
+
+def same_optimum(ours: dict[str, Any], arx: dict[str, Any]) -> str:
+    """'yes' when both found the same levels and the same loss (to 1e-9), else what differs."""
+    if ours["levels"] is None or arx["levels"] is None:
+        return "yes" if ours["levels"] == arx["levels"] else "NO: one found no solution"
+    if ours["levels"] != arx["levels"]:
+        tie = any(t == arx["levels"] for t in ours.get("ties", ()))
+        return "NO: tie, other levels" if tie else "NO: levels differ"
+    if abs(float(ours["loss"]) - float(arx["loss"])) > LOSS_TOLERANCE:
+        return "NO: loss differs"
+    return "yes"
+
+
+# ----------------------------------------------------------------------------- data
+
+
+@dataclass
+class Loaded:
+    """A data set read once: the frame for ours, the hierarchy rows and the file paths."""
+
+    spec: DataSpec
+    csv: Path
+    frame: Any
+    paths: dict[str, Path]
+    rows: dict[str, list[list[str]]] = field(default_factory=dict)
+
+
+def dataset_folder(spec: DataSpec, heldout: Path) -> Path:
+    return ADULT_DIR if spec.folder == "adult" else heldout / spec.folder
+
+
+def load_dataset(spec: DataSpec, heldout: Path) -> Loaded | str:
+    """The data set, or the reason it is skipped."""
+    folder = dataset_folder(spec, heldout)
+    data_csv = folder / spec.csv
+    attrs = [*spec.qis, spec.sensitive]
+    paths = {a: folder / spec.hierarchy.format(a=a) for a in attrs}
+    missing = [p.name for p in [data_csv, *paths.values()] if not p.is_file()]
+    if spec.name != "adult" and paths[spec.sensitive].name in missing:
+        missing.remove(paths[spec.sensitive].name)  # only hierarchical t-closeness needs it
+        del paths[spec.sensitive]
+    if missing:
+        where = "../shared/data/adult" if spec.folder == "adult" else f"{folder}"
+        return f"{', '.join(missing[:3])} not in {where}"
+    loaded = Loaded(spec, data_csv, load_table(data_csv).frame, paths)
+    for a, p in paths.items():
+        with p.open(encoding="utf-8", newline="") as fh:
+            loaded.rows[a] = [r for r in csv.reader(fh, delimiter=";") if any(x.strip() for x in r)]
+    return loaded
+
+
+# ----------------------------------------------------------------------------- ours
+
+
+def run_ours(config: Config, loaded: Loaded, warmup: int, runs: int) -> dict[str, Any]:
+    """Medians of ours end to end (hierarchies + problem + search) and the optimum."""
+    qis, roles = roles_of(config, list(loaded.frame.columns))
+    attrs = hierarchy_attributes(config, qis)
+    tables = {a: np.array(loaded.rows[a], dtype=object) for a in attrs}
+    cpu, wall, split, found = [], [], [], None
+    for i in range(warmup + runs):
+        c0, w0 = time.process_time(), time.perf_counter()
+        hierarchies = {a: Hierarchy(tables[a], name=a) for a in attrs}
+        c1 = time.process_time()
+        problem = Problem(
+            loaded.frame,
+            roles,
+            hierarchies,
+            [make_model(dict(m)) for m in config.models],
+            config.suppression,
+            make_metric("loss"),
         )
-    print(f"\nworst CPU ratio {worst:.2f}x (target <= {TARGET:.2f}x)")
-    return 0
+        c2 = time.process_time()
+        found = problem.search()
+        c3, w3 = time.process_time(), time.perf_counter()
+        if i >= warmup:
+            cpu.append((c3 - c0) * 1e3)
+            wall.append((w3 - w0) * 1e3)
+            split.append(((c1 - c0) * 1e3, (c2 - c1) * 1e3, (c3 - c2) * 1e3))
+    opt = found.optimum
+    return {
+        "cpu_ms": statistics.median(cpu),
+        "wall_ms": statistics.median(wall),
+        "hierarchies_ms": statistics.median(s[0] for s in split),
+        "problem_ms": statistics.median(s[1] for s in split),
+        "search_ms": statistics.median(s[2] for s in split),
+        "levels": dict(opt.transformation) if opt else None,
+        "loss": opt.quality.value if opt else None,
+        "ties": [dict(t) for t in found.ties],
+        "nodes_checked": found.nodes_checked,
+        "lattice": found.lattice_size,
+    }
+
+
+# ----------------------------------------------------------------------------- main
+
+
+def _fmt(value: float | None, digits: int = 0) -> str:
+    return "-" if value is None else f"{value:.{digits}f}"
+
+
+def row_of(config: Config, arx: dict[str, Any] | None, ours: dict[str, Any]) -> dict[str, Any]:
+    good = arx is not None and "error" not in arx
+    ratio = ours["cpu_ms"] / arx["cpu_ms"] if good and arx["cpu_ms"] > 0 else None
+    return {
+        "id": config.id,
+        "dataset": config.dataset,
+        "configuration": config.label,
+        "arx": arx,
+        "ours": ours,
+        "ratio_cpu": ratio,
+        "ratio_problem_search": (
+            (ours["problem_ms"] + ours["search_ms"]) / arx["cpu_ms"]
+            if good and arx["cpu_ms"] > 0
+            else None
+        ),
+        "identical": same_optimum(ours, arx) if good else (arx or {}).get("error", "no ARX"),
+    }
+
+
+def print_table(rows: list[dict[str, Any]]) -> None:
+    print(
+        "\n| | data | configuration | ARX CPU ms | ARX process CPU ms | ours CPU ms | ours wall ms "
+        "| hierarchies / problem / search ms | ours / ARX | without hierarchies | same optimum |"
+    )
+    print("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---|")
+    for r in rows:
+        a, o = r["arx"] or {}, r["ours"]
+        split = f"{o['hierarchies_ms']:.0f} / {o['problem_ms']:.0f} / {o['search_ms']:.0f}"
+        ratio = "-" if r["ratio_cpu"] is None else f"**{r['ratio_cpu']:.2f}**"
+        bare = "-" if r["ratio_problem_search"] is None else f"{r['ratio_problem_search']:.2f}"
+        print(
+            f"| {r['id']} | {r['dataset']} | {r['configuration']} | {_fmt(a.get('cpu_ms'))} "
+            f"| {_fmt(a.get('process_cpu_ms'))} | {o['cpu_ms']:.0f} | {o['wall_ms']:.0f} | {split} "
+            f"| {ratio} | {bare} | {r['identical']} |"
+        )
+
+
+def write_json(path: Path, payload: dict[str, Any], inputs: list[Path]) -> None:
+    """Write atomically; never over an input file."""
+    target = path.resolve()
+    if any(target == p.resolve() for p in inputs):
+        raise ValueError(f"--json {path} is an input file; choose another path")
+    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".bench_search-", suffix=".json")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            json.dump(payload, fh, indent=1)
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    p.add_argument("--quick", action="store_true", help="3 timed runs after 1 warm-up")
+    p.add_argument("--runs", type=int, default=None, help="timed runs (default 9; quick 3)")
+    p.add_argument("--warmup", type=int, default=None, help="warm-up runs (default 2; quick 1)")
+    p.add_argument("--only", default="", help="ids or data set names, comma-separated")
+    p.add_argument(
+        "--heldout",
+        default=os.environ.get(HELDOUT_ENV, str(DEFAULT_HELDOUT)),
+        help=f"folder of the held-out data sets (env {HELDOUT_ENV}; default ../data-heldout)",
+    )
+    p.add_argument("--arx-classpath", default=None, help=f"ARX's classpath (env {ARX_ENV})")
+    p.add_argument("--arx-jar", default=None, help="ARX's jar, its dependencies beside it")
+    p.add_argument("--java", default="java", help="the java command")
+    p.add_argument("--jvm-opt", action="append", default=[], help="a JVM option (repeatable)")
+    p.add_argument("--no-arx", action="store_true", help="measure ours only")
+    p.add_argument("--json", default=None, help="also write the results to this JSON file")
+    args = p.parse_args(argv)
+    args.runs = args.runs if args.runs is not None else (3 if args.quick else 9)
+    args.warmup = args.warmup if args.warmup is not None else (1 if args.quick else 2)
+    if args.runs < 1 or args.warmup < 0:
+        p.error("--runs must be at least 1 and --warmup at least 0")
+    try:
+        args.configs = select_configs(args.only)
+    except ValueError as exc:
+        p.error(str(exc))
+    return args
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    heldout = Path(args.heldout)
+    arx, arx_note = (None, "ARX: not run (--no-arx)") if args.no_arx else start_arx(args)
+    print(arx_note)
+    print(
+        f"Protocol: per configuration, ARX's block then ours; median of {args.runs} runs after "
+        f"{args.warmup} warm-ups; CPU ms. Machine: {os.cpu_count()} cores, Python "
+        f"{sys.version.split()[0]}."
+    )
+    loaded: dict[str, Loaded | str] = {}
+    rows: list[dict[str, Any]] = []
+    try:
+        for config in args.configs:
+            if config.dataset not in loaded:
+                loaded[config.dataset] = load_dataset(DATASETS[config.dataset], heldout)
+            data = loaded[config.dataset]
+            if isinstance(data, str):
+                print(f"{config.id:10s} skipped: {data}")
+                continue
+            qis, roles = roles_of(config, list(data.frame.columns))
+            paths = {a: data.paths[a] for a in hierarchy_attributes(config, qis)}
+            load = " ".join(f"{x:.2f}" for x in os.getloadavg())
+            arx_res = None
+            if arx is not None:
+                arx_res = arx.run(spec_line(config, data.csv, paths, roles, args.warmup, args.runs))
+            ours = run_ours(config, data, args.warmup, args.runs)
+            row = row_of(config, arx_res, ours)
+            row["load_average"] = load
+            row["peak_rss_mib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+            rows.append(row)
+            a = arx_res or {}
+            print(
+                f"{config.id:10s} load {load}  ARX {_fmt(a.get('cpu_ms'))} ms  ours "
+                f"{ours['cpu_ms']:.0f} ms (wall {ours['wall_ms']:.0f})  ratio "
+                f"{_fmt(row['ratio_cpu'], 2)}  same optimum: {row['identical']}  "
+                f"our peak RSS {row['peak_rss_mib']:.0f} MiB",
+                flush=True,
+            )
+    finally:
+        if arx is not None:
+            arx.close()
+    print_table(rows)
+    ratios = [r["ratio_cpu"] for r in rows if r["ratio_cpu"] is not None]
+    if ratios:
+        worst = max(rows, key=lambda r: r["ratio_cpu"] or 0)
+        print(f"\nworst ratio {worst['ratio_cpu']:.2f} ({worst['id']}); best {min(ratios):.2f}")
+    different = [r["id"] for r in rows if r["arx"] and r["identical"] != "yes"]
+    if different:
+        print(f"optima NOT identical to ARX's: {', '.join(different)}")
+    if args.json:
+        inputs = [d.csv for d in loaded.values() if isinstance(d, Loaded)]
+        write_json(
+            Path(args.json), {"runs": args.runs, "warmup": args.warmup, "rows": rows}, inputs
+        )
+    return 1 if different else 0
 
 
 if __name__ == "__main__":
