@@ -101,6 +101,21 @@ def _default(default: Any, *, required: bool = False, optional: bool = False) ->
 _PARAM_HEADER = ("parameter", "type", "default", "range", "description")
 
 
+def _param_table(params: Iterable[Any]) -> list[str]:
+    """The table of a plug-in's declared parameters (:class:`anon_core.params.Param`)."""
+    rows = [
+        (
+            f"`{p.name}`",
+            "column" if p.kind == "attribute" else p.kind,
+            _default(p.default, required=p.required, optional=p.optional),
+            _range(p.minimum, p.maximum, min_inclusive=p.min_inclusive, choices=p.choices),
+            p.help,
+        )
+        for p in params
+    ]
+    return _table(_PARAM_HEADER, rows) if rows else ["No parameters."]
+
+
 # ----------------------------------------------------------------------------- the four registries
 def _privacy_models() -> list[str]:
     import anon_core.privacy  # noqa: F401  (importing the package registers every family)
@@ -131,20 +146,7 @@ def _privacy_models() -> list[str]:
     for key, cls in sorted(MODELS.items()):
         out += ["", f"### `{key}` {{#model-{key}}}", ""]
         out += [f"**{cls.label}.** {cls.description or _doc_line(cls)}", ""]
-        rows = [
-            (
-                f"`{p.name}`",
-                "column" if p.kind == "attribute" else p.kind,
-                _default(p.default, required=p.required, optional=p.optional),
-                _range(p.minimum, p.maximum, min_inclusive=p.min_inclusive, choices=p.choices),
-                p.help,
-            )
-            for p in cls.params
-        ]
-        if rows:
-            out += _table(_PARAM_HEADER, rows)
-        else:
-            out.append("No parameters.")
+        out += _param_table(cls.params)
     return out
 
 
@@ -211,20 +213,7 @@ def _release_methods() -> list[str]:
                 "- not bit-reproducible across machines: `verify` compares its figures, not bytes"
             )
         out.append("")
-        rows = [
-            (
-                f"`{p.name}`",
-                p.kind,
-                _default(p.default, required=p.required),
-                _range(p.minimum, p.maximum, choices=p.choices),
-                p.help,
-            )
-            for p in cls.params
-        ]
-        if rows:
-            out += _table(_PARAM_HEADER, rows)
-        else:
-            out.append("No parameters.")
+        out += _param_table(cls.params)
     return out
 
 
@@ -249,20 +238,7 @@ def _attacks() -> list[str]:
     for name, spec in sorted(ATTACKS.items()):
         out += ["", f"### `{name}` {{#attack-{name}}}", ""]
         out += [f"**{spec.label}.** Measures the {spec.measures}.", ""]
-        rows = [
-            (
-                f"`{p.name}`",
-                p.kind,
-                _default(p.default, required=p.required),
-                _range(p.minimum, None, choices=p.choices),
-                p.help,
-            )
-            for p in spec.params
-        ]
-        if rows:
-            out += _table(_PARAM_HEADER, rows)
-        else:
-            out.append("No parameters.")
+        out += _param_table(spec.params)
     return out
 
 

@@ -108,6 +108,7 @@ def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
 RANKS: tuple[tuple[str, ...], ...] = (
     ("errors", "version"),
     ("registry", "validation", "estimate"),
+    ("params",),
     ("data",),
     ("geo", "population"),
     ("privacy", "quality"),

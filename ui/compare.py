@@ -1,5 +1,5 @@
 """Widgets and charts of the Compare page: method choice, parameter widgets generated from the
-registry's MethodParam declarations, the ML target, per-method progress bars, and the risk/utility
+registry's Param declarations, the ML target, per-method progress bars, and the risk/utility
 scatter.
 
 Nothing runs until the Compare button is pressed. Each comparison is kept in the session under a
@@ -25,7 +25,7 @@ from anon_core.config import parse_config
 from anon_core.data.dataset import Role
 from anon_core.data.io import infer_kinds
 from anon_core.methods import METHODS, method_available
-from anon_core.methods.registry import MethodParam
+from anon_core.params import Param
 from anon_core.services.compare import BASELINE, Comparison, compare
 from anon_core.services.compare_target import default_target
 from anon_core.workspace import Workspace, fingerprint
@@ -130,7 +130,7 @@ def method_choice(key: str = "cmp_methods", default: list[str] | None = None) ->
     return [n for n in chosen if method_available(n)[0]]
 
 
-def _param_widget(p: MethodParam, columns: list[str], key: str, given: Any = None) -> Any:
+def _param_widget(p: Param, columns: list[str], key: str, given: Any = None) -> Any:
     label = f"{p.name}"
     default = p.default if given is None else given
     if p.kind == "int":

@@ -12,12 +12,15 @@ from functools import partial
 
 from anon_core.attacks.inference import inference
 from anon_core.attacks.linkability import linkability
-from anon_core.attacks.registry import ATTACKS, AttackParam, AttackSpec, get_attack, register_attack
+from anon_core.attacks.registry import ATTACKS, AttackSpec, get_attack, register_attack
 from anon_core.attacks.results import AttackResult, SuccessRate
 from anon_core.attacks.singling_out import singling_out
 from anon_core.attacks.stats import residual_risk, success_rate, wilson_interval
+from anon_core.params import Param
 
-_N_ATTACKS = AttackParam("n_attacks", "int", 2000, "number of guesses (targets or predicates)", 1)
+_N_ATTACKS = Param(
+    "n_attacks", "int", 2000, help="number of guesses (targets or predicates)", minimum=1
+)
 _REFERENCE = "anonymeter (Giomi et al., PETS 2023)"
 
 for _mode, _what in (
@@ -37,13 +40,13 @@ for _mode, _what in (
                 _N_ATTACKS,
                 *(
                     (
-                        AttackParam("n_cols", "int", 3, "columns per predicate", 1),
-                        AttackParam(
+                        Param("n_cols", "int", 3, help="columns per predicate", minimum=1),
+                        Param(
                             "max_attempts",
                             "int",
                             None,
-                            "bound on predicate tries (default: 1000 x n_attacks or three saturation windows); the search stops earlier when no new predicate comes up",
-                            1,
+                            help="bound on predicate tries (default: 1000 x n_attacks or three saturation windows); the search stops earlier when no new predicate comes up",
+                            minimum=1,
                         ),
                     )
                     if _mode == "multivariate"
@@ -64,16 +67,20 @@ register_attack(
         ),
         run=linkability,
         params=(
-            AttackParam(
+            Param(
                 "aux_columns",
                 "column-groups",
                 None,
-                "the attacker's two disjoint column groups",
+                help="the attacker's two disjoint column groups",
                 required=True,
             ),
             _N_ATTACKS,
-            AttackParam(
-                "n_neighbors", "int", 1, "a link counts among this many nearest records", 1
+            Param(
+                "n_neighbors",
+                "int",
+                1,
+                help="a link counts among this many nearest records",
+                minimum=1,
             ),
         ),
         reference=_REFERENCE,
@@ -90,16 +97,19 @@ register_attack(
         ),
         run=inference,
         params=(
-            AttackParam("secret", "column", None, "the column the attacker guesses", required=True),
-            AttackParam(
+            Param("secret", "column", None, help="the column the attacker guesses", required=True),
+            Param(
                 "aux_columns",
                 "columns",
                 None,
-                "the columns the attacker knows (default: all others)",
+                help="the columns the attacker knows (default: all others)",
             ),
             _N_ATTACKS,
-            AttackParam(
-                "regression", "bool", None, "guess within 5% (default: when the secret is numeric)"
+            Param(
+                "regression",
+                "bool",
+                None,
+                help="guess within 5% (default: when the secret is numeric)",
             ),
         ),
         reference=_REFERENCE,
@@ -120,16 +130,16 @@ register_attack(
         ),
         run=linkage_attack,
         params=(
-            AttackParam(
+            Param(
                 "external",
                 "table",
                 None,
-                "the attacker's table: identifier + raw QIs",
+                help="the attacker's table: identifier + raw QIs",
                 required=True,
             ),
-            AttackParam("qis", "columns", None, "the release's quasi-identifiers", required=True),
-            AttackParam(
-                "id_column", "column", None, "identifier shared with the input (truth known)"
+            Param("qis", "columns", None, help="the release's quasi-identifiers", required=True),
+            Param(
+                "id_column", "column", None, help="identifier shared with the input (truth known)"
             ),
         ),
         reference="prosecutor re-identification model (Sweeney 2002; El Emam 2011)",
@@ -148,7 +158,7 @@ register_attack(
         run=dcr_membership,
         params=(
             _N_ATTACKS,
-            AttackParam("confidence", "float", 0.95, "confidence of the interval", 0.5),
+            Param("confidence", "float", 0.95, help="confidence of the interval", minimum=0.5),
         ),
         reference="distance to closest record; advantage as Yeom et al., CSF 2018",
         result="MembershipResult",
@@ -157,7 +167,6 @@ register_attack(
 
 __all__ = [
     "ATTACKS",
-    "AttackParam",
     "AttackResult",
     "AttackSpec",
     "SuccessRate",

@@ -19,18 +19,18 @@ from anon_core.methods.registry import (
     METHODS,
     MethodContext,
     MethodOutput,
-    MethodParam,
     ReleaseMethod,
     make_method,
     method_available,
     register_method,
 )
+from anon_core.params import Param
 
 __all__ = [
     "METHODS",
     "MethodContext",
     "MethodOutput",
-    "MethodParam",
+    "Param",
     "ReleaseMethod",
     "make_method",
     "method_available",

@@ -46,12 +46,12 @@ from anon_core.methods.mst import (
 from anon_core.methods.registry import (
     MethodContext,
     MethodOutput,
-    MethodParam,
     Progress,
     register_method,
     release_rows,
     report,
 )
+from anon_core.params import Param
 
 __all__ = ["Aim", "aim_candidates"]
 
@@ -72,11 +72,22 @@ class Aim(MarginalSynthesizer):
     label = "DP synthetic data (AIM)"
     params = (
         *DP_PARAMS[:3],
-        MethodParam("iters", "int", 200, "Private-PGM iterations per round", 50, 100000),
+        Param(
+            "iters", "int", 200, help="Private-PGM iterations per round", minimum=50, maximum=100000
+        ),
         *DP_PARAMS[4:],
-        MethodParam("degree", "int", 2, "workload: every set of this many columns", 1, 3),
-        MethodParam("rounds", "int", None, "T, the planned rounds (default 4 x columns)", 2),
-        MethodParam("max_model_size", "float", 80.0, "largest model (MB of parameters)", 1.0),
+        Param(
+            "degree",
+            "int",
+            2,
+            help="workload: every set of this many columns",
+            minimum=1,
+            maximum=3,
+        ),
+        Param("rounds", "int", None, help="T, the planned rounds (default 4 x columns)", minimum=2),
+        Param(
+            "max_model_size", "float", 80.0, help="largest model (MB of parameters)", minimum=1.0
+        ),
     )
     does_not_protect = (
         "Relations beyond the workload's column sets; domains read from the data (warned)."

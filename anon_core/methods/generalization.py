@@ -20,12 +20,12 @@ from anon_core.errors import ConfigError
 from anon_core.methods.registry import (
     MethodContext,
     MethodOutput,
-    MethodParam,
     Progress,
     ReleaseMethod,
     register_method,
     report,
 )
+from anon_core.params import Param
 from anon_core.transform.choose import choose
 from anon_core.transform.problem import Problem
 
@@ -98,22 +98,26 @@ class Generalization(ReleaseMethod):
     name = "generalization"
     label = "Generalization + suppression (optimal search)"
     params = (
-        MethodParam(
-            "k", "int", None, "k-anonymity to enforce (default: the configuration's models)", 2
+        Param(
+            "k",
+            "int",
+            None,
+            help="k-anonymity to enforce (default: the configuration's models)",
+            minimum=2,
         ),
-        MethodParam(
+        Param(
             "suppression_limit",
             "float",
             None,
-            "share of records that may be suppressed (default: the configuration's)",
-            0.0,
-            1.0,
+            help="share of records that may be suppressed (default: the configuration's)",
+            minimum=0.0,
+            maximum=1.0,
         ),
-        MethodParam(
+        Param(
             "transformation",
             "mapping",
             None,
-            "fixed hierarchy level per quasi-identifier (default: configured, else the search's optimum)",
+            help="fixed hierarchy level per quasi-identifier (default: configured, else the search's optimum)",
         ),
     )
     accepts = frozenset({"numeric", "categorical", "date"})

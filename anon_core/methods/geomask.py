@@ -25,12 +25,12 @@ from anon_core.geo.section import EXAMPLE, GeoSection, geo_section_of, read_loca
 from anon_core.methods.registry import (
     MethodContext,
     MethodOutput,
-    MethodParam,
     Progress,
     ReleaseMethod,
     register_method,
     report,
 )
+from anon_core.params import Param
 
 
 class _GeoMethod(ReleaseMethod):
@@ -89,13 +89,13 @@ class GaussianGeomask(_GeoMethod):
     name = "geomask-gaussian"
     label = "Geomask: Gaussian displacement"
     params = (
-        MethodParam(
+        Param(
             "sigma_m",
             "float",
             250.0,
-            "standard deviation of the east and north shifts, metres",
-            0.0,
-            1_000_000.0,
+            help="standard deviation of the east and north shifts, metres",
+            minimum=0.0,
+            maximum=1_000_000.0,
         ),
     )
     protects = "Exact home locations: each point moves a random (Gaussian) distance."
@@ -114,30 +114,30 @@ class DonutGeomask(_GeoMethod):
     name = "geomask-donut"
     label = "Geomask: donut (adaptive with k)"
     params = (
-        MethodParam(
+        Param(
             "min_distance_m",
             "float",
             50.0,
-            "smallest displacement, metres",
-            0.0,
-            masking.MAX_DISTANCE_M,
+            help="smallest displacement, metres",
+            minimum=0.0,
+            maximum=masking.MAX_DISTANCE_M,
         ),
-        MethodParam(
+        Param(
             "max_distance_m",
             "float",
             500.0,
-            "largest displacement, metres",
-            0.0,
-            masking.MAX_DISTANCE_M,
+            help="largest displacement, metres",
+            minimum=0.0,
+            maximum=masking.MAX_DISTANCE_M,
         ),
-        MethodParam(
+        Param(
             "k",
             "int",
             None,
-            "adaptive donut: grow each point's radii until >= k input locations lie closer to the "
+            help="adaptive donut: grow each point's radii until >= k input locations lie closer to the "
             "masked point than the true one (spatial k-anonymity)",
-            1,
-            10_000,
+            minimum=1,
+            maximum=10_000,
         ),
     )
     protects = (
@@ -175,27 +175,27 @@ class LocationSwap(_GeoMethod):
     name = "location-swap"
     label = "Geomask: location swapping"
     params = (
-        MethodParam(
+        Param(
             "radius_m",
             "float",
             500.0,
-            "swap with a location at most this far, metres",
-            0.0,
-            masking.MAX_DISTANCE_M,
+            help="swap with a location at most this far, metres",
+            minimum=0.0,
+            maximum=masking.MAX_DISTANCE_M,
         ),
-        MethodParam(
+        Param(
             "candidates",
             "int",
             50,
-            "draw among at most this many nearest locations within the radius",
-            1,
-            1000,
+            help="draw among at most this many nearest locations within the radius",
+            minimum=1,
+            maximum=1000,
         ),
-        MethodParam(
+        Param(
             "unswapped",
             "choice",
             "suppress",
-            "a point with no other location within the radius: suppress (blank) or keep",
+            help="a point with no other location within the radius: suppress (blank) or keep",
             choices=("suppress", "keep"),
         ),
     )
@@ -230,15 +230,29 @@ class GeoAggregate(_GeoMethod):
     label = "Geomask: aggregate to grid cells"
     randomized = False
     params = (
-        MethodParam(
+        Param(
             "grid",
             "choice",
             "square",
-            "square cells (cell_m) or H3 hexagons",
+            help="square cells (cell_m) or H3 hexagons",
             choices=("square", "h3"),
         ),
-        MethodParam("cell_m", "float", 1000.0, "side of a square cell, metres", 1.0, 1_000_000.0),
-        MethodParam("h3_resolution", "int", 8, "H3 resolution (8: cells of about 0.7 km2)", 0, 15),
+        Param(
+            "cell_m",
+            "float",
+            1000.0,
+            help="side of a square cell, metres",
+            minimum=1.0,
+            maximum=1_000_000.0,
+        ),
+        Param(
+            "h3_resolution",
+            "int",
+            8,
+            help="H3 resolution (8: cells of about 0.7 km2)",
+            minimum=0,
+            maximum=15,
+        ),
     )
     protects = "Exact home locations: everyone in a cell is released at the cell's centre."
     does_not_protect = (

@@ -34,13 +34,13 @@ from anon_core.errors import ConfigError, DataError
 from anon_core.methods.registry import (
     MethodContext,
     MethodOutput,
-    MethodParam,
     Progress,
     ReleaseMethod,
     register_method,
     report,
     select_columns,
 )
+from anon_core.params import Param
 
 
 def _k_smallest(d: np.ndarray, k: int) -> np.ndarray:
@@ -185,11 +185,18 @@ class Microaggregation(ReleaseMethod):
     name = "microaggregation"
     label = "Microaggregation (MDAV)"
     params = (
-        MethodParam(
-            "k", "int", 3, "group size: every released combination appears at least k times", 2
+        Param(
+            "k",
+            "int",
+            3,
+            help="group size: every released combination appears at least k times",
+            minimum=2,
         ),
-        MethodParam(
-            "columns", "columns", None, "numeric columns (default: the numeric quasi-identifiers)"
+        Param(
+            "columns",
+            "columns",
+            None,
+            help="numeric columns (default: the numeric quasi-identifiers)",
         ),
     )
     accepts = frozenset({"numeric"})

@@ -11,12 +11,12 @@ from anon_core.methods.generalization import problem_for
 from anon_core.methods.registry import (
     MethodContext,
     MethodOutput,
-    MethodParam,
     Progress,
     ReleaseMethod,
     register_method,
     report,
 )
+from anon_core.params import Param
 from anon_core.transform.mondrian import mondrian
 
 
@@ -25,14 +25,18 @@ class MondrianMethod(ReleaseMethod):
     name = "mondrian"
     label = "Mondrian (multidimensional local recoding)"
     params = (
-        MethodParam(
-            "k", "int", None, "k-anonymity to enforce (default: the configuration's models)", 2
+        Param(
+            "k",
+            "int",
+            None,
+            help="k-anonymity to enforce (default: the configuration's models)",
+            minimum=2,
         ),
-        MethodParam(
+        Param(
             "numeric",
             "columns",
             None,
-            "quasi-identifiers cut at the median into ranges (default: those holding numbers)",
+            help="quasi-identifiers cut at the median into ranges (default: those holding numbers)",
         ),
     )
     accepts = frozenset({"numeric", "categorical", "date"})

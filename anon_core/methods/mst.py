@@ -46,7 +46,6 @@ from anon_core.methods.dp_marginals import (
 from anon_core.methods.registry import (
     MethodContext,
     MethodOutput,
-    MethodParam,
     Progress,
     ReleaseMethod,
     register_method,
@@ -54,6 +53,7 @@ from anon_core.methods.registry import (
     report,
     rows_params,
 )
+from anon_core.params import Param
 
 __all__ = [
     "DP_PARAMS",
@@ -66,18 +66,32 @@ __all__ = [
 
 #: Parameters shared by the marginal-based DP synthesizers.
 DP_PARAMS = (
-    MethodParam("epsilon", "float", 1.0, "privacy budget epsilon (> 0)", 0.0),
-    MethodParam("delta", "float", 1e-6, "privacy budget delta (0 < delta < 1)", 0.0, 1.0),
-    MethodParam(
-        "bins", "int", 16, "bins per numeric column (equal width over its bounds)", 2, 1000
+    Param("epsilon", "float", 1.0, help="privacy budget epsilon (> 0)", minimum=0.0),
+    Param(
+        "delta",
+        "float",
+        1e-6,
+        help="privacy budget delta (0 < delta < 1)",
+        minimum=0.0,
+        maximum=1.0,
     ),
-    MethodParam("iters", "int", 1000, "Private-PGM estimation iterations", 50, 100000),
+    Param(
+        "bins",
+        "int",
+        16,
+        help="bins per numeric column (equal width over its bounds)",
+        minimum=2,
+        maximum=1000,
+    ),
+    Param(
+        "iters", "int", 1000, help="Private-PGM estimation iterations", minimum=50, maximum=100000
+    ),
     rows_params("the model's noisy total")[0],
-    MethodParam(
+    Param(
         "domains",
         "mapping",
         None,
-        "per column: a list of categories or {min, max[, bins, integer]}",
+        help="per column: a list of categories or {min, max[, bins, integer]}",
     ),
     rows_params("the model's noisy total")[1],  # force_rows (last: AIM slices the tuple)
 )

@@ -26,13 +26,13 @@ from anon_core.errors import ConfigError
 from anon_core.methods.registry import (
     MethodContext,
     MethodOutput,
-    MethodParam,
     Progress,
     ReleaseMethod,
     register_method,
     report,
     select_columns,
 )
+from anon_core.params import Param
 
 NOISE_METHODS = ("additive", "correlated", "correlated2")
 
@@ -42,25 +42,33 @@ class AdditiveNoise(ReleaseMethod):
     name = "noise"
     label = "Additive noise"
     params = (
-        MethodParam(
+        Param(
             "noise",
             "float",
             50.0,
-            "noise standard deviation in % of each column's standard deviation (sdcMicro 'noise')",
-            0.0,
+            help="noise standard deviation in % of each column's standard deviation (sdcMicro 'noise')",
+            minimum=0.0,
         ),
-        MethodParam(
+        Param(
             "method",
             "choice",
             "additive",
-            "additive (independent), correlated (keeps correlations), correlated2 (keeps variances)",
+            help="additive (independent), correlated (keeps correlations), correlated2 (keeps variances)",
             choices=NOISE_METHODS,
         ),
-        MethodParam(
-            "delta", "float", 0.1, "amount of noise for correlated2 (0 < delta <= 1)", 0.0, 1.0
+        Param(
+            "delta",
+            "float",
+            0.1,
+            help="amount of noise for correlated2 (0 < delta <= 1)",
+            minimum=0.0,
+            maximum=1.0,
         ),
-        MethodParam(
-            "columns", "columns", None, "numeric columns (default: the numeric quasi-identifiers)"
+        Param(
+            "columns",
+            "columns",
+            None,
+            help="numeric columns (default: the numeric quasi-identifiers)",
         ),
     )
     accepts = frozenset({"numeric"})

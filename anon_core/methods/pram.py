@@ -25,13 +25,13 @@ import pandas as pd
 from anon_core.methods.registry import (
     MethodContext,
     MethodOutput,
-    MethodParam,
     Progress,
     ReleaseMethod,
     register_method,
     report,
     select_columns,
 )
+from anon_core.params import Param
 
 
 def transition_matrix(
@@ -72,33 +72,33 @@ class Pram(ReleaseMethod):
     name = "pram"
     label = "PRAM (post-randomization)"
     params = (
-        MethodParam(
+        Param(
             "retention",
             "float",
             0.8,
-            "minimum probability of keeping a category (sdcMicro 'pd')",
-            0.0,
-            1.0,
+            help="minimum probability of keeping a category (sdcMicro 'pd')",
+            minimum=0.0,
+            maximum=1.0,
         ),
-        MethodParam(
+        Param(
             "invariant",
             "bool",
             True,
-            "keep the expected category shares (invariant transition matrix)",
+            help="keep the expected category shares (invariant transition matrix)",
         ),
-        MethodParam(
+        Param(
             "alpha",
             "float",
             0.5,
-            "amount of perturbation of the invariant matrix (sdcMicro 'alpha')",
-            0.0,
-            1.0,
+            help="amount of perturbation of the invariant matrix (sdcMicro 'alpha')",
+            minimum=0.0,
+            maximum=1.0,
         ),
-        MethodParam(
+        Param(
             "columns",
             "columns",
             None,
-            "categorical columns (default: the categorical quasi-identifiers)",
+            help="categorical columns (default: the categorical quasi-identifiers)",
         ),
     )
     accepts = frozenset({"categorical"})

@@ -25,80 +25,14 @@ from anon_core.config import ReleaseConfig
 from anon_core.data.dataset import DROPPED_ROLES, Role
 from anon_core.data.io import infer_kinds
 from anon_core.errors import ConfigError
+from anon_core.params import Param, values_of
 from anon_core.registry import Registry
-from anon_core.validation import (
-    check_bool,
-    check_choice,
-    check_float,
-    check_int,
-    check_keys,
-    check_mapping,
-)
+from anon_core.validation import check_keys, check_mapping
 
-#: Kinds a :class:`MethodParam` may have.
-PARAM_KINDS = ("int", "float", "bool", "choice", "columns", "mapping")
 #: Column kinds (as :func:`anon_core.data.io.infer_kind` names them).
 COLUMN_KINDS = ("numeric", "categorical", "date", "text")
 
 Progress = Callable[[float, str], None]
-
-
-@dataclass(frozen=True)
-class MethodParam:
-    """One declared parameter, for validation, the CLI, the configuration and the UI."""
-
-    name: str
-    kind: str  # "int" | "float" | "bool" | "choice" | "columns" | "mapping"
-    default: Any = None
-    help: str = ""
-    minimum: float | None = None
-    maximum: float | None = None
-    choices: tuple[str, ...] = ()
-    required: bool = False
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "name": self.name,
-            "kind": self.kind,
-            "default": list(self.default) if isinstance(self.default, tuple) else self.default,
-            "help": self.help,
-            "minimum": self.minimum,
-            "maximum": self.maximum,
-            "choices": list(self.choices),
-            "required": self.required,
-        }
-
-    def validate(self, value: Any, where: str) -> Any:
-        """The value checked and normalised, or ConfigError naming ``where``, the value and the fix."""
-        if value is None and not self.required and self.kind in ("columns", "mapping"):
-            return None
-        if self.kind == "int":
-            lo = None if self.minimum is None else int(self.minimum)
-            hi = None if self.maximum is None else int(self.maximum)
-            return check_int(where, value, lo, hi)
-        if self.kind == "float":
-            return check_float(where, value, self.minimum, self.maximum)
-        if self.kind == "bool":
-            return check_bool(where, value)
-        if self.kind == "choice":
-            return check_choice(where, value, self.choices)
-        if self.kind == "columns":
-            if isinstance(value, str):
-                value = [value]
-            if (
-                not isinstance(value, list | tuple)
-                or not value
-                or not all(isinstance(v, str) and v for v in value)
-            ):
-                raise ConfigError(
-                    f"'{where}' must be a non-empty list of column names, got {value!r}."
-                )
-            if len(set(value)) != len(value):
-                raise ConfigError(f"'{where}' names a column twice: {list(value)!r}.")
-            return tuple(value)
-        if self.kind == "mapping":
-            return dict(check_mapping(where, value))
-        raise ConfigError(f"Parameter kind {self.kind!r} is not one of {PARAM_KINDS}.")
 
 
 @dataclass(frozen=True)
@@ -139,7 +73,7 @@ class ReleaseMethod(ABC):
 
     name: ClassVar[str]
     label: ClassVar[str]
-    params: ClassVar[tuple[MethodParam, ...]]
+    params: ClassVar[tuple[Param, ...]]
     accepts: ClassVar[frozenset[str]]  # column kinds it transforms
     randomized: ClassVar[bool]
     guarantee: ClassVar[str]
@@ -154,20 +88,10 @@ class ReleaseMethod(ABC):
     requires: ClassVar[tuple[str, ...]] = ()
 
     def __init__(self, **params: Any) -> None:
-        declared = {p.name: p for p in self.params}
-        check_keys(f"method {self.name}", params, declared)
-        values: dict[str, Any] = {}
-        for p in self.params:
-            if p.name in params:
-                values[p.name] = p.validate(params[p.name], p.name)
-            elif p.required:
-                raise ConfigError(
-                    f"Method {self.name!r} needs the parameter '{p.name}' ({p.help or p.kind}); "
-                    "give it in the method section."
-                )
-            else:
-                values[p.name] = p.default
-        self.parameters: dict[str, Any] = values
+        check_keys(f"method {self.name}", params, [p.name for p in self.params])
+        self.parameters: dict[str, Any] = values_of(
+            self.params, params, "", f"the method {self.name!r}"
+        )
 
     def spec(self) -> dict[str, Any]:
         """The method as a configuration entry: {"name": ..., parameters...} (JSON-ready)."""
@@ -197,14 +121,18 @@ METHODS: Registry[type[ReleaseMethod]] = Registry("release method")
 
 def register_method(cls: type[ReleaseMethod]) -> type[ReleaseMethod]:
     """Class decorator: add a release method to :data:`METHODS` under its ``name``."""
-    for attr in ("name", "label", "params", "accepts", "randomized", "guarantee"):
-        if not hasattr(cls, attr):
-            raise TypeError(f"Release method {cls.__name__} does not declare {attr!r}.")
-    for p in cls.params:
-        if p.kind not in PARAM_KINDS:
-            raise TypeError(
-                f"{cls.__name__}.{p.name}: kind {p.kind!r} is not one of {PARAM_KINDS}."
-            )
+    missing = [
+        attr
+        for attr in ("name", "label", "params", "accepts", "randomized", "guarantee")
+        if not hasattr(cls, attr)
+    ]
+    if missing:
+        raise ConfigError(
+            f"Release method {cls.__name__} does not declare {', '.join(missing)}; declare them "
+            "as class attributes."
+        )
+    if not all(isinstance(p, Param) for p in cls.params):
+        raise ConfigError(f"Release method {cls.__name__}: declare its params as Param values.")
     return METHODS.add(cls.name, cls)
 
 
@@ -305,23 +233,23 @@ MAX_ROWS_FACTOR = 10
 MAX_ROWS = 100_000_000
 
 
-def rows_params(default_help: str) -> tuple[MethodParam, MethodParam]:
+def rows_params(default_help: str) -> tuple[Param, Param]:
     """The ``rows`` and ``force_rows`` parameters every generating method declares."""
     return (
-        MethodParam(
+        Param(
             "rows",
             "int",
             None,
-            f"rows to release (default: {default_help}; at most {MAX_ROWS_FACTOR}x the input "
-            "unless force_rows)",
-            1,
-            MAX_ROWS,
+            minimum=1,
+            maximum=MAX_ROWS,
+            help=f"rows to release (default: {default_help}; at most {MAX_ROWS_FACTOR}x the "
+            "input unless force_rows)",
         ),
-        MethodParam(
+        Param(
             "force_rows",
             "bool",
             False,
-            f"allow 'rows' beyond {MAX_ROWS_FACTOR}x the input's rows (up to {MAX_ROWS:,})",
+            help=f"allow 'rows' beyond {MAX_ROWS_FACTOR}x the input's rows (up to {MAX_ROWS:,})",
         ),
     )
 
@@ -369,10 +297,8 @@ def report(progress: Progress | None, fraction: float, message: str) -> None:
 __all__ = [
     "COLUMN_KINDS",
     "METHODS",
-    "PARAM_KINDS",
     "MethodContext",
     "MethodOutput",
-    "MethodParam",
     "Progress",
     "ReleaseMethod",
     "drop_identifiers",

@@ -40,7 +40,6 @@ from anon_core.methods.mst import numpy_seed
 from anon_core.methods.registry import (
     MethodContext,
     MethodOutput,
-    MethodParam,
     Progress,
     ReleaseMethod,
     register_method,
@@ -48,6 +47,7 @@ from anon_core.methods.registry import (
     report,
     rows_params,
 )
+from anon_core.params import Param
 
 __all__ = ["CtganSynthesizer", "GaussianCopulaSynthesizer", "quiet_sdv", "sdv_metadata"]
 
@@ -190,11 +190,11 @@ class GaussianCopulaSynthesizer(_SdvMethod):
     name = "synthetic-gaussian-copula"
     label = "Synthetic data (SDV Gaussian copula)"
     params = (
-        MethodParam(
+        Param(
             "default_distribution",
             "choice",
             "beta",
-            "marginal distribution of numeric columns",
+            help="marginal distribution of numeric columns",
             choices=("norm", "beta", "truncnorm", "uniform", "gamma", "gaussian_kde"),
         ),
         *_ROWS,
@@ -214,8 +214,22 @@ class CtganSynthesizer(_SdvMethod):
     name = "synthetic-ctgan"
     label = "Synthetic data (SDV CTGAN)"
     params = (
-        MethodParam("epochs", "int", 3, "training epochs (more: better fit, longer)", 1, 10000),
-        MethodParam("batch_size", "int", 500, "training batch size (a multiple of 10)", 10, 100000),
+        Param(
+            "epochs",
+            "int",
+            3,
+            help="training epochs (more: better fit, longer)",
+            minimum=1,
+            maximum=10000,
+        ),
+        Param(
+            "batch_size",
+            "int",
+            500,
+            help="training batch size (a multiple of 10)",
+            minimum=10,
+            maximum=100000,
+        ),
         *_ROWS,
     )
     protects = (

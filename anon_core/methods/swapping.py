@@ -18,13 +18,13 @@ from anon_core.errors import ConfigError
 from anon_core.methods.registry import (
     MethodContext,
     MethodOutput,
-    MethodParam,
     Progress,
     ReleaseMethod,
     register_method,
     report,
     select_columns,
 )
+from anon_core.params import Param
 
 
 def rank_keys(series: pd.Series) -> np.ndarray:
@@ -71,19 +71,19 @@ class RankSwapping(ReleaseMethod):
     name = "rank-swapping"
     label = "Rank swapping"
     params = (
-        MethodParam(
+        Param(
             "p",
             "float",
             5.0,
-            "maximum rank distance of a swap, in % of the records (sdcMicro 'P')",
-            0.0,
-            100.0,
+            help="maximum rank distance of a swap, in % of the records (sdcMicro 'P')",
+            minimum=0.0,
+            maximum=100.0,
         ),
-        MethodParam(
+        Param(
             "columns",
             "columns",
             None,
-            "numeric or date columns (default: the numeric quasi-identifiers)",
+            help="numeric or date columns (default: the numeric quasi-identifiers)",
         ),
     )
     accepts = frozenset({"numeric", "date"})

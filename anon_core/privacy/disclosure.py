@@ -7,9 +7,9 @@ from typing import Any
 import numpy as np
 
 from anon_core.data.frequency import ClassTable, FrequencyTable
+from anon_core.params import Param
 from anon_core.privacy.models import (
     ATTRIBUTE,
-    Param,
     SensitiveModel,
     class_max,
     class_shares,

@@ -8,12 +8,8 @@ from typing import Any
 import numpy as np
 
 from anon_core.data.frequency import ClassTable
-from anon_core.privacy.models import (
-    ATTRIBUTE,
-    Param,
-    SensitiveModel,
-    register,
-)
+from anon_core.params import Param
+from anon_core.privacy.models import ATTRIBUTE, SensitiveModel, register
 
 
 @register

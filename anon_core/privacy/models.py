@@ -14,7 +14,6 @@ from __future__ import annotations
 import math
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
-from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, ClassVar
 
@@ -22,8 +21,9 @@ import numpy as np
 
 from anon_core.data.frequency import ClassTable, FrequencyTable
 from anon_core.errors import ConfigError
+from anon_core.params import Param, values_of
 from anon_core.registry import Registry
-from anon_core.validation import check_choice, check_float, check_int, check_keys
+from anon_core.validation import check_choice, check_keys
 
 _LN2 = math.log(2.0)
 
@@ -31,57 +31,6 @@ _LN2 = math.log(2.0)
 def log2_arx(x: np.ndarray) -> np.ndarray:
     """log2 computed as ARX does (ln x / ln 2), so thresholds compare bit-exactly."""
     return np.log(x) / _LN2
-
-
-@dataclass(frozen=True)
-class Param:
-    """A model parameter: name, type, bounds and help text for the UI."""
-
-    name: str
-    kind: str  # "int" | "float" | "attribute" | "choice"
-    default: Any = None
-    minimum: float | None = None
-    maximum: float | None = None
-    choices: tuple[str, ...] = ()
-    help: str = ""
-    min_inclusive: bool = True
-    #: A strength parameter (k, l, t, ...) has no silent default: the configuration must say it.
-    #: ``default`` is then only the value the UI suggests.
-    required: bool = False
-    #: An optional parameter may be left out (its value is then None).
-    optional: bool = False
-
-    def __get__(self, model: Any, owner: type | None = None) -> Any:
-        """Read as a typed field of the model: ``model.k`` is its validated value."""
-        if model is None:
-            return self
-        return model.values[self.name]
-
-    def validate(self, owner: str, label: str, raw: Any) -> Any:
-        """The value of this parameter from a configuration (None = not given), checked."""
-        where = f"{owner}.{self.name}"
-        if raw is None and self.optional:
-            return None
-        if raw is None and self.required:
-            hint = f" (e.g. {self.default!r})" if self.default is not None else ""
-            raise ConfigError(
-                f"'{where}' is required for {label}: say how strong the model must be{hint}; "
-                "privacy parameters have no silent default."
-            )
-        raw = self.default if raw is None else raw
-        if raw is None:
-            raise ConfigError(f"'{where}' is required for {label}.")
-        if self.kind == "int":
-            return check_int(where, raw, self.minimum, self.maximum)  # type: ignore[arg-type]
-        if self.kind == "float":
-            return check_float(
-                where, raw, self.minimum, self.maximum, min_inclusive=self.min_inclusive
-            )
-        if self.kind == "choice":
-            return check_choice(where, raw, self.choices)
-        if not isinstance(raw, str) or not raw:
-            raise ConfigError(f"'{where}' must name a column, got {raw!r}.")
-        return raw
 
 
 class PrivacyModel(ABC):
@@ -114,7 +63,7 @@ class PrivacyModel(ABC):
         check_keys(self.key, values, [p.name for p in self.params])
         #: The validated parameter values (read them as fields: ``model.k``).
         self.values: Mapping[str, Any] = MappingProxyType(
-            {p.name: p.validate(self.key, self.label, values.get(p.name)) for p in self.params}
+            values_of(self.params, values, self.key, self.label)
         )
 
     def to_config(self) -> dict[str, Any]:
@@ -171,7 +120,9 @@ def make_model(spec: Mapping[str, Any]) -> PrivacyModel:
     return MODELS[key](**{k: v for k, v in spec.items() if k != "model"})
 
 
-ATTRIBUTE = Param("attribute", "attribute", help="Sensitive attribute the model protects")
+ATTRIBUTE = Param(
+    "attribute", "attribute", help="Sensitive attribute the model protects", required=True
+)
 
 
 # --------------------------------------------------------------------- helpers

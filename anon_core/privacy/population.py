@@ -23,6 +23,7 @@ from scipy import special
 
 from anon_core.data.frequency import ClassTable, FrequencyTable
 from anon_core.errors import ConfigError
+from anon_core.params import Param
 from anon_core.population.models import (
     ESTIMATORS,
     USA_POPULATION,
@@ -37,7 +38,7 @@ from anon_core.population.table import (
     class_population,
     parse_population,
 )
-from anon_core.privacy.models import Param, PrivacyModel, SampleBasedModel, register
+from anon_core.privacy.models import PrivacyModel, SampleBasedModel, register
 
 CELL_SIZE_ESTIMATORS = ("zero-truncated-poisson", "poisson")
 _POP_SIZE = Param(

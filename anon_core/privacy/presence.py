@@ -22,7 +22,8 @@ import pandas as pd
 
 from anon_core.data.frequency import ClassTable, FrequencyTable
 from anon_core.errors import ConfigError, DataError
-from anon_core.privacy.models import Param, PrivacyModel, register
+from anon_core.params import Param
+from anon_core.privacy.models import PrivacyModel, register
 from anon_core.validation import check_keys
 
 _TRUE = {"1", "true", "yes", "y", "t"}

@@ -23,13 +23,14 @@ import numpy as np
 
 from anon_core.data.frequency import ClassTable, FrequencyTable
 from anon_core.errors import ConfigError
+from anon_core.params import Param
 from anon_core.population.table import (
     PopulationMatcher,
     PopulationSource,
     bind_population,
     parse_population,
 )
-from anon_core.privacy.models import Param, PrivacyModel, register
+from anon_core.privacy.models import PrivacyModel, register
 
 _ATTACKER = Param(
     "attacker",

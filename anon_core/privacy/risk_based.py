@@ -13,7 +13,8 @@ from typing import Any
 import numpy as np
 
 from anon_core.data.frequency import ClassTable
-from anon_core.privacy.models import Param, SampleBasedModel, register
+from anon_core.params import Param
+from anon_core.privacy.models import SampleBasedModel, register
 
 
 class _RiskModel(SampleBasedModel):

@@ -10,9 +10,9 @@ import pandas as pd
 from anon_core.data.frequency import ClassTable, FrequencyTable
 from anon_core.data.io import MISSING, ColumnKind, infer_kind
 from anon_core.errors import ConfigError
+from anon_core.params import Param
 from anon_core.privacy.models import (
     ATTRIBUTE,
-    Param,
     SensitiveModel,
     class_shares,
     global_shares,

@@ -18,8 +18,9 @@ import numpy as np
 
 from anon_core.data.frequency import ClassTable, FrequencyTable
 from anon_core.errors import ConfigError
+from anon_core.params import Param
 from anon_core.registry import Registry
-from anon_core.validation import check_bool, check_choice, check_keys
+from anon_core.validation import check_choice, check_keys
 
 
 @dataclass(frozen=True)
@@ -39,6 +40,16 @@ def floor10(x: np.ndarray | float) -> np.ndarray | float:
     return np.floor(np.asarray(x) * 1e10) / 1e10
 
 
+#: The one parameter of a metric: which variant to use (for metrics that have both).
+MONOTONIC = Param(
+    "monotonic",
+    "bool",
+    None,
+    help="use the monotonic variant (only metrics with both variants may choose)",
+    optional=True,
+)
+
+
 class QualityMetric(ABC):
     """Base class. ``goal`` says which way is better ("minimize" or "maximize"); the
     search follows it. ``monotonic`` means a coarser transformation is never better
@@ -54,6 +65,7 @@ class QualityMetric(ABC):
     has_monotonic_variant: ClassVar[bool] = False
     default_monotonic: ClassVar[bool] = False
     description: ClassVar[str] = ""
+    params: ClassVar[tuple[Param, ...]] = (MONOTONIC,)
 
     def __init__(self, monotonic: bool | None = None) -> None:
         if monotonic is not None and not self.has_monotonic_variant:
@@ -67,7 +79,7 @@ class QualityMetric(ABC):
             self.monotonic = (
                 self.default_monotonic
                 if monotonic is None
-                else check_bool("quality_metric.monotonic", monotonic)
+                else MONOTONIC.check(monotonic, "quality_metric.monotonic")
             )
 
     def to_config(self) -> dict[str, Any]:
@@ -127,7 +139,7 @@ def make_metric(spec: Mapping[str, Any] | str | None) -> QualityMetric:
         raise ConfigError(
             f'\'quality_metric\' must be an object like {{"name": "loss"}}, got {spec!r}.'
         )
-    check_keys("quality_metric", spec, {"name", "monotonic"})
+    check_keys("quality_metric", spec, {"name", *(p.name for p in QualityMetric.params)})
     key = check_choice("quality_metric.name", spec.get("name"), METRICS)
     return METRICS[key](monotonic=spec.get("monotonic"))
 
