@@ -11,7 +11,7 @@ import pandas as pd
 
 from anon_core.data.builders import default_hierarchy
 from anon_core.data.hierarchy import EncodedHierarchy, Hierarchy
-from anon_core.data.io import infer_kind, to_labels
+from anon_core.data.io import MISSING, infer_kind, to_labels
 from anon_core.errors import ConfigError, DataError
 
 
@@ -44,6 +44,28 @@ class EncodedColumn:
         return len(self.labels)
 
 
+def encode_labels(series: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+    """(int32 code per row, label per code) of a column's canonical labels (``to_labels``),
+    codes by first appearance.
+
+    The raw values are factorized first and only the distinct ones are turned into labels,
+    so the per-row cost is one hash pass; values that print alike (1.0 and 1, a missing
+    value and ``NULL``) are then merged, which keeps the order of first appearance.
+    """
+    raw_codes, raw_uniques = pd.factorize(series, sort=False)  # missing values: -1
+    labels = to_labels(pd.Series(raw_uniques, dtype=series.dtype))
+    has_missing = bool(len(raw_codes)) and bool((raw_codes < 0).any())
+    if has_missing:  # one more label for the missing values, at the end of the table
+        labels = np.append(labels, MISSING).astype(object)
+        raw_codes = np.where(raw_codes < 0, len(labels) - 1, raw_codes)
+    merged, uniques = pd.factorize(labels, sort=False)
+    if len(uniques) == len(labels) and not has_missing:
+        return raw_codes.astype(np.int32), np.asarray(uniques, dtype=object)
+    # Renumber by first appearance in the rows (the missing label was put last above).
+    codes, order = pd.factorize(merged[raw_codes], sort=False)
+    return codes.astype(np.int32), np.asarray(uniques, dtype=object)[order]
+
+
 class FrameCodes:
     """Dictionary codes of a DataFrame's columns, computed once and reused by every Dataset of it.
 
@@ -62,8 +84,7 @@ class FrameCodes:
         """(int32 code per row, label per code) of a column, by first appearance."""
         hit = self._codes.get(column)
         if hit is None:
-            codes, uniques = pd.factorize(to_labels(self.frame[column]), sort=False)
-            hit = (codes.astype(np.int32), np.asarray(uniques, dtype=object))
+            hit = encode_labels(self.frame[column])
             self._codes[column] = hit
         return hit
 

@@ -30,6 +30,7 @@ from anon_core.data.io import (
     decode_text,
     detect_encoding,
 )
+from anon_core.data.limits import longest_line
 from anon_core.errors import HierarchyError
 
 MAX_NAMED = 10
@@ -75,12 +76,91 @@ def _rows_problem(rows: list[list[str]]) -> str | None:
     return None
 
 
+def _as_text(table: np.ndarray) -> np.ndarray | None:
+    """The table's labels as an object array of str (None when a cell is missing)."""
+    flat = table.ravel()
+    kind = pd.api.types.infer_dtype(flat, skipna=False)
+    if kind == "string":
+        return table
+    if pd.isna(flat).any():
+        return None
+    return np.frompyfunc(str, 1, 1)(table).astype(object)
+
+
+def _factorize_table(text: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(id of every cell's label, shape rows x levels; label of each id), ids numbered by first
+    appearance level by level: one hash factorization for the whole table."""
+    codes, labels = pd.factorize(text.T.ravel(), sort=False)
+    ids = codes.reshape(text.shape[1], text.shape[0]).T
+    return ids, np.asarray(labels, dtype=object)
+
+
+def _structure_problem(ids: np.ndarray) -> tuple[str, int, np.ndarray] | None:
+    """The first structural fault of a table of label ids, vectorized: ("duplicate", 0, ids of
+    level-0 labels listed again, by first repetition) or ("monotonic", level, ids of level-1
+    labels with several parents, by first appearance); None when the table is valid."""
+    base = ids[:, 0]
+    again = pd.Series(base).duplicated().to_numpy()
+    if again.any():
+        return "duplicate", 0, pd.unique(base[again])
+    span = int(ids.max()) + 1
+    parent_of = np.empty(span, dtype=ids.dtype)
+    for h in range(1, ids.shape[1]):
+        child, parent = ids[:, h - 1], ids[:, h]
+        parent_of[child] = parent  # one parent per label: any other differs from the one kept
+        if not np.array_equal(parent_of[child], parent):
+            pairs = np.unique(child.astype(np.int64) * span + parent)
+            parents = np.bincount(pairs // span, minlength=span)
+            bad = np.flatnonzero(parents > 1)
+            first = np.full(span, len(child), dtype=np.int64)
+            np.minimum.at(first, child, np.arange(len(child)))
+            return "monotonic", h, bad[np.argsort(first[bad], kind="stable")]
+    return None
+
+
+def _read_plain(text: str, separator: str, raw: bytes) -> np.ndarray | None:
+    """The table of a plain hierarchy file parsed by pandas' C reader, or None when the file
+    needs the careful reader (quotes, blank or ragged rows, empty cells, very long lines), which
+    also words every error by row and level."""
+    if '"' in text or longest_line(raw) > MAX_NAME_CHARS:
+        return None
+    try:
+        frame = pd.read_csv(
+            io.StringIO(text),
+            sep=separator,
+            header=None,
+            dtype=str,
+            keep_default_na=False,
+            na_filter=False,
+            quoting=csv.QUOTE_NONE,
+            skip_blank_lines=True,
+            engine="c",
+        )
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, ValueError):
+        return None
+    table = frame.to_numpy(dtype=object)
+    # Missing or empty cells (ragged rows) make the constructor refuse the table, and the
+    # careful reader then says where; a row of blanks only is one it skips.
+    if table.size == 0:
+        return None
+    try:
+        blank_row = any(map(str.isspace, table[:, 0]))
+    except TypeError:  # a missing first cell
+        return None
+    return None if blank_row else table
+
+
 @dataclass(frozen=True, eq=False)
 class Hierarchy:
     """Validated generalization hierarchy (rows x levels of string labels)."""
 
     table: np.ndarray  # object array, shape (n_values, height)
     name: str = ""
+
+    #: Integer form of the labels, computed once when the table is validated: the id of every
+    #: cell's label (one factorization over the whole table, levels stacked) and the labels by id.
+    _ids: np.ndarray = field(default=None, init=False, repr=False, compare=False)  # type: ignore[assignment]
+    _labels: np.ndarray = field(default=None, init=False, repr=False, compare=False)  # type: ignore[assignment]
 
     def __post_init__(self) -> None:
         table = np.asarray(self.table, dtype=object)
@@ -89,31 +169,36 @@ class Hierarchy:
                 f"Hierarchy {self.name!r} is empty: it needs one row per value and at least one column."
             )
         object.__setattr__(self, "table", table)
-        frame = pd.DataFrame(table)
         # Whitespace-only labels (a value " ") are labels like any other; only empty cells are missing.
-        empty = frame.isna() | (frame.astype(str) == "")
-        if empty.to_numpy().any():
-            r, c = np.argwhere(empty.to_numpy())[0]
+        text = _as_text(table)
+        if text is None:  # some cell is missing (None / NaN)
+            empty = pd.isna(table) | (np.frompyfunc(str, 1, 1)(table) == "")
+        else:
+            empty = text == ""
+        if empty.any():
+            r, c = np.argwhere(empty)[0]
             raise HierarchyError(
                 f"Hierarchy {self.name!r} has an empty cell at row {r + 1}, level {c} "
                 f"(value {table[r, 0]!r}). Every row needs a label at every level."
             )
-        base = frame[0].astype(str)
-        dup = base[base.duplicated()].unique().tolist()
-        if dup:
-            raise HierarchyError(
-                f"Hierarchy {self.name!r} lists value(s) {name_values(dup)} more than once at "
-                "level 0. Each original value must appear in exactly one row."
-            )
-        for h in range(1, table.shape[1]):
-            parents = frame.groupby(h - 1, sort=False)[h].nunique()
-            bad = parents[parents > 1].index.astype(str).tolist()
-            if bad:
+        assert text is not None
+        ids, labels = _factorize_table(text)
+        problem = _structure_problem(ids)
+        if problem is not None:
+            kind, level, bad = problem
+            shown = name_values([str(v) for v in labels[bad]])
+            if kind == "duplicate":
                 raise HierarchyError(
-                    f"Hierarchy {self.name!r} is not monotonic: label(s) {name_values(bad)} at level "
-                    f"{h - 1} generalize to more than one label at level {h}. Each label must have "
-                    "exactly one parent."
+                    f"Hierarchy {self.name!r} lists value(s) {shown} more than once at "
+                    "level 0. Each original value must appear in exactly one row."
                 )
+            raise HierarchyError(
+                f"Hierarchy {self.name!r} is not monotonic: label(s) {shown} at level "
+                f"{level - 1} generalize to more than one label at level {level}. Each label must have "
+                "exactly one parent."
+            )
+        object.__setattr__(self, "_ids", ids)
+        object.__setattr__(self, "_labels", labels)
 
     # ------------------------------------------------------------------ shape
     @property
@@ -166,6 +251,12 @@ class Hierarchy:
         if note is not None:
             warnings.warn(note, DataWarning, stacklevel=2)
         text = text.lstrip("\ufeff")
+        fast = _read_plain(text, separator, raw)
+        if fast is not None:
+            try:
+                return cls(fast, name=label)
+            except HierarchyError:
+                pass  # said by row and level (never by label) by the reader below
         try:
             rows = [
                 r
@@ -250,9 +341,22 @@ class Hierarchy:
 
     # ------------------------------------------------------------------ encoding
     def encode(self, data_labels: np.ndarray) -> EncodedHierarchy:
-        """Integer lookup arrays for the data's dictionary ``data_labels`` (code -> label)."""
-        base = pd.Index(self.table[:, 0].astype(str))
-        pos = base.get_indexer(pd.Index(np.asarray(data_labels, dtype=object).astype(str)))
+        """Integer lookup arrays for the data's dictionary ``data_labels`` (code -> label).
+
+        Vectorized over the whole table: the label ids of validation are reused, so each
+        level costs a gather and a factorization of the data's (few) codes, not a hash of
+        the level's labels.
+        """
+        ids, names = self._ids, self._labels
+        n = len(ids)
+        data_text = np.asarray(data_labels, dtype=object)
+        if pd.api.types.infer_dtype(data_text, skipna=False) != "string":
+            data_text = np.frompyfunc(str, 1, 1)(data_text).astype(object)
+        # One hash pass over the file's values then the data's: level-0 values are distinct, so
+        # the id of a data label found among them is its row, and ids past them are not found.
+        both, _ = pd.factorize(np.concatenate([names[ids[:, 0]], data_text]), sort=False)
+        pos = both[n:]
+        pos = np.where(pos < n, pos, -1)
         if (pos < 0).any():
             missing = [str(v) for v in np.asarray(data_labels)[pos < 0]]
             hint = (
@@ -266,14 +370,14 @@ class Hierarchy:
             )
         maps, labels, leaf_counts = [], [], []
         for h in range(self.height):
-            column = self.table[:, h].astype(str)
-            full_codes, full_uniques = pd.factorize(column, sort=False)
-            rows_under = np.bincount(full_codes, minlength=len(full_uniques))
-            data_full_codes = full_codes[pos]
-            codes, uniq = pd.factorize(data_full_codes, sort=False)
+            column = ids[:, h]
+            codes, uniq = pd.factorize(column[pos], sort=False)
+            uniq = np.asarray(uniq, dtype=np.int64)
+            # Rows of the file under each label of this level that the data reaches.
+            rows_under = np.bincount(column, minlength=len(names))[uniq]
             maps.append(codes.astype(np.int32))
-            labels.append(np.asarray(full_uniques, dtype=object)[uniq])
-            leaf_counts.append(rows_under[uniq].astype(np.int64))
+            labels.append(names[uniq])
+            leaf_counts.append(rows_under.astype(np.int64))
         return EncodedHierarchy(
             maps=maps, labels=labels, leaf_counts=leaf_counts, n_rows=int(self.table.shape[0])
         )

@@ -191,7 +191,7 @@ def read_text_table(
             f"{name} could not be parsed with separator {sep!r}: {str(exc).splitlines()[0][:200]}. "
             "Check the separator (',' ';' tab or '|') and quoting."
         ) from None
-    _check_frame(frame, name, sep)
+    _check_frame(frame, name, sep, text=True)
     if note is not None:
         warnings.warn(note, DataWarning, stacklevel=2)
     return LoadedTable(frame=frame, format="csv", separator=sep, encoding=enc, encoding_note=note)
@@ -227,7 +227,11 @@ def _check_names(header: list[str], name: str) -> None:
         )
 
 
-def _check_frame(frame: pd.DataFrame, name: str, sep: str | None = None) -> None:
+def _check_frame(
+    frame: pd.DataFrame, name: str, sep: str | None = None, text: bool = False
+) -> None:
+    """``text``: the frame was parsed from delimited text as strings, so no cell can be nested
+    (checking every cell would cost more than the parse itself)."""
     if frame.shape[1] == 0:
         raise DataError(f"{name} has no columns.")
     check_columns_count(frame.shape[1], name)
@@ -235,7 +239,7 @@ def _check_frame(frame: pd.DataFrame, name: str, sep: str | None = None) -> None
         raise DataError(f"{name} has a header but no data rows. Add rows and load it again.")
     cols = [str(c) for c in frame.columns]
     _check_names(cols, name)
-    for col in frame.columns:
+    for col in [] if text else frame.columns:
         if frame[col].dtype == object:
             nested = frame[col].map(lambda v: isinstance(v, dict | list | tuple | set | np.ndarray))
             if nested.any():
