@@ -360,3 +360,134 @@ def test_the_french_model_finds_names_without_cue_words():
     total, _ = token_recall(parsed, kept)
     # measured when written: French model 24/24 tokens, the English model 8/24 (0.33)
     assert total >= 0.9
+
+
+# =============================================================================== format-valid fakes
+# Oracles written here, independent of anon_core: libphonenumber's validity test, and the Luhn
+# and ISO 7064 MOD 97-10 checks by hand.
+def hand_luhn(number: str) -> bool:
+    digits = [int(c) for c in number if c.isdigit()]
+    total = 0
+    for i, d in enumerate(reversed(digits)):
+        if i % 2 == 1:
+            d *= 2
+            if d > 9:
+                d -= 9
+        total += d
+    return total % 10 == 0
+
+
+def hand_mod97(iban: str) -> bool:
+    compact = iban.replace(" ", "").upper()
+    moved = compact[4:] + compact[:4]
+    as_number = "".join(str(ord(c) - 55) if c.isalpha() else c for c in moved)
+    return int(as_number) % 97 == 1
+
+
+#: (written number, its region) by hand: each is a valid number of that region.
+PHONES = [
+    ("(617) 555-0142", "US"),
+    ("1-212-867-5309", "US"),
+    ("+44 20 7123 4567", "GB"),
+    ("020 7123 4567", "GB"),
+    ("0161 234 5678", "GB"),
+    ("06 12 34 56 78", "FR"),
+    ("+33 1 42 68 53 00", "FR"),
+    ("699 956 915", "ES"),
+    ("347 123 4567", "IT"),
+    ("0049 30 1234567", "DE"),
+    ("+48 22 123 45 67", "PL"),
+    ("044 668 18 00", "CH"),
+    ("010 123 4567", "NL"),
+]
+
+
+@pytest.mark.parametrize(("original", "region"), PHONES)
+def test_fake_phone_numbers_are_valid_for_their_country_and_length(original, region):
+    phonenumbers = pytest.importorskip("phonenumbers")
+    from anon_core.pii.fake import fake_value
+
+    assert phonenumbers.is_valid_number(
+        phonenumbers.parse(
+            original.replace("00", "+", 1) if original.startswith("00") else original, region
+        )
+    )
+    fake = fake_value("PHONE_NUMBER", original, seed=11)
+    assert fake != original
+    assert fake == fake_value("PHONE_NUMBER", original, seed=11)  # consistent
+    text = "+" + fake[2:] if fake.startswith("00") else fake
+    number = phonenumbers.parse(text, region)
+    assert phonenumbers.is_valid_number(number), fake
+    assert phonenumbers.region_code_for_number(number) == region, fake
+    assert len(re.sub(r"\D", "", fake)) == len(re.sub(r"\D", "", original))
+
+
+def test_fake_phones_come_from_fiction_ranges_where_published():
+    from anon_core.pii.fake import fake_value
+
+    for seed in range(20):
+        us = re.sub(r"\D", "", fake_value("PHONE_NUMBER", "(617) 555-0142", seed))
+        assert us[3:6] == "555" and 100 <= int(us[6:]) <= 199  # NANPA: 555-0100..0199
+        assert fake_value("PHONE_NUMBER", "020 7123 4567", seed).startswith("020 7946 0")  # Ofcom
+        assert fake_value("PHONE_NUMBER", "06 12 34 56 78", seed).startswith("01 99 00")  # ARCEP
+
+
+@pytest.mark.parametrize(
+    "card",
+    ["4539 1488 0343 6467", "2223000048410010", "3782 822463 10005", "6011000990139424",
+     "4970101234567893", "4222222222222", "6250941006528599"],
+)  # fmt: skip
+def test_fake_cards_pass_luhn_keep_length_and_brand(card):
+    from anon_core.pii.fake import fake_value
+
+    assert hand_luhn(card)  # the fixtures are valid
+    for seed in range(10):
+        fake = fake_value("CREDIT_CARD", card, seed)
+        assert hand_luhn(fake) and fake != card
+        assert len(re.sub(r"\D", "", fake)) == len(re.sub(r"\D", "", card))
+        assert re.sub(r"\D", "", fake)[:2] == re.sub(r"\D", "", card)[:2]
+
+
+#: Registered IBAN lengths (SWIFT IBAN registry), typed by hand.
+IBAN_LENGTHS = {"DE": 22, "FR": 27, "GB": 22, "BE": 16, "NL": 18, "IT": 27, "ES": 24, "PL": 28}
+
+
+@pytest.mark.parametrize(
+    "iban",
+    ["DE89 3704 0044 0532 0130 00", "FR76 3000 6000 0112 3456 7890 189", "GB29NWBK60161331926819",
+     "BE68539007547034", "NL91ABNA0417164300", "IT60X0542811101000000123456",
+     "ES9121000418450200051332", "PL61109010140000071219812874"],
+)  # fmt: skip
+def test_fake_ibans_have_valid_check_digits_and_the_country_length(iban):
+    from anon_core.pii.fake import fake_value
+
+    assert hand_mod97(iban)
+    country = iban[:2]
+    for seed in range(10):
+        fake = fake_value("IBAN_CODE", iban, seed)
+        compact = fake.replace(" ", "")
+        assert hand_mod97(fake) and compact != iban.replace(" ", "")
+        assert compact[:2] == country and len(compact) == IBAN_LENGTHS[country]
+        if country == "BE":  # national check: first ten digits mod 97 (97 for 0)
+            assert int(compact[14:]) == (int(compact[4:14]) % 97 or 97)
+        if country in ("GB", "NL"):  # bank code letters
+            assert compact[4:8].isalpha()
+
+
+def test_a_wrongly_sized_iban_gets_the_registered_length():
+    from anon_core.pii.fake import fake_value
+
+    fake = fake_value("IBAN_CODE", "DE12 3456 7890", 1).replace(" ", "")
+    assert len(fake) == IBAN_LENGTHS["DE"] and hand_mod97(fake)
+
+
+def test_fake_emails_are_valid_addresses_at_reserved_domains():
+    from email.headerregistry import Address
+
+    from anon_core.pii.fake import fake_value
+
+    for seed, original in enumerate(["j.okafor@example.org", "HELENE@exemple.fr", "x@y.co.uk"]):
+        fake = fake_value("EMAIL_ADDRESS", original, seed)
+        address = Address(addr_spec=fake)  # raises on a syntactically invalid address
+        assert address.domain in ("example.org", "example.com", "example.net")  # RFC 2606
+        assert re.fullmatch(r"[a-z0-9._]+@example\.(org|com|net)", fake)

@@ -3,13 +3,17 @@
 A fake is drawn from a ``random.Random`` seeded with HMAC-SHA256(seed, entity type,
 original value) (RFC 2104), so the same value always gets the same fake within a
 release and across runs with the same seed, and different seeds give unrelated
-fakes. Formats follow the published rules:
+fakes. A fake never equals its original. Formats follow the published rules:
 
-* payment card numbers: issuer prefix 4 (Visa) and the Luhn check digit (ISO/IEC 7812-1);
-* IBANs: the original's country code and length, check digits by ISO 13616 / ISO 7064
-  MOD 97-10 (letters A=10 ... Z=35, ``98 - (n mod 97)``);
+* payment card numbers: the original's length and brand (its first two digits; 4 when unknown)
+  and the Luhn check digit (ISO/IEC 7812-1). ISO/IEC 7812 reserves no range for fiction: a fake
+  can coincide with an issued number (it has no expiry date or security code);
+* IBANs: the original's country, the country's BBAN format and length from SWIFT's IBAN
+  registry (:mod:`anon_core.pii.checksums`), check digits by ISO 13616 / ISO 7064 MOD 97-10
+  (letters A=10 ... Z=35, ``98 - (n mod 97)``), and the national check digits of BE and FR;
 * US SSNs: area 001-665 or 667-899, group 01-99, serial 0001-9999 (SSA's randomization rules);
-* phone numbers: the fictional 555-01XX exchange (NANPA), the original's layout kept;
+* phone numbers: the original's country and length, from a fiction range where one is
+  published (:mod:`anon_core.pii.fake_phone`), the original's layout kept;
 * e-mail addresses: reserved ``example.*`` domains (RFC 2606);
 * IP addresses: documentation ranges 192.0.2.0/24, 198.51.100.0/24, 203.0.113.0/24 (RFC 5737)
   and 2001:db8::/32 (RFC 3849).
@@ -27,6 +31,15 @@ import hmac
 import random
 import re
 import string
+
+from anon_core.pii.checksums import (  # noqa: F401 - luhn_valid, iban_valid re-exported
+    bban_shape,
+    iban_check_digits,
+    iban_valid,
+    luhn_check_digit,
+    luhn_valid,
+)
+from anon_core.pii.fake_phone import fake_phone, fill_digits
 
 FIRST_NAMES = (
     "James",
@@ -140,40 +153,6 @@ def _rng(seed: int, entity: str, value: str) -> random.Random:
     return random.Random(int.from_bytes(digest, "big"))
 
 
-def luhn_check_digit(payload: str) -> str:
-    """The Luhn digit that makes ``payload + digit`` valid (ISO/IEC 7812-1 annex B)."""
-    total = 0
-    for i, ch in enumerate(reversed(payload)):
-        d = int(ch)
-        if i % 2 == 0:  # doubled: every second digit counting from the check digit's left neighbour
-            d = d * 2 - 9 if d > 4 else d * 2
-        total += d
-    return str((10 - total % 10) % 10)
-
-
-def luhn_valid(number: str) -> bool:
-    digits = re.sub(r"\D", "", number)
-    return len(digits) >= 2 and luhn_check_digit(digits[:-1]) == digits[-1]
-
-
-def _iban_remainder(rearranged: str) -> int:
-    return int("".join(str(int(c, 36)) for c in rearranged)) % 97
-
-
-def iban_check_digits(country: str, bban: str) -> str:
-    """ISO 13616 check digits: 98 - (BBAN + country + '00' as digits mod 97)."""
-    return f"{98 - _iban_remainder(bban.upper() + country.upper() + '00'):02d}"
-
-
-def iban_valid(iban: str) -> bool:
-    compact = re.sub(r"\s", "", iban).upper()
-    return (
-        len(compact) > 4
-        and compact[:2].isalpha()
-        and _iban_remainder(compact[4:] + compact[:4]) == 1
-    )
-
-
 def _same_shape(rng: random.Random, text: str, keep_letters: bool = False) -> str:
     """Digits to random digits, letters to random letters of the same case, the rest kept."""
     out = []
@@ -187,12 +166,6 @@ def _same_shape(rng: random.Random, text: str, keep_letters: bool = False) -> st
         else:
             out.append(ch)
     return "".join(out)
-
-
-def _fill_digits(template: str, digits: str) -> str:
-    """Put ``digits`` into the digit positions of ``template`` (layout kept)."""
-    it = iter(digits)
-    return "".join(next(it) if ch.isdigit() else ch for ch in template)
 
 
 def _person(rng: random.Random, original: str) -> str:
@@ -209,20 +182,12 @@ def _email(rng: random.Random, original: str) -> str:
     )
 
 
-def _phone(rng: random.Random, original: str) -> str:
-    digits = re.sub(r"\D", "", original)
-    if len(digits) in (10, 11):
-        national = f"{rng.randint(2, 9)}{rng.randint(0, 9)}{rng.randint(0, 9)}555{rng.randint(100, 199):04d}"
-        return _fill_digits(original, (digits[0] if len(digits) == 11 else "") + national)
-    return _same_shape(rng, original)
-
-
 def _ssn(rng: random.Random, original: str) -> str:
     area = rng.choice([a for a in range(1, 900) if a != 666])
     number = f"{area:03d}{rng.randint(1, 99):02d}{rng.randint(1, 9999):04d}"
     digits = re.sub(r"\D", "", original)
     return (
-        _fill_digits(original, number)
+        fill_digits(original, number)
         if len(digits) == 9
         else f"{number[:3]}-{number[3:5]}-{number[5:]}"
     )
@@ -231,15 +196,47 @@ def _ssn(rng: random.Random, original: str) -> str:
 def _card(rng: random.Random, original: str) -> str:
     digits = re.sub(r"\D", "", original)
     n = len(digits) if 13 <= len(digits) <= 19 else 16
-    payload = "4" + "".join(rng.choice(string.digits) for _ in range(n - 2))
+    # the brand (first two digits: Visa 4x, Mastercard 51-55/22-27, Amex 34/37, ...) is kept
+    prefix = digits[:2] if len(digits) == n and digits[:1] in ("2", "3", "4", "5", "6") else "4"
+    payload = prefix + "".join(rng.choice(string.digits) for _ in range(n - 1 - len(prefix)))
     number = payload + luhn_check_digit(payload)
-    return _fill_digits(original, number) if len(digits) == n else number
+    return fill_digits(original, number) if len(digits) == n else number
+
+
+_RIB_LETTERS = {c: str(1 + (i % 9) + (i >= 18)) for i, c in enumerate("ABCDEFGHIJKLMNOPQRSTUVWXYZ")}
+
+
+def _national_check(country: str, bban: str) -> str:
+    """Set the national check digits inside the BBAN where the rule is public and simple:
+    BE (first ten digits mod 97, 97 for 0) and FR (the RIB key)."""
+    if country == "BE" and bban.isdigit() and len(bban) == 12:
+        check = int(bban[:10]) % 97 or 97
+        return f"{bban[:10]}{check:02d}"
+    if country == "FR" and len(bban) == 23:
+        # letters count as digits: A,J=1 B,K,S=2 ... I,R,Z=9 (RIB rules)
+        as_digits = "".join(_RIB_LETTERS.get(c, c) for c in bban[:21])
+        key = (
+            97
+            - (89 * int(as_digits[:5]) + 15 * int(as_digits[5:10]) + 3 * int(as_digits[10:21])) % 97
+        )
+        return f"{bban[:21]}{key:02d}"
+    return bban
 
 
 def _iban(rng: random.Random, original: str) -> str:
     compact = re.sub(r"\s", "", original).upper()
     country = compact[:2] if compact[:2].isalpha() else "DE"
-    bban = _same_shape(rng, compact[4:] or "0" * 18).upper()
+    body = compact[4:]
+    shape = bban_shape(country)
+    if shape is None:  # a country not in the table: the original's shape
+        bban = _same_shape(rng, body or "0" * 18).upper()
+    else:  # the registry's format; "c" positions take the original's kind of character
+        out = []
+        for i, kind in enumerate(shape):
+            was = body[i] if i < len(body) else "0"
+            letter = kind == "a" or (kind == "c" and was.isalpha())
+            out.append(rng.choice(string.ascii_uppercase if letter else string.digits))
+        bban = _national_check(country, "".join(out))
     number = country + iban_check_digits(country, bban) + bban
     if " " in original:
         return " ".join(number[i : i + 4] for i in range(0, len(number), 4))
@@ -296,7 +293,7 @@ def _url(rng: random.Random, original: str) -> str:
 FAKERS = {
     "PERSON": _person,
     "EMAIL_ADDRESS": _email,
-    "PHONE_NUMBER": _phone,
+    "PHONE_NUMBER": fake_phone,
     "US_SSN": _ssn,
     "CREDIT_CARD": _card,
     "IBAN_CODE": _iban,
@@ -319,9 +316,15 @@ def fake_value(entity: str, original: str, seed: int = 0) -> str:
     """
     rng = _rng(seed, entity, original)
     maker = FAKERS.get(entity)
-    if maker is not None:
-        return maker(rng, original)
-    return _same_shape(rng, original, keep_letters=any(c.isdigit() for c in original))
+    fake = original
+    for _ in range(8):  # a fake equal to its original would leak it: draw again (rare)
+        if maker is not None:
+            fake = maker(rng, original)
+        else:
+            fake = _same_shape(rng, original, keep_letters=any(c.isdigit() for c in original))
+        if fake != original:
+            break
+    return fake
 
 
 def hmac_token(value: str, key: bytes, length: int = 16, prefix: str = "") -> str:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from anon_core.pii.fake import luhn_valid
+from anon_core.pii.checksums import luhn_valid
 
 #: Regions whose phone number formats are recognised (libphonenumber region codes): the US and
 #: the European countries whose data this workbench meets. A number written with its country
