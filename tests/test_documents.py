@@ -4,6 +4,7 @@ images and scanned PDFs: ``tests/test_ocr.py``."""
 from __future__ import annotations
 
 import json
+import re
 import sys
 import zipfile
 from pathlib import Path
@@ -242,3 +243,88 @@ def test_a_french_text_is_detected_and_its_names_removed(tmp_path, capsys):
     assert written.startswith("Bonjour,\r\n\r\n")  # line endings kept
     for value in ("Mathilde", "Rousseau", "06 12 34 56 78"):
         assert value not in written
+
+
+# =============================================================================== decrypt
+KEY = "k3y-for-tests-only-0123456789abc"  # 32 bytes: AES-256
+
+
+def test_encrypted_document_is_recovered_with_the_key_and_only_with_it(
+    tmp_path, capsys, monkeypatch, caplog
+):
+    import logging
+
+    assert len(KEY.encode()) == 32
+    source = tmp_path / "letter.txt"
+    source.write_text(LETTER, encoding="utf-8")
+    cfg = tmp_path / "cfg.yaml"
+    cfg.write_text(
+        "text:\n  operators:\n    DEFAULT: {type: encrypt, key_env: ANON_TEST_KEY}\n",
+        encoding="utf-8",
+    )
+    monkeypatch.setenv("ANON_TEST_KEY", KEY)
+    caplog.set_level(logging.DEBUG)
+    target = tmp_path / "o.txt"
+    code, out, err = run(capsys, str(source), "-o", str(target), "--config", str(cfg))
+    assert code == 0, err
+    encrypted = target.read_text(encoding="utf-8")
+    assert_clean(encrypted)
+    # the authorised path back: the key from the environment ...
+    assert main(["decrypt", "--text", str(target), "--key-env", "ANON_TEST_KEY"]) == 0
+    recovered, err2 = capsys.readouterr()
+    assert recovered == LETTER  # the original, character for character
+    # ... or from a key file (a trailing newline is ignored)
+    key_file = tmp_path / "aes.key"
+    key_file.write_text(KEY + "\n", encoding="utf-8")
+    assert main(["decrypt", "--text", str(target), "--key-file", str(key_file)]) == 0
+    assert capsys.readouterr()[0] == LETTER
+    # a single token
+    token = next(w.strip(".,") for w in encrypted.split() if len(w) > 30)
+    assert main(["decrypt", token, "--key-file", str(key_file)]) == 0
+    assert capsys.readouterr()[0].strip() in (NAME, PHONE, EMAIL, CARD)
+    # a wrong key: one line, nothing recovered, the key never shown
+    monkeypatch.setenv("WRONG_KEY", KEY[::-1])
+    code, wrong_out, wrong_err = (
+        main(["decrypt", "--text", str(target), "--key-env", "WRONG_KEY"]),
+        *capsys.readouterr(),
+    )
+    line = one_error_line(code, wrong_out, wrong_err)
+    assert "key differs" in line
+    code = main(["decrypt", token, "--key-env", "WRONG_KEY"])
+    assert "key differs" in one_error_line(code, *capsys.readouterr())
+    for text in (out, err, err2, wrong_err, line, caplog.text):
+        assert KEY not in text and KEY[::-1] not in text
+
+
+@pytest.mark.parametrize(
+    ("argv", "needle"),
+    [
+        (["decrypt", "abc"], "exactly one of --key-env"),
+        (["decrypt", "abc", "--key-env", "NOT_SET_ANYWHERE_XYZ"], "not set"),
+        (["decrypt", "--key-env", "SHORT_KEY"], "either tokens"),
+        (["decrypt", "abc", "--key-env", "SHORT_KEY_BAD"], "16, 24 or 32"),
+    ],
+)
+def test_decrypt_bad_arguments_get_one_line(capsys, monkeypatch, argv, needle):
+    monkeypatch.setenv("SHORT_KEY", KEY)
+    monkeypatch.setenv("SHORT_KEY_BAD", "tooshort")
+    assert needle in one_error_line(main(argv), *capsys.readouterr())
+
+
+def test_fakes_are_consistent_across_two_documents(tmp_path, capsys):
+    cfg = tmp_path / "cfg.yaml"
+    cfg.write_text("text:\n  operators:\n    DEFAULT: {type: replace, fake: true, seed: 5}\n")
+    outputs = []
+    for i, text in enumerate((LETTER, f"Minutes.\n\nAction for {NAME}: ring {PHONE} again.\n")):
+        source = tmp_path / f"d{i}.txt"
+        source.write_text(text, encoding="utf-8")
+        code, _, err = run(
+            capsys, str(source), "-o", str(tmp_path / f"o{i}.txt"), "--config", str(cfg)
+        )
+        assert code == 0, err
+        outputs.append((tmp_path / f"o{i}.txt").read_text(encoding="utf-8"))
+    phones = [re.findall(r"\+44[\d ]{10,}\d", o) for o in outputs]
+    assert len(phones[0]) == 1 and phones[0] == phones[1]  # the same fake in both documents
+    assert phones[0][0] != PHONE
+    for o in outputs:
+        assert_clean(o)

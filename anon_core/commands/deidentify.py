@@ -71,7 +71,92 @@ def _run(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+#: Largest key file read (a key is 16, 24 or 32 bytes; a newline may follow).
+KEY_FILE_BYTES = 1024
+#: Largest text file ``decrypt --text`` reads.
+TEXT_FILE_BYTES = 50 * 1024 * 1024
+
+
+def _read_key(args: argparse.Namespace) -> bytes:
+    """The AES key from ``--key-env`` or ``--key-file``; never echoed in a message."""
+    if (args.key_env is None) == (args.key_file is None):
+        raise ConfigError(
+            "give the key with exactly one of --key-env NAME (an environment variable) or "
+            "--key-file PATH."
+        )
+    if args.key_env is not None:
+        from anon_core.pii.settings import read_secret
+
+        return read_secret(args.key_env, "--key-env", None)
+    path = Path(args.key_file)
+    if not path.is_file():
+        raise ConfigError(f"--key-file {str(path)!r} does not exist or is not a regular file.")
+    if path.stat().st_size > KEY_FILE_BYTES:
+        raise ConfigError(
+            f"--key-file {str(path)!r} is larger than {KEY_FILE_BYTES} bytes: it is not a key file."
+        )
+    return path.read_bytes().rstrip(b"\r\n")
+
+
+def _decrypt(args: argparse.Namespace) -> int:
+    from anon_core.pii.settings import AES_KEY_BYTES
+    from anon_core.pii.text import decrypt_text, decrypt_value
+
+    key = _read_key(args)
+    if len(key) not in AES_KEY_BYTES:
+        raise ConfigError(
+            f"the key has {len(key)} bytes; an encrypt key has 16, 24 or 32 (the value the "
+            "release's key_env variable held)."
+        )
+    if bool(args.tokens) == (args.text is not None):
+        raise ConfigError("give either tokens to decrypt or --text FILE, not both and not neither.")
+    if args.text is None:
+        values = [decrypt_value(token, key) for token in args.tokens]
+        sys.stdout.write("".join(v + "\n" for v in values))
+        return EXIT_OK
+    path = Path(args.text)
+    if not path.is_file():
+        raise ConfigError(f"--text {str(path)!r} does not exist or is not a regular file.")
+    if path.stat().st_size > TEXT_FILE_BYTES:
+        raise ConfigError(f"--text {str(path)!r} is larger than {TEXT_FILE_BYTES} bytes.")
+    try:
+        text = path.read_bytes().decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise ConfigError(f"--text {str(path)!r} is not UTF-8 text.") from None
+    recovered_text, recovered, seen = decrypt_text(text, key)
+    if seen and not recovered:
+        raise ConfigError(
+            f"none of the {seen} token(s) in {str(path)!r} decrypts with this key: the key differs "
+            "from the one used, or the tokens were changed."
+        )
+    sys.stdout.write(recovered_text)
+    return EXIT_OK
+
+
+def _add_decrypt_parser(sub: argparse._SubParsersAction) -> None:
+    parser = sub.add_parser(
+        "decrypt",
+        help="recover values replaced by the 'encrypt' operator (AES-SIV), with the key",
+        description="Recover values replaced by the 'encrypt' operator. The key comes from an "
+        "environment variable or a key file, never from the command line; it is never printed.",
+    )
+    parser.add_argument("tokens", nargs="*", help="tokens to decrypt (one value per line printed)")
+    parser.add_argument(
+        "--text",
+        metavar="FILE",
+        help="a de-identified UTF-8 text (or CSV): printed with every token of this key decrypted",
+    )
+    parser.add_argument(
+        "--key-env", metavar="NAME", help="environment variable holding the key (e.g. ANON_AES_KEY)"
+    )
+    parser.add_argument(
+        "--key-file", metavar="PATH", help="file holding the key (a trailing newline is ignored)"
+    )
+    parser.set_defaults(func=_decrypt)
+
+
 def add_parser(sub: argparse._SubParsersAction) -> None:
+    _add_decrypt_parser(sub)
     parser = sub.add_parser(
         "deidentify",
         help="de-identify a DOCX, PDF (scanned pages by OCR), UTF-8 text or image (OCR) document",

@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import binascii
 import logging
+import re
 import time
 import warnings
 from collections.abc import Iterable, Mapping, Sequence
@@ -312,3 +313,36 @@ def decrypt_value(token: str, key: str | bytes) -> str:
             "The token cannot be decrypted with this key: the key differs from the one used, or the token "
             "was changed."
         ) from None
+
+
+#: A base64 run long enough to be an ``encrypt`` token (16-byte SIV tag + at least one byte).
+_TOKEN = re.compile(r"(?<![A-Za-z0-9+/=])[A-Za-z0-9+/]{22,}={0,2}(?![A-Za-z0-9+/=])")
+
+
+def decrypt_text(text: str, key: str | bytes) -> tuple[str, int, int]:
+    """``text`` with every ``encrypt`` token that decrypts under ``key`` replaced by its value.
+
+    Returns the text, the number of tokens recovered and the number of token-shaped runs seen
+    (a run that does not decrypt, e.g. a long word or a token of another key, is left as is).
+    """
+    raw = key.encode("utf-8") if isinstance(key, str) else bytes(key)
+    if len(raw) not in AES_KEY_BYTES:
+        raise ConfigError(f"the key must have 16, 24 or 32 bytes, got {len(raw)}.")
+    from cryptography.exceptions import InvalidTag
+    from cryptography.hazmat.primitives.ciphers.aead import AESSIV
+
+    siv = AESSIV(_siv_key(raw))
+    seen = recovered = 0
+
+    def swap(match: re.Match) -> str:
+        nonlocal seen, recovered
+        seen += 1
+        try:
+            value = siv.decrypt(base64.b64decode(match.group(0), validate=True), None)
+            out = value.decode("utf-8")
+        except (InvalidTag, ValueError, binascii.Error):
+            return match.group(0)
+        recovered += 1
+        return out
+
+    return _TOKEN.sub(swap, text), recovered, seen
