@@ -7,5 +7,6 @@ spatial risk and spatial utility.
 * :mod:`anon_core.geo.masking`: the displacement algorithms (Gaussian, donut, adaptive donut,
   location swap, aggregation);
 * :mod:`anon_core.geo.risk`: spatial k-anonymity and nearest-neighbour re-identification;
+* :mod:`anon_core.geo.balls`: exact compiled ball counts behind spatial k;
 * :mod:`anon_core.geo.utility`: displacement, nearest-neighbour index, hot-spot recovery.
 """

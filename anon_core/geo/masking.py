@@ -23,6 +23,7 @@ import numpy as np
 from sklearn.neighbors import KDTree
 
 from anon_core.errors import ConfigError
+from anon_core.geo.balls import BallIndex
 from anon_core.geo.risk import TIE_CHORD, closer_counts_u
 from anon_core.geo.sphere import destination, metres_to_chord, unit_vectors
 
@@ -65,13 +66,16 @@ def donut(lat, lon, min_m: float, max_m: float, rng: np.random.Generator):
     return mlat, mlon, distance
 
 
-def _reaches_k(tree: KDTree, u_true: np.ndarray, u_mask: np.ndarray, k: int) -> np.ndarray:
+def _reaches_k(
+    tree: KDTree | BallIndex, u_true: np.ndarray, mlat, mlon, u_mask: np.ndarray, k: int
+) -> np.ndarray:
     """Whether at least ``k`` original points lie strictly closer to each masked point than its
     true one. Up to :data:`KNN_MAX` this asks for the k nearest (the k-th nearest is strictly
     closer than the true point exactly when k points are; the cost does not grow with the
-    density), else it counts the points in the ball (:func:`~anon_core.geo.risk.closer_counts`)."""
-    if k > KNN_MAX:
-        strict, _ = closer_counts_u(tree, u_true, u_mask, ties=False)
+    density), else it counts the points in the ball (:func:`~anon_core.geo.risk.closer_counts`;
+    ``tree`` is then a :class:`~anon_core.geo.balls.BallIndex`)."""
+    if isinstance(tree, BallIndex):
+        strict, _ = closer_counts_u(tree, u_true, mlat, mlon, u_mask, ties=False)
         return strict >= k
     d = np.linalg.norm(u_mask - u_true, axis=1)
     out = np.zeros(len(d), dtype=bool)
@@ -93,7 +97,7 @@ def adaptive_donut(lat, lon, min_m: float, max_m: float, k: int, rng: np.random.
             f"more than k points; lower 'k' or release more rows."
         )
     u = unit_vectors(lat, lon)
-    tree = KDTree(u, leaf_size=40)
+    tree = BallIndex(lat, lon, u) if k > KNN_MAX else KDTree(u, leaf_size=40)
     lo = np.full(n, float(min_m))
     hi = np.full(n, float(max_m))
     mlat, mlon, dist = np.empty(n), np.empty(n), np.empty(n)
@@ -108,7 +112,7 @@ def adaptive_donut(lat, lon, min_m: float, max_m: float, k: int, rng: np.random.
         d = donut_distance(rng, len(todo), lo[todo], hi[todo])
         a, b = _move(rng, lat[todo], lon[todo], d)
         mlat[todo], mlon[todo], dist[todo] = a, b, d
-        todo = todo[~_reaches_k(tree, u[todo], unit_vectors(a, b), k)]
+        todo = todo[~_reaches_k(tree, u[todo], a, b, unit_vectors(a, b), k)]
         lo[todo] = np.minimum(lo[todo] * GROWTH, MAX_DISTANCE_M)
         hi[todo] = np.minimum(np.maximum(hi[todo] * GROWTH, 1.0), MAX_DISTANCE_M)
         rounds += 1

@@ -11,7 +11,8 @@ re-identification.
   rows, with a 95 % Wilson interval; the expected number of re-identifications is their sum.
 
 Distances are great-circle distances (exact comparisons through chord lengths of unit vectors,
-:mod:`anon_core.geo.sphere`); two distances within :data:`TIE_CHORD` (about 6 micrometres) are
+:mod:`anon_core.geo.sphere`), counted exactly by :class:`anon_core.geo.balls.BallIndex`; two
+distances within :data:`TIE_CHORD` (about 6 micrometres) are
 a tie. Rows whose released location is missing (suppressed) reveal no location: they are left
 out of the spatial-k statistics and count as not re-identified.
 """
@@ -23,9 +24,9 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from sklearn.neighbors import KDTree
 
 from anon_core.errors import DataError
+from anon_core.geo.balls import BallIndex
 from anon_core.geo.sphere import unit_vectors
 
 #: Two chord lengths (on the unit sphere) closer than this are a tie (~6 micrometres on Earth).
@@ -45,45 +46,49 @@ def wilson(successes: float, n: int, z: float = 1.959963984540054) -> tuple[floa
     return (max(0.0, centre - half), min(1.0, centre + half))
 
 
-def _tree(lat: np.ndarray, lon: np.ndarray) -> KDTree:
-    return KDTree(unit_vectors(lat, lon), leaf_size=40)
-
-
 def closer_counts(
     orig_lat: np.ndarray,
     orig_lon: np.ndarray,
     masked_lat: np.ndarray,
     masked_lon: np.ndarray,
-    tree: KDTree | None = None,
+    index: BallIndex | None = None,
     ties: bool = True,
 ) -> tuple[np.ndarray, np.ndarray | None]:
     """For each row i: (original points strictly closer to masked_i than true_i, original points
     tied at exactly that distance including true_i where none is strictly closer (else 1), or None
-    when ``ties`` is False). Rows must be aligned; no missing values."""
-    tree = tree if tree is not None else _tree(orig_lat, orig_lon)
+    when ``ties`` is False). Rows must be aligned; no missing values. ``index`` holds every
+    original point (by default the rows given)."""
+    index = index if index is not None else BallIndex(orig_lat, orig_lon)
     u_true = unit_vectors(orig_lat, orig_lon)
     u_mask = unit_vectors(masked_lat, masked_lon)
-    return closer_counts_u(tree, u_true, u_mask, ties)
+    return closer_counts_u(index, u_true, masked_lat, masked_lon, u_mask, ties)
 
 
 def closer_counts_u(
-    tree: KDTree, u_true: np.ndarray, u_mask: np.ndarray, ties: bool = True
+    index: BallIndex,
+    u_true: np.ndarray,
+    masked_lat: np.ndarray,
+    masked_lon: np.ndarray,
+    u_mask: np.ndarray,
+    ties: bool = True,
 ) -> tuple[np.ndarray, np.ndarray | None]:
-    """:func:`closer_counts` on unit vectors (see :mod:`anon_core.geo.sphere`)."""
+    """:func:`closer_counts` with the unit vectors given (see :mod:`anon_core.geo.sphere`)."""
+    masked_lat = np.asarray(masked_lat, dtype=float)
+    masked_lon = np.asarray(masked_lon, dtype=float)
     d = np.linalg.norm(u_mask - u_true, axis=1)
-    strict = np.zeros(len(d), dtype=np.int64)
-    positive = d > TIE_CHORD
-    if positive.any():
-        strict[positive] = tree.query_radius(
-            u_mask[positive], r=d[positive] - TIE_CHORD, count_only=True
-        )
+    # a point is strictly closer when its chord is at most d - TIE_CHORD (none when d is a tie)
+    strict = index.count(
+        masked_lat, masked_lon, u_mask, np.where(d > TIE_CHORD, d - TIE_CHORD, -1.0)
+    )
     if not ties:
         return strict, None
     # ties matter only where no point is strictly closer (the attacker's nearest candidates)
     tied = np.ones(len(d), dtype=np.int64)
-    nearest = strict == 0
-    if nearest.any():
-        within = tree.query_radius(u_mask[nearest], r=d[nearest] + TIE_CHORD, count_only=True)
+    nearest = np.flatnonzero(strict == 0)
+    if len(nearest):
+        within = index.count(
+            masked_lat[nearest], masked_lon[nearest], u_mask[nearest], d[nearest] + TIE_CHORD
+        )
         tied[nearest] = np.maximum(within, 1)
     return strict, tied
 
@@ -153,7 +158,7 @@ def spatial_risk(
         orig_lon[located],
         rel_lat[located],
         rel_lon[located],
-        tree=_tree(orig_lat, orig_lon),
+        index=BallIndex(orig_lat, orig_lon),
     )
     correct = np.where(strict == 0, 1.0 / ties, 0.0)
     expected = float(correct.sum())
