@@ -1,6 +1,6 @@
 """Text de-identification on Presidio's own evaluation corpus: per-entity precision, recall, F2.
 
-    python benchmarks/bench_pii_corpus.py /work/data-presidio [--limit N]
+    python benchmarks/bench_pii_corpus.py /work/data-presidio [--limit N] [--with-organizations]
 
 The folder holds ``synth_dataset_v2.json`` from microsoft/presidio-research (MIT licence):
 1,500 synthetic English sentences with international names, addresses, phones, cards, ...,
@@ -275,6 +275,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("folder", type=Path, help=f"folder holding {DATA_FILE}")
     parser.add_argument("--limit", type=int, default=None, help="first N sentences only")
+    parser.add_argument(
+        "--with-organizations",
+        action="store_true",
+        help="trial: our analyzer with spaCy's ORG label kept (ignored by default)",
+    )
     args = parser.parse_args(argv)
     if not (args.folder / DATA_FILE).is_file():
         print(
@@ -283,6 +288,11 @@ def main(argv: list[str] | None = None) -> int:
         )
         return 0
     _block_network()
+    if args.with_organizations:
+        from anon_core.pii import engine
+
+        ignored = engine.NER_CONFIGURATION["labels_to_ignore"]
+        engine.NER_CONFIGURATION["labels_to_ignore"] = [x for x in ignored if x != "ORGANIZATION"]
     rows = load_corpus(args.folder, args.limit)
     texts = [r["text"] for r in rows]
     skip = _skip_words()
