@@ -30,14 +30,19 @@ Run:
 
 from __future__ import annotations
 
+import _thread
 import argparse
 import csv
+import gc
 import json
 import os
 import resource
+import signal
 import statistics
+import subprocess
 import sys
 import tempfile
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -300,43 +305,112 @@ def load_dataset(spec: DataSpec, heldout: Path) -> Loaded | str:
 # ----------------------------------------------------------------------------- ours
 
 
-def run_ours(config: Config, loaded: Loaded, warmup: int, runs: int) -> dict[str, Any]:
-    """Medians of ours end to end (hierarchies + problem + search) and the optimum."""
+class MemoryGuard:
+    """Stops ours when the process's resident set passes ``limit_mib`` (a configuration
+    that blows up must not take a shared machine down): the main thread gets a
+    KeyboardInterrupt; if memory still grows 10 s later, the process is killed."""
+
+    def __init__(self, limit_mib: float) -> None:
+        self.limit, self.tripped, self._stop = limit_mib, False, threading.Event()
+
+    def __enter__(self) -> MemoryGuard:
+        self.tripped = False
+        self._stop.clear()
+        reset_peak_rss()
+        self._thread = threading.Thread(target=self._watch, daemon=True)
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def _watch(self) -> None:
+        while not self._stop.wait(0.05):
+            if rss_mib() > self.limit and not self.tripped:
+                self.tripped = True
+                _thread.interrupt_main()
+                if not self._stop.wait(10) and rss_mib() > 1.5 * self.limit:
+                    print(f"ours passed {1.5 * self.limit:.0f} MiB and did not stop: killed")
+                    os.kill(os.getpid(), signal.SIGKILL)
+
+
+def rss_mib() -> float:
+    with open("/proc/self/statm") as fh:
+        return int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+
+
+def reset_peak_rss() -> None:
+    """Reset the kernel's peak resident set (VmHWM) so each block has its own peak."""
+    try:
+        with open("/proc/self/clear_refs", "w") as fh:
+            fh.write("5")
+    except OSError:
+        pass
+
+
+def peak_rss_mib() -> float:
+    try:
+        with open("/proc/self/status") as fh:
+            line = next(x for x in fh if x.startswith("VmHWM:"))
+        return int(line.split()[1]) / 1024
+    except (OSError, StopIteration):
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def run_ours(
+    config: Config, loaded: Loaded, warmup: int, runs: int, guard: MemoryGuard
+) -> dict[str, Any]:
+    """Medians of ours end to end (hierarchies + problem + search) and the optimum, or
+    {'stopped': why} when the memory guard stopped it."""
     qis, roles = roles_of(config, list(loaded.frame.columns))
     attrs = hierarchy_attributes(config, qis)
     tables = {a: np.array(loaded.rows[a], dtype=object) for a in attrs}
-    cpu, wall, split, found = [], [], [], None
-    for i in range(warmup + runs):
-        c0, w0 = time.process_time(), time.perf_counter()
-        hierarchies = {a: Hierarchy(tables[a], name=a) for a in attrs}
-        c1 = time.process_time()
-        problem = Problem(
-            loaded.frame,
-            roles,
-            hierarchies,
-            [make_model(dict(m)) for m in config.models],
-            config.suppression,
-            make_metric("loss"),
-        )
-        c2 = time.process_time()
-        found = problem.search()
-        c3, w3 = time.process_time(), time.perf_counter()
-        if i >= warmup:
-            cpu.append((c3 - c0) * 1e3)
-            wall.append((w3 - w0) * 1e3)
-            split.append(((c1 - c0) * 1e3, (c2 - c1) * 1e3, (c3 - c2) * 1e3))
-    opt = found.optimum
+    cpu, wall, split, out = [], [], [], {}
+    try:
+        with guard:
+            for i in range(warmup + runs):
+                c0, w0 = time.process_time(), time.perf_counter()
+                hierarchies = {a: Hierarchy(tables[a], name=a) for a in attrs}
+                c1 = time.process_time()
+                problem = Problem(
+                    loaded.frame,
+                    roles,
+                    hierarchies,
+                    [make_model(dict(m)) for m in config.models],
+                    config.suppression,
+                    make_metric("loss"),
+                )
+                c2 = time.process_time()
+                found = problem.search()
+                c3, w3 = time.process_time(), time.perf_counter()
+                if i >= warmup:
+                    cpu.append((c3 - c0) * 1e3)
+                    wall.append((w3 - w0) * 1e3)
+                    split.append(((c1 - c0) * 1e3, (c2 - c1) * 1e3, (c3 - c2) * 1e3))
+                opt = found.optimum
+                out = {
+                    "levels": dict(opt.transformation) if opt else None,
+                    "loss": opt.quality.value if opt else None,
+                    "ties": [dict(t) for t in found.ties],
+                    "nodes_checked": found.nodes_checked,
+                    "lattice": found.lattice_size,
+                }
+                del problem, found, hierarchies, opt
+                gc.collect()  # outside the timed region, like the JVM's collector threads
+    except KeyboardInterrupt:
+        if not guard.tripped:
+            raise
+        gc.collect()
+        return {"stopped": f"resident set passed {guard.limit:.0f} MiB", "peak_rss_mib": None}
     return {
         "cpu_ms": statistics.median(cpu),
         "wall_ms": statistics.median(wall),
         "hierarchies_ms": statistics.median(s[0] for s in split),
         "problem_ms": statistics.median(s[1] for s in split),
         "search_ms": statistics.median(s[2] for s in split),
-        "levels": dict(opt.transformation) if opt else None,
-        "loss": opt.quality.value if opt else None,
-        "ties": [dict(t) for t in found.ties],
-        "nodes_checked": found.nodes_checked,
-        "lattice": found.lattice_size,
+        "peak_rss_mib": peak_rss_mib(),
+        **out,
     }
 
 
@@ -348,39 +422,47 @@ def _fmt(value: float | None, digits: int = 0) -> str:
 
 
 def row_of(config: Config, arx: dict[str, Any] | None, ours: dict[str, Any]) -> dict[str, Any]:
-    good = arx is not None and "error" not in arx
-    ratio = ours["cpu_ms"] / arx["cpu_ms"] if good and arx["cpu_ms"] > 0 else None
+    good = arx is not None and "error" not in arx and arx["cpu_ms"] > 0
+    done = "stopped" not in ours
+    if not done:
+        same = f"ours stopped: {ours['stopped']}"
+    elif good:
+        same = same_optimum(ours, arx)
+    else:
+        same = (arx or {}).get("error", "no ARX")
     return {
         "id": config.id,
         "dataset": config.dataset,
         "configuration": config.label,
         "arx": arx,
         "ours": ours,
-        "ratio_cpu": ratio,
+        "ratio_cpu": ours["cpu_ms"] / arx["cpu_ms"] if good and done else None,
         "ratio_problem_search": (
-            (ours["problem_ms"] + ours["search_ms"]) / arx["cpu_ms"]
-            if good and arx["cpu_ms"] > 0
-            else None
+            (ours["problem_ms"] + ours["search_ms"]) / arx["cpu_ms"] if good and done else None
         ),
-        "identical": same_optimum(ours, arx) if good else (arx or {}).get("error", "no ARX"),
+        "identical": same,
     }
 
 
 def print_table(rows: list[dict[str, Any]]) -> None:
     print(
         "\n| | data | configuration | ARX CPU ms | ARX process CPU ms | ours CPU ms | ours wall ms "
-        "| hierarchies / problem / search ms | ours / ARX | without hierarchies | same optimum |"
+        "| hierarchies / problem / search ms | ours / ARX | without hierarchies "
+        "| peak MiB ARX heap / ours RSS | same optimum |"
     )
-    print("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---|")
+    print("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|")
     for r in rows:
         a, o = r["arx"] or {}, r["ours"]
-        split = f"{o['hierarchies_ms']:.0f} / {o['problem_ms']:.0f} / {o['search_ms']:.0f}"
+        split = "-"
+        if "stopped" not in o:
+            split = f"{o['hierarchies_ms']:.0f} / {o['problem_ms']:.0f} / {o['search_ms']:.0f}"
         ratio = "-" if r["ratio_cpu"] is None else f"**{r['ratio_cpu']:.2f}**"
         bare = "-" if r["ratio_problem_search"] is None else f"{r['ratio_problem_search']:.2f}"
+        peak = f"{_fmt(a.get('peak_heap_mib'))} / {_fmt(o.get('peak_rss_mib'))}"
         print(
             f"| {r['id']} | {r['dataset']} | {r['configuration']} | {_fmt(a.get('cpu_ms'))} "
-            f"| {_fmt(a.get('process_cpu_ms'))} | {o['cpu_ms']:.0f} | {o['wall_ms']:.0f} | {split} "
-            f"| {ratio} | {bare} | {r['identical']} |"
+            f"| {_fmt(a.get('process_cpu_ms'))} | {_fmt(o.get('cpu_ms'))} | {_fmt(o.get('wall_ms'))} "
+            f"| {split} | {ratio} | {bare} | {peak} | {r['identical']} |"
         )
 
 
@@ -399,6 +481,26 @@ def write_json(path: Path, payload: dict[str, Any], inputs: list[Path]) -> None:
         raise
 
 
+def measured_commit() -> str:
+    """The commit measured, and whether anon_core/ had uncommitted changes."""
+    try:
+        head = subprocess.run(
+            ["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "-C", str(ROOT), "status", "--porcelain", "--", "anon_core"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown (not a git checkout)"
+    return head + (" with uncommitted changes in anon_core/" if dirty else "")
+
+
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     p.add_argument("--quick", action="store_true", help="3 timed runs after 1 warm-up")
@@ -415,6 +517,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--java", default="java", help="the java command")
     p.add_argument("--jvm-opt", action="append", default=[], help="a JVM option (repeatable)")
     p.add_argument("--no-arx", action="store_true", help="measure ours only")
+    p.add_argument(
+        "--max-rss-gb",
+        type=float,
+        default=4.0,
+        help="stop ours on a configuration when its resident set passes this (GB; default 4)",
+    )
     p.add_argument("--json", default=None, help="also write the results to this JSON file")
     args = p.parse_args(argv)
     args.runs = args.runs if args.runs is not None else (3 if args.quick else 9)
@@ -431,15 +539,17 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     heldout = Path(args.heldout)
+    commit = measured_commit()
     arx, arx_note = (None, "ARX: not run (--no-arx)") if args.no_arx else start_arx(args)
     print(arx_note)
     print(
         f"Protocol: per configuration, ARX's block then ours; median of {args.runs} runs after "
         f"{args.warmup} warm-ups; CPU ms. Machine: {os.cpu_count()} cores, Python "
-        f"{sys.version.split()[0]}."
+        f"{sys.version.split()[0]}; commit {commit}."
     )
     loaded: dict[str, Loaded | str] = {}
     rows: list[dict[str, Any]] = []
+    guard = MemoryGuard(args.max_rss_gb * 1024)
     try:
         for config in args.configs:
             if config.dataset not in loaded:
@@ -454,17 +564,16 @@ def main(argv: list[str] | None = None) -> int:
             arx_res = None
             if arx is not None:
                 arx_res = arx.run(spec_line(config, data.csv, paths, roles, args.warmup, args.runs))
-            ours = run_ours(config, data, args.warmup, args.runs)
+            ours = run_ours(config, data, args.warmup, args.runs, guard)
             row = row_of(config, arx_res, ours)
             row["load_average"] = load
-            row["peak_rss_mib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
             rows.append(row)
             a = arx_res or {}
             print(
                 f"{config.id:10s} load {load}  ARX {_fmt(a.get('cpu_ms'))} ms  ours "
-                f"{ours['cpu_ms']:.0f} ms (wall {ours['wall_ms']:.0f})  ratio "
-                f"{_fmt(row['ratio_cpu'], 2)}  same optimum: {row['identical']}  "
-                f"our peak RSS {row['peak_rss_mib']:.0f} MiB",
+                f"{_fmt(ours.get('cpu_ms'))} ms (wall {_fmt(ours.get('wall_ms'))})  ratio "
+                f"{_fmt(row['ratio_cpu'], 2)}  same optimum: {row['identical']}  peak MiB: "
+                f"ARX heap {_fmt(a.get('peak_heap_mib'))}, ours RSS {_fmt(ours.get('peak_rss_mib'))}",
                 flush=True,
             )
     finally:
@@ -475,15 +584,20 @@ def main(argv: list[str] | None = None) -> int:
     if ratios:
         worst = max(rows, key=lambda r: r["ratio_cpu"] or 0)
         print(f"\nworst ratio {worst['ratio_cpu']:.2f} ({worst['id']}); best {min(ratios):.2f}")
-    different = [r["id"] for r in rows if r["arx"] and r["identical"] != "yes"]
+    different = [r["id"] for r in rows if r["ratio_cpu"] is not None and r["identical"] != "yes"]
+    stopped = [r["id"] for r in rows if "stopped" in r["ours"]]
+    if stopped:
+        print(f"ours stopped (memory guard): {', '.join(stopped)}")
     if different:
         print(f"optima NOT identical to ARX's: {', '.join(different)}")
     if args.json:
         inputs = [d.csv for d in loaded.values() if isinstance(d, Loaded)]
         write_json(
-            Path(args.json), {"runs": args.runs, "warmup": args.warmup, "rows": rows}, inputs
+            Path(args.json),
+            {"commit": commit, "runs": args.runs, "warmup": args.warmup, "rows": rows},
+            inputs,
         )
-    return 1 if different else 0
+    return 1 if different or stopped else 0
 
 
 if __name__ == "__main__":

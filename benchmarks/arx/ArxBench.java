@@ -18,13 +18,17 @@
  * (ARX dictionary-encodes the rows and the hierarchies inside anonymize()). Per run it
  * prints the thread CPU time (ThreadMXBean), the process CPU time (all JVM threads,
  * including JIT and GC) and the wall time, in milliseconds, with the optimum's
- * generalization levels and its information loss (ARX's Loss by default).
+ * generalization levels and its information loss (ARX's Loss by default). The closing
+ * line of a configuration gives the peak heap in use over its runs (the sum of the heap
+ * pools' peaks, reset when the configuration starts: an upper bound of the true peak).
  */
 
 import java.io.BufferedReader;
 import java.io.File;
 import java.io.InputStreamReader;
 import java.lang.management.ManagementFactory;
+import java.lang.management.MemoryPoolMXBean;
+import java.lang.management.MemoryType;
 import java.lang.management.ThreadMXBean;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -75,12 +79,21 @@ public final class ArxBench {
             }
             Map<String, List<String>> spec = parse(line);
             String id = first(spec, "id", "?");
+            for (MemoryPoolMXBean pool : ManagementFactory.getMemoryPoolMXBeans()) {
+                pool.resetPeakUsage();
+            }
             try {
                 runSpec(id, spec);
             } catch (Throwable t) {
                 System.out.println("{\"id\":\"" + esc(id) + "\",\"error\":\"" + esc(t.getClass().getSimpleName() + ": " + t.getMessage()) + "\"}");
             }
-            System.out.println("{\"id\":\"" + esc(id) + "\",\"done\":true}");
+            long peak = 0;
+            for (MemoryPoolMXBean pool : ManagementFactory.getMemoryPoolMXBeans()) {
+                if (pool.getType() == MemoryType.HEAP && pool.getPeakUsage() != null) {
+                    peak += pool.getPeakUsage().getUsed();
+                }
+            }
+            System.out.println("{\"id\":\"" + esc(id) + "\",\"done\":true,\"peak_heap_mib\":" + fmt(peak / 1048576.0) + "}");
             System.out.flush();
         }
     }

@@ -76,10 +76,11 @@ class ArxRunner:
         assert self.proc.stdin is not None
         self.proc.stdin.write(line + "\n")
         self.proc.stdin.flush()
-        timed, last, error = [], None, None
+        timed, last, error, peak = [], None, None, None
         while True:
             msg = self._line()
             if msg.get("done"):
+                peak = msg.get("peak_heap_mib")
                 break
             if "error" in msg:
                 error = msg["error"]
@@ -94,6 +95,7 @@ class ArxRunner:
             "wall_ms": statistics.median(m["wall_ms"] for m in timed),
             "levels": last["levels"],
             "loss": last["loss"],
+            "peak_heap_mib": peak,
         }
 
     def close(self) -> None:
