@@ -10,6 +10,7 @@ from anon_core.data.guarded_load import load_upload, warm_up
 from anon_core.data.io import column_profile, load_table
 from anon_core.errors import AnonError
 from anon_core.release.engines.large import SAMPLE_ROWS, LargeTable
+from ui.geo_map import show_location_map
 from ui.widgets import (
     SAMPLE_DIR,
     SAMPLES,
@@ -178,4 +179,5 @@ if ws is not None:
                 "unique_share": st.column_config.NumberColumn("unique share", format="percent")
             },
         )
+        show_location_map(ws, key="data")
         st.page_link("pages/attributes.py", label="Next: mark the attributes", icon="🏷️")

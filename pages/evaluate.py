@@ -15,6 +15,7 @@ from ui.evidence import (
     release_value,
     verdict_box,
 )
+from ui.geo_map import show_location_map
 from ui.widgets import friendly_errors, start_page, tiles
 
 ws = start_page("Evaluate", "🧪 Evaluate")
@@ -26,6 +27,7 @@ with friendly_errors():
         f"Release: {method_label(name)}; {release.rows:,} rows; guarantee: {release.guarantee}; "
         f"SHA-256 of its CSV: `{release.output_sha256[:16]}…`"
     )
+    show_location_map(ws, key="evaluate", release=True)
     shadow = st.checkbox(
         "Also run shadow-model membership inference on the 10 most vulnerable records "
         "(synthetic and perturbative methods; re-fits the method 16 times)",

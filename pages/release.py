@@ -14,6 +14,7 @@ from anon_core.methods.config import DEFAULT_METHOD
 from anon_core.workspace import Workspace
 from ui.dossier import dossier_section, method_release_section, preview, residual_notice
 from ui.evidence import method_name
+from ui.geo_map import show_location_map
 from ui.long_work import human_duration, report_seconds, timed
 from ui.widgets import (
     SAMPLE_DIR,
@@ -134,6 +135,9 @@ generalized = method_name(ws) == DEFAULT_METHOD
 mode = _generalization_release(ws) if generalized else "remove"
 if not generalized:
     method_release_section(ws)
+if ws.large is None:
+    with friendly_errors():
+        show_location_map(ws, key="release", release=True, height=340)
 
 st.subheader("Release configuration")
 st.caption(

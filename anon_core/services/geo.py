@@ -1,0 +1,203 @@
+"""Geocoded points for the dashboard: which columns hold locations, and the data of the offline
+map of original vs released points.
+
+The map never carries a person's raw location unless asked: by default it holds the released
+points (what will be published anyway, a seeded sample when there are many) and the original
+points *aggregated* on a square grid, whose cells with fewer than :data:`MIN_CELL` people are
+left out (not drawn, not sent to the browser). The raw original points and the displacement
+segments (true home to released point) are added only with ``show_points=True`` (the user ticks
+a box). Cells are squares in metres on a local equirectangular approximation around the data's
+median latitude (a cell's east-west width is off by cos(lat)/cos(lat0): about 1.5 % 100 km
+north or south of it at 50 degrees).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from anon_core.errors import AnonError
+from anon_core.geo.section import parse_geo_section
+from anon_core.geo.sphere import EARTH_RADIUS_M
+
+#: Cells holding fewer original points than this are never drawn.
+MIN_CELL = 5
+#: Released (and, when asked, original) points drawn at most; more are a seeded sample.
+MAX_POINTS = 20_000
+#: Displacement segments drawn at most (with ``show_points``).
+MAX_SEGMENTS = 300
+#: About this many cells across the longer side of the data's extent.
+CELLS_ACROSS = 40
+#: Cell sides on offer, in metres (the smallest that gives at most CELLS_ACROSS cells).
+CELL_SIZES_M = (50, 100, 200, 250, 500, 1_000, 2_000, 2_500, 5_000, 10_000, 20_000, 25_000,
+                50_000, 100_000, 200_000, 250_000, 500_000, 1_000_000)  # fmt: skip
+LAT_NAMES = ("lat", "latitude", "lat_deg", "y_lat")
+LON_NAMES = ("lon", "lng", "long", "longitude", "lon_deg", "x_lon")
+M_PER_DEG = math.pi * EARTH_RADIUS_M / 180.0
+
+
+def location_columns(
+    config: Mapping[str, Any] | None, frame: pd.DataFrame
+) -> tuple[str, str] | None:
+    """(latitude, longitude) columns: the configuration's ``geo`` section when it has one, else
+    a pair named like latitude/longitude (lat, lon, lng, ...) whose values are numbers in range;
+    None when neither."""
+    raw = (config or {}).get("geo")
+    if raw is not None:
+        try:
+            section = parse_geo_section(raw)
+        except AnonError:
+            return None
+        if all(c in frame.columns for c in section.columns):
+            return section.columns
+        return None
+    by_name = {str(c).strip().lower(): c for c in frame.columns}
+    lat = next((by_name[n] for n in LAT_NAMES if n in by_name), None)
+    lon = next((by_name[n] for n in LON_NAMES if n in by_name), None)
+    if lat is None or lon is None:
+        return None
+    a = pd.to_numeric(frame[lat], errors="coerce")
+    b = pd.to_numeric(frame[lon], errors="coerce")
+    if a.notna().mean() < 0.9 or b.notna().mean() < 0.9:
+        return None
+    if not (a.abs().max() <= 90 and b.abs().max() <= 180):
+        return None
+    return (str(lat), str(lon))
+
+
+@dataclass(frozen=True)
+class DensityGrid:
+    """Original points counted on square cells (cells under MIN_CELL left out as NaN)."""
+
+    cell_m: float
+    lon_centres: np.ndarray
+    lat_centres: np.ndarray
+    counts: np.ndarray  # (lat cells, lon cells), NaN where fewer than MIN_CELL (or none)
+    hidden_points: int  # original points in the cells left out
+    hidden_cells: int
+
+
+@dataclass(frozen=True)
+class LocationMap:
+    """What the offline map draws; raw original locations only when asked for."""
+
+    columns: tuple[str, str]
+    centre_lat: float
+    density: DensityGrid | None
+    released: tuple[np.ndarray, np.ndarray] | None  # (lon, lat) of released points drawn
+    released_total: int  # released rows with a location
+    original: tuple[np.ndarray, np.ndarray] | None = None  # only with show_points
+    segments: tuple[np.ndarray, np.ndarray] | None = None  # (lon, lat) with NaN breaks
+    notes: list[str] = field(default_factory=list)
+
+
+def _coordinates(frame: pd.DataFrame, columns: tuple[str, str]) -> tuple[np.ndarray, np.ndarray]:
+    lat = pd.to_numeric(frame[columns[0]], errors="coerce").to_numpy(float)
+    lon = pd.to_numeric(frame[columns[1]], errors="coerce").to_numpy(float)
+    ok = np.isfinite(lat) & np.isfinite(lon) & (np.abs(lat) <= 90) & (np.abs(lon) <= 180)
+    return np.where(ok, lat, np.nan), np.where(ok, lon, np.nan)
+
+
+def density_grid(lat: np.ndarray, lon: np.ndarray, centre_lat: float) -> DensityGrid | None:
+    """Counts of the located points on square cells of a size fitted to their extent."""
+    ok = np.isfinite(lat) & np.isfinite(lon)
+    lat, lon = lat[ok], lon[ok]
+    if len(lat) == 0:
+        return None
+    scale = max(math.cos(math.radians(centre_lat)), 1e-6)
+    extent_m = max(np.ptp(lat) * M_PER_DEG, np.ptp(lon) * M_PER_DEG * scale, 1.0)
+    cell_m = next((float(c) for c in CELL_SIZES_M if extent_m / c <= CELLS_ACROSS), 1e6)
+    dlat = cell_m / M_PER_DEG
+    dlon = dlat / scale
+    lat0, lon0 = float(lat.min()), float(lon.min())
+    i = np.floor((lat - lat0) / dlat).astype(np.int64)
+    j = np.floor((lon - lon0) / dlon).astype(np.int64)
+    rows, cols = int(i.max()) + 1, int(j.max()) + 1
+    counts = np.bincount(i * cols + j, minlength=rows * cols).reshape(rows, cols).astype(float)
+    small = (counts > 0) & (counts < MIN_CELL)
+    hidden_points, hidden_cells = int(counts[small].sum()), int(small.sum())
+    counts[counts < MIN_CELL] = np.nan
+    return DensityGrid(
+        cell_m=cell_m,
+        lon_centres=lon0 + (np.arange(cols) + 0.5) * dlon,
+        lat_centres=lat0 + (np.arange(rows) + 0.5) * dlat,
+        counts=counts,
+        hidden_points=hidden_points,
+        hidden_cells=hidden_cells,
+    )
+
+
+def _sample(n: int, limit: int, seed: int) -> np.ndarray:
+    if n <= limit:
+        return np.arange(n)
+    return np.sort(np.random.default_rng(seed).choice(n, size=limit, replace=False))
+
+
+def location_map(
+    original: pd.DataFrame,
+    released: pd.DataFrame | None,
+    columns: tuple[str, str],
+    *,
+    show_points: bool = False,
+    seed: int = 0,
+) -> LocationMap:
+    """The data of the map of ``original`` (aggregated) and ``released`` (points) locations."""
+    olat, olon = _coordinates(original, columns)
+    located = np.isfinite(olat)
+    centre = float(np.median(olat[located])) if located.any() else 0.0
+    notes = []
+    density = density_grid(olat, olon, centre)
+    if density is not None and density.hidden_cells:
+        notes.append(
+            f"{density.hidden_points:,} original point(s) in {density.hidden_cells:,} cell(s) "
+            f"with fewer than {MIN_CELL} people are not drawn."
+        )
+    rel = None
+    total = 0
+    rlat = rlon = None
+    if released is not None:
+        if all(c in released.columns for c in columns):
+            rlat, rlon = _coordinates(released, columns)
+            idx = np.flatnonzero(np.isfinite(rlat))
+            total = len(idx)
+            if total == 0:
+                notes.append("The release has no numeric locations (generalized or suppressed).")
+            pick = idx[_sample(total, MAX_POINTS, seed)]
+            rel = (rlon[pick], rlat[pick])
+            if total > MAX_POINTS:
+                notes.append(f"A seeded sample of {MAX_POINTS:,} of {total:,} released points.")
+        else:
+            notes.append("The release has no location columns.")
+    orig = segments = None
+    if show_points:
+        idx = np.flatnonzero(located)
+        pick = idx[_sample(len(idx), MAX_POINTS, seed)]
+        orig = (olon[pick], olat[pick])
+        aligned = (
+            rlat is not None
+            and len(released) == len(original)
+            and released.index.equals(original.index)
+        )
+        if aligned:
+            both = np.flatnonzero(located & np.isfinite(rlat))
+            pick = both[_sample(len(both), MAX_SEGMENTS, seed + 1)]
+            gap = np.full(len(pick), np.nan)
+            segments = (
+                np.column_stack([olon[pick], rlon[pick], gap]).ravel(),
+                np.column_stack([olat[pick], rlat[pick], gap]).ravel(),
+            )
+    return LocationMap(
+        columns=columns,
+        centre_lat=centre,
+        density=density,
+        released=rel,
+        released_total=total,
+        original=orig,
+        segments=segments,
+        notes=notes,
+    )
