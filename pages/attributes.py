@@ -5,11 +5,15 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from anon_core.data.builders import DATE_LEVELS, natural_order
 from anon_core.data.dataset import Role
-from anon_core.data.hierarchy import Hierarchy
-from anon_core.data.io import MISSING, infer_kind, to_labels
 from anon_core.errors import AnonError
+from anon_core.services.hierarchies import (
+    DATE_LEVELS,
+    natural_order,
+    spec_from_arx_csv,
+    spec_from_levels,
+)
+from anon_core.services.tables import MISSING, infer_kind, to_labels
 from anon_core.workspace import suggest_roles
 from ui.widgets import cached, friendly_errors, pii_scan, require_workspace, sidebar
 
@@ -223,8 +227,7 @@ with friendly_errors():
         sep = st.text_input("Separator", ";", max_chars=1, key=f"arxsep_{column}")
         if upload is not None:
             try:
-                imported = Hierarchy.from_csv(upload.getvalue(), separator=sep or ";", name=column)
-                new_spec = {"table": imported.table.tolist()}
+                new_spec = spec_from_arx_csv(upload.getvalue(), sep or ";", column)
             except AnonError as exc:
                 st.error(str(exc), icon="🚫")
 
@@ -242,8 +245,7 @@ with friendly_errors():
     )
     if not edited_levels.equals(levels_frame):
         try:
-            regrouped = Hierarchy(edited_levels.astype(str).to_numpy(dtype=object), name=column)
-            ws.set_hierarchy(column, {"table": regrouped.table.tolist()})
+            ws.set_hierarchy(column, spec_from_levels(edited_levels, column))
             st.rerun()
         except AnonError as exc:
             st.error(f"Not applied: {exc}", icon="🚫")

@@ -6,10 +6,15 @@ import hashlib
 
 import streamlit as st
 
-from anon_core.data.guarded_load import load_upload, warm_up
-from anon_core.data.io import column_profile, load_table
 from anon_core.errors import AnonError
-from anon_core.release.engines.large import SAMPLE_ROWS, LargeTable
+from anon_core.services.tables import (
+    SAMPLE_ROWS,
+    LargeTable,
+    column_profile,
+    load_table,
+    load_upload,
+    warm_up,
+)
 from ui.geo_map import show_location_map
 from ui.widgets import (
     SAMPLE_DIR,

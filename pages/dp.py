@@ -18,8 +18,8 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from anon_core.data.dataset import Role
-from anon_core.data.io import ColumnKind, infer_kind
-from anon_core.dp import (
+from anon_core.errors import AnonError, PrivacyWarning
+from anon_core.services.dp import (
     PrivacyBudget,
     dp_query,
     dp_section,
@@ -27,7 +27,8 @@ from anon_core.dp import (
     parse_query,
     query_seed,
 )
-from anon_core.errors import AnonError, PrivacyWarning
+from anon_core.services.tables import ColumnKind, infer_kind
+from anon_core.workspace import fingerprint
 from ui.session_store import dp_ledger
 from ui.training import diffprivlib_section, dpsgd_section
 from ui.widgets import (
@@ -35,6 +36,8 @@ from ui.widgets import (
     download_name,
     explain,
     friendly_errors,
+    keep,
+    kept,
     require_workspace,
     sidebar,
 )
@@ -82,8 +85,6 @@ if st.session_state.get(HASH) != ws.frame_hash or TOTAL not in st.session_state:
     st.session_state[TOTAL] = (1.0, 0.0)
     st.session_state[RESULTS] = []
     st.session_state[SEED] = None
-    for key in ("dp_error_curve", "dp_ml_result"):
-        st.session_state.pop(key, None)
 budget_box = st.container()  # drawn at the end, so it shows this run's spending
 
 with st.expander("💰 Privacy budget of this table", expanded=not st.session_state[RESULTS]):
@@ -423,21 +424,27 @@ else:
     c = st.columns(3)
     repeats = c[0].slider("Draws per ε", 5, 100, 20, key="dp_err_repeats")
     scale = c[1].radio("Error", ["absolute", "relative"], horizontal=True, key="dp_err_scale")
+    queries = list({r.label: r.query for r in results}.values())  # each question once
+    # The curves of this table, these questions and draws (a new query or table hides old ones).
+    curve_key = fingerprint(ws.frame_hash, [q.to_dict() for q in queries], repeats)
     if c[2].button("📉 Compute the error curves", key="dp_err_run"):
         with friendly_errors():
             bar = st.progress(0.0, text="Drawing…")
-            queries = list({r.label: r.query for r in results}.values())  # each question once
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", PrivacyWarning)  # already shown when the query ran
-                st.session_state["dp_error_curve"] = error_curve(
-                    ws.frame,
-                    queries,
-                    repeats=repeats,
-                    random_state=0,
-                    progress=lambda f, msg: bar.progress(min(max(f, 0.0), 1.0), text=msg),
+                keep(
+                    "dp_error_curve",
+                    curve_key,
+                    error_curve(
+                        ws.frame,
+                        queries,
+                        repeats=repeats,
+                        random_state=0,
+                        progress=lambda f, msg: bar.progress(min(max(f, 0.0), 1.0), text=msg),
+                    ),
                 )
             bar.empty()
-    curve = st.session_state.get("dp_error_curve")
+    curve = kept("dp_error_curve", curve_key)
     if curve is not None:
         y = "mae" if scale == "absolute" else "relative_error"
         fig = go.Figure()

@@ -6,7 +6,7 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from anon_core.search.lattice import score_tradeoff
+from anon_core.services.generalization import tradeoff_rows
 from ui.attacks import add_attack_risk_trace, candidate_attack_risks
 from ui.long_work import eta_progress
 from ui.widgets import (
@@ -40,7 +40,7 @@ with friendly_errors():
             st.rerun()
         st.stop()
 
-    rows = cached("tradeoff", ws.search_key(), lambda: pd.DataFrame(score_tradeoff(ev, found)))
+    rows = cached("tradeoff", ws.search_key(), lambda: tradeoff_rows(ev, found))
     rows = rows.copy()
     qis = list(found.qis)
     rows["transformation"] = rows[qis].astype(str).agg("-".join, axis=1)

@@ -10,7 +10,7 @@ import pandas as pd
 import streamlit as st
 
 from anon_core.data.dataset import Role
-from anon_core.pii import (
+from anon_core.services.pii import (
     ScanReport,
     apply_pseudonymization,
     deidentify_texts,

@@ -5,9 +5,8 @@ from __future__ import annotations
 import streamlit as st
 from streamlit.errors import StreamlitAPIException
 
-from anon_core.privacy.models import MODELS
-from anon_core.quality.metrics import METRICS
-from anon_core.risk.reidentification import report_dict, risk_of_result
+from anon_core.services.catalogue import METRICS, MODELS
+from anon_core.services.risk import released_risk_dict
 from ui.evidence import attack_headline
 from ui.widgets import (
     WS_KEY,
@@ -254,7 +253,7 @@ def privacy_figures() -> dict:
         "ev": ev,
         "result": result,
         # the Risk page's figure (classes whose QIs are all '*' left out, as ARX does); no QI analysis
-        "report": report_dict(risk_of_result(result, max_combination_size=0)),
+        "report": released_risk_dict(result),
     }
 
 

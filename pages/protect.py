@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from anon_core.methods import METHODS
-from anon_core.methods.config import DEFAULT_METHOD
+from anon_core.services.catalogue import DEFAULT_METHOD, METHODS
 from ui.evidence import available_methods, method_label, method_name
 from ui.protect import method_parameters, same_method
 from ui.widgets import friendly_errors, start_page

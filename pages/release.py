@@ -7,13 +7,13 @@ import json
 
 import streamlit as st
 
-from anon_core.config import parse_config_text
-from anon_core.data.io import table_bytes
 from anon_core.errors import AnonError
-from anon_core.methods.config import DEFAULT_METHOD
+from anon_core.services.catalogue import DEFAULT_METHOD
+from anon_core.services.configuration import config_from_bytes
+from anon_core.services.tables import table_bytes
 from anon_core.workspace import Workspace
 from ui.dossier import dossier_section, method_release_section, preview, residual_notice
-from ui.evidence import method_name
+from ui.evidence import download_bytes, method_name, release_key, release_value
 from ui.geo_map import show_location_map
 from ui.long_work import human_duration, report_seconds, timed
 from ui.widgets import (
@@ -22,8 +22,9 @@ from ui.widgets import (
     config_json,
     current_result,
     download_name,
-    frequency_table,
     friendly_errors,
+    keep,
+    kept,
     path_guard,
     search_result,
     start_page,
@@ -44,6 +45,7 @@ def _write_large_release(ws: Workspace, result, mode: str, disabled: bool) -> No
     out = st.text_input(
         "Write the release to (.parquet or .csv, on this machine)", value=default, key="large_out"
     )
+    written_key = f"{ws.config_key()}:{mode}:{out}"
     if st.button(f"💾 Write with {ws.large.engine.name}", type="primary", disabled=disabled):
         bar = st.progress(0.0, text="Writing…")
         written = ws.write_release(
@@ -53,8 +55,8 @@ def _write_large_release(ws: Workspace, result, mode: str, disabled: bool) -> No
             progress=lambda f, m: bar.progress(min(max(f, 0.0), 1.0), text=f"{m}: {f:.0%}"),
         )
         bar.empty()
-        st.session_state["large_written"] = written.to_dict()
-    done = st.session_state.get("large_written")
+        keep("large_written", written_key, written.to_dict())
+    done = kept("large_written", written_key)  # the file written with these settings, if any
     if done:
         st.success(
             f"Wrote {done['rows']:,} rows to {done['path']} in {done['seconds']:.1f} s.", icon="✅"
@@ -86,23 +88,25 @@ def _generalization_release(ws: Workspace) -> str:
         if ws.large is not None:
             _write_large_release(ws, result, mode, disabled)
         else:
+            ws.check_free_text()
             sections = cached("release-sections", ws.config_key(), ws.released_sections)
             residual_notice(ws, sections[0])
-            released = cached(
-                f"release-{mode}",
-                ws.config_key(),
-                lambda: ws.release(frequency_table(ws).dataset, result, mode, sections=sections),
-            )
+            if disabled:  # the session releases only a transformation that satisfies the models
+                return mode
+            # The release of the configuration through its session, as the command line makes it.
+            release = release_value(ws, mode)
+            released = release.table
+            levels = release.details.get("transformation") or result.transformation
             st.caption(
                 f"{len(released):,} rows released of {len(ws.frame):,}; identifiers and free text "
                 "removed unless kept on purpose; levels "
-                + ", ".join(f"{q} {level}" for q, level in result.transformation.items())
+                + ", ".join(f"{q} {level}" for q, level in levels.items())
                 + "."
             )
             st.dataframe(preview(released), hide_index=True)
 
             csv_bytes = cached(
-                f"release-csv-{mode}", ws.config_key(), lambda: table_bytes(released, "csv")
+                "release-value-csv", release_key(ws, mode), lambda: download_bytes(release, "csv")
             )
             st.caption(
                 f"SHA-256 of the CSV release: `{hashlib.sha256(csv_bytes).hexdigest()}` (cells that "
@@ -153,11 +157,7 @@ uploaded = st.file_uploader(
 )
 if uploaded is not None and st.session_state.get("config_loaded") != uploaded.file_id:
     try:
-        config = parse_config_text(
-            uploaded.getvalue().decode("utf-8-sig"),
-            f"The file {uploaded.name}",
-            yaml_format=uploaded.name.lower().endswith((".yaml", ".yml")),
-        )
+        config = config_from_bytes(uploaded.getvalue(), uploaded.name)
         # Kept exactly as given; Undo returns to the previous settings. Files it names must be in
         # the built-in samples' folder (or opened by path in this session): the server reads them.
         ws.load_config(
@@ -169,8 +169,6 @@ if uploaded is not None and st.session_state.get("config_loaded") != uploaded.fi
         st.session_state["config_loaded"] = uploaded.file_id
         st.success("Configuration applied to the current table (Undo reverts it).", icon="✅")
         st.rerun()
-    except UnicodeDecodeError:
-        st.error("That file is not UTF-8 text: save the configuration as UTF-8.", icon="🚫")
     except AnonError as exc:
         st.error(str(exc), icon="🚫")
 
@@ -179,7 +177,14 @@ if uploaded is not None and st.session_state.get("config_loaded") != uploaded.fi
 # Sign-off, the release report (HTML with interactive charts, and PDF) and the audit trail.
 # Appended section (issue 7); every figure and file is made by anon_core/report.py.
 def _release_report_section(ws: Workspace, suppressed_records: str) -> None:
-    from anon_core import report as release_report
+    from anon_core.report import (
+        DECISIONS,
+        audit_csv,
+        audit_json,
+        build_report,
+        render_html,
+        render_pdf,
+    )
     from ui.widgets import SAMPLE_DIR, problem
 
     st.divider()
@@ -198,7 +203,7 @@ def _release_report_section(ws: Workspace, suppressed_records: str) -> None:
             role = c[1].text_input("Role", placeholder="e.g. data protection officer")
             decision = st.radio(
                 "Decision",
-                release_report.DECISIONS,
+                DECISIONS,
                 index=None,
                 horizontal=True,
                 format_func=lambda d: (
@@ -229,7 +234,7 @@ def _release_report_section(ws: Workspace, suppressed_records: str) -> None:
                 from_sample = (st.session_state.get("loaded_from") or ("sample",))[0] == "sample"
                 found = search_result(ws)
                 with timed("report", ws.n_rows):
-                    built = release_report.build_report(
+                    built = build_report(
                         config,
                         problem(ws),
                         current_result(ws),
@@ -254,8 +259,8 @@ def _release_report_section(ws: Workspace, suppressed_records: str) -> None:
                     )
                 st.session_state["release_report"] = {
                     "key": state_key,
-                    "html": release_report.render_html(built),
-                    "pdf": release_report.render_pdf(built),
+                    "html": render_html(built),
+                    "pdf": render_pdf(built),
                     "config": json.dumps(config, indent=2, ensure_ascii=False),
                     "sha": built.figures_sha256,
                 }
@@ -280,12 +285,10 @@ def _release_report_section(ws: Workspace, suppressed_records: str) -> None:
     st.markdown("**Audit trail**")
     st.caption(f"{len(ws.audit):,} change(s) recorded in this session.")
     c = st.columns(2)
-    c[0].download_button(
-        "⬇️ Audit trail (CSV)", release_report.audit_csv(ws.audit), "audit_trail.csv", "text/csv"
-    )
+    c[0].download_button("⬇️ Audit trail (CSV)", audit_csv(ws.audit), "audit_trail.csv", "text/csv")
     c[1].download_button(
         "⬇️ Audit trail (JSON)",
-        release_report.audit_json(ws.audit),
+        audit_json(ws.audit),
         "audit_trail.json",
         "application/json",
     )

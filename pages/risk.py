@@ -6,13 +6,7 @@ import pandas as pd
 import plotly.express as px
 import streamlit as st
 
-from anon_core.risk.disclosure import attribute_disclosure
-from anon_core.risk.reidentification import (
-    USA_POPULATION,
-    report_dict,
-    risk_of_original,
-    risk_of_result,
-)
+from anon_core.services.risk import USA_POPULATION, attribute_disclosures, reidentification
 from ui.population import population_upload, suda_section, weighted_section
 from ui.widgets import (
     CHART_MARGIN,
@@ -49,12 +43,7 @@ with friendly_errors():
     prob = problem(ws)
     result = current_result(ws)
     matcher = population_upload(ws, prob)
-    report = (
-        risk_of_original(prob, population_size=population, population=matcher)
-        if which == "original"
-        else risk_of_result(result, population_size=population, population=matcher)
-    )
-    data = report_dict(report)
+    report, data = reidentification(which, prob, result, population, matcher)
 
     st.subheader("Attacker models")
     rows = []
@@ -160,7 +149,7 @@ with friendly_errors():
 
     if ws.sensitive and which == "released":
         st.subheader("Attribute disclosure")
-        for attribute, disclosure in attribute_disclosure(result).items():
+        for attribute, disclosure in attribute_disclosures(result).items():
             s = disclosure.summary
             extra = "".join(
                 f", largest {name} t {value:.3f}"

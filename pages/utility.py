@@ -6,8 +6,13 @@ import pandas as pd
 import plotly.express as px
 import streamlit as st
 
-from anon_core.data.dataset import Role
-from anon_core.utility.summary import compare_distributions, ml_utility, quality_summary
+from anon_core.services.utility import (
+    compare_distributions,
+    ml_scores,
+    original_for,
+    quality_summary,
+    target_columns,
+)
 from anon_core.workspace import fingerprint
 from ui.evidence import release_value
 from ui.labels import ML_COLUMNS, human_frame, human_ml_frame
@@ -101,11 +106,7 @@ with friendly_errors():
     explain(f"Share of records per original value of {attribute}, before and after release.")
 
     st.subheader("Machine-learning utility")
-    kept = [
-        c
-        for c in ws.frame.columns
-        if ws.roles.get(c) in (Role.SENSITIVE.value, Role.INSENSITIVE.value)
-    ]
+    kept = target_columns(ws.frame, ws.roles)
     if not kept:
         st.info(
             "Keep a target column (role sensitive or insensitive) to measure machine-learning utility.",
@@ -132,12 +133,8 @@ with friendly_errors():
         "ml_utility",
         fingerprint(ws.config_key(), target, folds, ML_RUN),
         lambda: calibrate_ml(
-            ws.frame.drop(
-                columns=[c for c in ws.frame.columns if ws.roles.get(c) == Role.IDENTIFIER.value]
-            ),
-            ws.frame.drop(
-                columns=[c for c in ws.frame.columns if ws.roles.get(c) == Role.IDENTIFIER.value]
-            ),
+            original_for(ws.frame, ws.roles, ws.frame),
+            original_for(ws.frame, ws.roles, ws.frame),
             target,
             folds,
             ML_RUN,
@@ -173,10 +170,7 @@ with friendly_errors():
                 released = ws.sample_release(result)
             else:  # the one release the Release page ships (text and pseudonym sections applied)
                 released = release_value(ws).table
-            original = ws.frame.drop(
-                columns=[c for c in ws.frame.columns if ws.roles.get(c) == Role.IDENTIFIER.value]
-            )
-            original = original[[c for c in original.columns if c in released.columns]]
+            original = original_for(ws.frame, ws.roles, released)
             frames = []
             for i, model in enumerate(ML_RUN):  # one model at a time: Cancel stops between them
 
@@ -184,17 +178,7 @@ with friendly_errors():
                     share = (i + min(max(f, 0.0), 1.0)) / len(ML_RUN)
                     bar.progress(share, text=msg)
 
-                out = ml_utility(
-                    original,
-                    released,
-                    target,
-                    models=[model],
-                    cv=folds,
-                    model_params={"random_forest": {"n_estimators": 100}}
-                    if model == "random_forest"
-                    else None,
-                    progress=step,
-                )
+                out = ml_scores(original, released, target, model, folds, progress=step)
                 frames.append(out.to_frame())
             status.update(label="Training done", state="complete", expanded=False)
         ml_store[ml_key] = pd.concat(frames, ignore_index=True)

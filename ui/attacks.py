@@ -10,12 +10,18 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from anon_core.attacks.battery import AttackReport, attack_split
-from anon_core.attacks.linkage import LinkageResult
-from anon_core.attacks.split import AttackSection, parse_attack_section
-from anon_core.data.io import load_table
-from anon_core.privacy.models import make_model
-from anon_core.quality.metrics import make_metric
+from anon_core.services.rehearsal import (
+    CANDIDATE_ATTACKS,
+    AttackReport,
+    AttackSection,
+    LinkageResult,
+    attack_rehearsal,
+    parse_attack_section,
+)
+from anon_core.services.rehearsal import (
+    candidate_attack_risks as measure_candidates,
+)
+from anon_core.services.tables import load_table
 from anon_core.workspace import Workspace
 
 RESULTS_KEY = "attack_reports"
@@ -142,22 +148,11 @@ def _run(
     def progress(fraction: float, message: str) -> None:
         bar.progress(min(max(float(fraction), 0.0), 1.0), text=f"{message}: {fraction:.0%}")
 
-    report, result = attack_split(
-        ws.frame,
-        ws.roles,
-        ws.hierarchies(),
-        levels,
-        section,
-        models=[make_model(m) for m in ws.models],
-        suppression_limit=ws.suppression_limit,
-        metric=make_metric(ws.metric),
-        external=external,
-        progress=progress,
-    )
+    report, satisfied = attack_rehearsal(ws, levels, section, external, progress)
     bar.empty()
     cache.clear()  # one report per session is enough; the next fingerprint replaces it
-    cache[fingerprint] = (report, result.satisfied)
-    return report, result.satisfied
+    cache[fingerprint] = (report, satisfied)
+    return report, satisfied
 
 
 def risk_chart(report: AttackReport) -> go.Figure:
@@ -288,8 +283,6 @@ def add_attack_risk_trace(
 
 def candidate_attack_risks(ws: Workspace, satisfying: pd.DataFrame, qis: list[str]) -> None:
     """Pick satisfying candidates and an attack; measure it on each (same split and seed)."""
-    from anon_core.transform.attack_bounded import candidate_risks  # attacks load on demand
-
     with st.expander("🗡️ Colour candidates by an attack risk"):
         names = dict(zip(satisfying["transformation"], satisfying["levels"], strict=False))
         chosen = st.multiselect(
@@ -301,26 +294,17 @@ def candidate_attack_risks(ws: Workspace, satisfying: pd.DataFrame, qis: list[st
             key="explore_attack_candidates",
         )
         c = st.columns(3)
-        attack = c[0].selectbox(
-            "Attack",
-            ["singling-out-multivariate", "linkability", "inference"],
-            key="explore_attack",
-        )
+        attack = c[0].selectbox("Attack", list(CANDIDATE_ATTACKS), key="explore_attack")
         n_attacks = int(c[1].number_input("Guesses", 10, 5000, 300, 50, key="explore_attack_n"))
         seed = int(c[2].number_input("Seed", 0, value=0, key="explore_attack_seed"))
         if st.button("Measure", key="explore_attack_run", disabled=not chosen):
-            section = parse_attack_section({"n_attacks": n_attacks, "random_state": seed})
             bar = st.progress(0.0, text="Attacking the candidates…")
-            checks = candidate_risks(
-                ws.frame,
-                ws.roles,
-                ws.hierarchies(),
+            checks = measure_candidates(
+                ws,
                 [dict(zip(qis, map(int, t.split("-")), strict=True)) for t in chosen],
                 attack,
-                section,
-                models=[make_model(m) for m in ws.models],
-                suppression_limit=ws.suppression_limit,
-                metric=make_metric(ws.metric),
+                n_attacks,
+                seed,
                 progress=lambda f, m: bar.progress(min(max(f, 0.0), 1.0), text=m),
             )
             st.session_state[EXPLORE_KEY] = {

@@ -21,13 +21,13 @@ import plotly.graph_objects as go
 import streamlit as st
 
 import ui.widgets as widgets
-from anon_core.config import parse_config
 from anon_core.data.dataset import Role
-from anon_core.data.io import infer_kinds
-from anon_core.methods import METHODS, method_available
 from anon_core.params import Param
+from anon_core.services.catalogue import METHODS, method_available
 from anon_core.services.compare import BASELINE, Comparison, compare
 from anon_core.services.compare_target import default_target
+from anon_core.services.session import Session
+from anon_core.services.tables import infer_kinds
 from anon_core.workspace import Workspace, fingerprint
 
 #: Methods preselected on the page: quick on the sample data.
@@ -285,7 +285,7 @@ def run_comparison(ws: Workspace, settings: Mapping[str, Any], key: str) -> Comp
                 min(max(fraction, 0.0), 1.0), text=f"{display_name(name)}: {message}"
             )
 
-    config = parse_config(ws.to_config())
+    config = Session.from_workspace(ws).config
     models = settings.get("ml_models")
     result = compare(
         config,
@@ -459,7 +459,7 @@ RECOMMEND_KEY = "_recommendation"
 
 def recommendation_chart(found: Any) -> go.Figure:
     """Every setting tried: utility against the highest attack risk, passing ones filled."""
-    from anon_core.methods import METHODS as registered
+    from anon_core.services.catalogue import METHODS as registered
 
     fig = go.Figure()
     for family in sorted({t.family for t in found.tried}):

@@ -12,14 +12,13 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from anon_core.data.io import table_bytes
-from anon_core.methods import METHODS, method_available
-from anon_core.methods.config import DEFAULT_METHOD
 from anon_core.report.numbers import number, percent, percent_interval
+from anon_core.services.catalogue import DEFAULT_METHOD, METHODS, method_available
 from anon_core.services.evidence import Evidence
 from anon_core.services.release import Release
 from anon_core.services.session import Session
-from anon_core.workspace import Workspace
+from anon_core.services.tables import table_bytes
+from anon_core.workspace import Workspace, fingerprint
 from ui.long_work import cancel_button
 from ui.widgets import cached, peek
 
@@ -55,9 +54,29 @@ def session(ws: Workspace) -> Session:
     return Session.from_workspace(ws, input_bytes=data)
 
 
-def release_value(ws: Workspace) -> Release:
-    """The one release of the workspace's configuration (cached by its fingerprint)."""
-    return cached("release-value", ws.config_key(), lambda: session(ws).release())
+def release_key(ws: Workspace, suppressed_records: str | None = None) -> str:
+    """The fingerprint of the release of the workspace's configuration, with the suppressed
+    records ``remove``d or ``mask``ed when given (the configuration's ``output`` choice if None)."""
+    output = ws.sections.get("output")
+    configured = (
+        output.get("suppressed_records", "remove") if isinstance(output, dict) else "remove"
+    )
+    if suppressed_records is None or suppressed_records == configured:
+        return ws.config_key()
+    return fingerprint(ws.config_key(), suppressed_records)
+
+
+def release_value(ws: Workspace, suppressed_records: str | None = None) -> Release:
+    """The one release of the workspace's configuration through its session (cached by its
+    fingerprint); ``suppressed_records`` overrides the configuration's ``output`` choice."""
+
+    def build() -> Release:
+        s = session(ws)
+        if suppressed_records is not None:
+            s = s.with_config(suppressed_records=suppressed_records)
+        return s.release()
+
+    return cached("release-value", release_key(ws, suppressed_records), build)
 
 
 def download_bytes(release: Release, fmt: str, formula_escape: bool = True) -> bytes:

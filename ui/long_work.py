@@ -27,7 +27,14 @@ import pandas as pd
 import streamlit as st
 
 from anon_core.errors import AnonError
-from anon_core.estimate import Estimate, describe, describe_range, extrapolate, measure, remaining
+from anon_core.services.timing import (
+    Estimate,
+    describe,
+    describe_range,
+    extrapolate,
+    measure,
+    remaining,
+)
 
 #: CPU seconds per trained row, per model (measured on Adult, see the module docstring).
 ML_ROW_SECONDS = {"logistic_regression": 80e-6, "random_forest": 160e-6}
@@ -151,7 +158,7 @@ def calibrate_ml(
     """Time :func:`anon_core.utility.ml_utility.ml_utility` on two small row samples of both
     tables (2 % and 4 %, at least 200 rows; after one untimed warm-up), per model, and extrapolate
     to all rows by the model's complexity (:data:`ML_EXPONENT`)."""
-    from anon_core.utility.ml_utility import ml_utility
+    from anon_core.services.utility import ml_utility
 
     n = len(original)
     sizes = calibration_sizes(n)

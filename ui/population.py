@@ -4,20 +4,23 @@ weighted (survey) risk and SUDA2 special uniques. Layout only; the figures come 
 from __future__ import annotations
 
 import hashlib
+from typing import Any
 
 import pandas as pd
 import plotly.express as px
 import streamlit as st
 
-from anon_core.data.io import load_table
-from anon_core.population.table import PopulationMatcher, PopulationTable
-from anon_core.risk.population_report import EXPLAIN, released_frame, weight_column
-from anon_core.risk.suda import MAX_KEYS, suda2
-from anon_core.risk.weighted_risk import weighted_risk
+from anon_core.services.risk import (
+    EXPLAIN,
+    MAX_KEYS,
+    population_matcher,
+    suda_scores,
+    weighted_figures,
+)
 from ui.widgets import CHART_MARGIN, cached, explain
 
 
-def population_upload(ws, prob) -> PopulationMatcher | None:
+def population_upload(ws, prob) -> Any:
     """An optional population table (a file with the quasi-identifier columns) for journalist risk."""
     upload = st.file_uploader(
         "Population table (optional)",
@@ -31,33 +34,22 @@ def population_upload(ws, prob) -> PopulationMatcher | None:
     content = upload.getvalue()
     key = f"{hashlib.sha256(content).hexdigest()}:{ws.data_key()}"
 
-    def build() -> PopulationMatcher:
-        frame = load_table(content, name=upload.name).frame
-        return PopulationMatcher(
-            PopulationTable.from_frame(frame, ws.qis, name=upload.name), prob.dataset
-        )
-
-    matcher = cached("population", key, build)
+    matcher = cached(
+        "population", key, lambda: population_matcher(content, upload.name, ws.qis, prob)
+    )
     st.caption(f"Population table {upload.name}: {matcher.population.size:,} people.")
     return matcher
 
 
-def _frame_of(which: str, prob, result) -> pd.DataFrame:
-    return prob.dataset.frame if which == "original" else released_frame(prob, result)
-
-
 def weighted_section(ws, prob, result, which: str) -> None:
     """sdcMicro's individual risk with the survey weights of the column of role 'weight'."""
-    weight = weight_column(ws.roles)
+    report = weighted_figures(which, prob, result, ws.roles, ws.qis)
     st.subheader("Weighted (survey) risk")
-    if weight is None:
+    if report is None:
         st.caption(
             "Give a column the role 'weight' (survey weights) on the Attributes page to see it."
         )
         return
-    frame = _frame_of(which, prob, result)[ws.qis].copy()
-    frame[weight] = prob.dataset.frame[weight].to_numpy()
-    report = weighted_risk(frame, ws.qis, weight)
     c = st.columns(3)
     c[0].metric("Expected re-identifications", f"{report.expected_reidentifications:,.1f}")
     c[1].metric("Global risk", f"{report.global_risk:.2%}")
@@ -85,14 +77,10 @@ def suda_section(ws, prob, result, which: str) -> None:
     if not st.toggle("Compute SUDA2 scores", key="suda_on"):
         st.caption(EXPLAIN["suda"])
         return
-    frame = _frame_of(which, prob, result)
-    star = (frame[ws.qis].astype(str) == "*").all(axis=1)
-    rows = frame.loc[~star, ws.qis].reset_index(drop=True)
-    res = cached(
-        "suda2",
-        f"{ws.data_key()}:{which}:{getattr(result, 'levels', '')}",
-        lambda: suda2(rows, ws.qis),
-    )
+    # The original's scores follow the data and roles; the released table's also follow the
+    # transformation, the models and the suppression limit: the whole configuration.
+    state = ws.data_key() if which == "original" else ws.config_key()
+    res = cached("suda2", f"{state}:{which}", lambda: suda_scores(which, prob, result, ws.qis))
     table = pd.DataFrame(res.dis_table(), columns=["DIS score", "records"])
     contrib = pd.DataFrame(res.contributions, columns=["variable", "contribution %"])
     left, right = st.columns(2)

@@ -6,8 +6,7 @@ from typing import Any
 
 import streamlit as st
 
-from anon_core.methods import METHODS
-from anon_core.methods.config import parse_method_section
+from anon_core.services.catalogue import METHODS, parse_method_section
 from anon_core.workspace import Workspace
 
 

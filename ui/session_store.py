@@ -31,7 +31,7 @@ from typing import Any
 
 import streamlit as st
 
-from anon_core.dp.ledger import DPLedger, LedgerError
+from anon_core.services.dp import DPLedger, LedgerError
 
 log = logging.getLogger("workbench")
 

@@ -16,22 +16,24 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from anon_core.data.dataset import Role
-from anon_core.data.io import ColumnKind, infer_kind
-from anon_core.dp import DP_MODELS, dp_ml_curve
 from anon_core.errors import PrivacyWarning
-from anon_core.estimate import Estimate, fit, measure
-from anon_core.training import (
+from anon_core.services.dp import DP_MODELS, dp_ml_curve
+from anon_core.services.tables import ColumnKind, infer_kind
+from anon_core.services.timing import Estimate, fit, measure
+from anon_core.services.training import (
     DEFAULT_CURVE_EPSILONS,
     INSTALL_HINT,
     MODEL_ATTACKS,
     TrainingCurve,
     advantage_bound,
+    calibration_pieces,
     parse_train_section,
     synthetic_release,
     train_and_attack,
     training_available,
     training_curve,
 )
+from anon_core.workspace import fingerprint
 from ui.long_work import (
     calibration_sizes,
     cancel_button,
@@ -39,7 +41,7 @@ from ui.long_work import (
     eta_progress,
     measured_estimate,
 )
-from ui.widgets import CHART_MARGIN, current_result, explain, friendly_errors, problem
+from ui.widgets import CHART_MARGIN, current_result, explain, friendly_errors, keep, kept, problem
 
 CURVE_KEY = "dpsgd_curve"
 RMIA_KEY = "dpsgd_rmia"
@@ -170,8 +172,7 @@ def calibrate_dpsgd(
       fitted as ``fixed + per_row * rows`` and extrapolated to ``rows * epochs`` per model; plain
       models and references at :data:`PLAIN_STEP_SHARE` of that, times the seeds.
     """
-    from anon_core.training.curves import training_rows
-    from anon_core.training.dpsgd import default_delta, noise_multiplier_for
+    training_rows, default_delta, noise_multiplier_for = calibration_pieces()
 
     n = len(frame)
     config = parse_train_section(raw)
@@ -286,6 +287,7 @@ def dpsgd_section(ws) -> None:
     # The estimate is measured on request (never on a visit): one epoch on a small sample.
     # The number of records stays private: the caption gives only the share used for training.
     settings = repr((ws.frame_hash, sorted(raw.items(), key=str), sorted(map(float, grid)), refs))
+    curve_key = fingerprint(ws.config_key(), settings, use_k, use_synth)
     estimate = measured_estimate(
         "dpsgd",
         settings,
@@ -317,18 +319,22 @@ def dpsgd_section(ws) -> None:
                 roles = {c: ws.roles.get(c, "insensitive") for c in columns}
                 references["synthetic"] = lambda rows, seed: synthetic_release(rows, seed, roles)
             bar = st.progress(0.0, text="Training…")
-            st.session_state[CURVE_KEY] = training_curve(
-                original,
-                config,
-                epsilons=grid,
-                seeds=seeds,
-                references=references,
-                progress=eta_progress(bar),
+            keep(
+                CURVE_KEY,
+                curve_key,
+                training_curve(
+                    original,
+                    config,
+                    epsilons=grid,
+                    seeds=seeds,
+                    references=references,
+                    progress=eta_progress(bar),
+                ),
             )
             bar.empty()
-    curve = st.session_state.get(CURVE_KEY)
+    curve = kept(CURVE_KEY, curve_key)  # this state's and settings' curves only (Undo hides them)
     if curve is None:
-        rmia_panel(ws.frame[columns], config, grid)
+        rmia_panel(ws.frame[columns], config, grid, curve_key)
         return
     st.caption(f"ℹ️ {EPSILON_DELTA}")
     left, right = st.columns(2)
@@ -368,11 +374,11 @@ def dpsgd_section(ws) -> None:
             "Feature scaling and categories were taken from the training records and are not "
             f"covered by DP: {', '.join(curve.from_data)}."
         )
-    rmia_panel(ws.frame[columns], config, grid)
+    rmia_panel(ws.frame[columns], config, grid, curve_key)
 
 
-def rmia_panel(original: pd.DataFrame, config, grid: list[float]) -> None:
-    """RMIA beside the loss attack at one ε (reference models cost extra training: on request)."""
+def rmia_panel(original: pd.DataFrame, config, grid: list[float], state: str = "") -> None:
+    """RMIA beside the loss attack at one ε (reference models: on request), kept under ``state``."""
     finite = sorted(float(e) for e in grid if math.isfinite(float(e)))
     if not finite:
         return
@@ -389,8 +395,8 @@ def rmia_panel(original: pd.DataFrame, config, grid: list[float]) -> None:
     if c[1].button("▶️ Run RMIA", key="dpsgd_rmia_run"):
         with friendly_errors(), st.spinner("Training the model and 2 reference models…"):
             result = train_and_attack(original, config.with_overrides(epsilon=eps))
-            st.session_state[RMIA_KEY] = (eps, result.to_dict())
-    stored = st.session_state.get(RMIA_KEY)
+            keep(RMIA_KEY, state, (eps, result.to_dict()))
+    stored = kept(RMIA_KEY, state)
     if stored is None:
         return
     eps, out = stored
@@ -467,6 +473,9 @@ def diffprivlib_section(ws, columns: list[str], kinds: dict) -> None:
             "Categories of the categorical features and the target's classes are taken from the data "
             "(a warning says so)."
         )
+        ml_key = fingerprint(  # the baseline follows the transformation: the whole state counts
+            ws.config_key(), target, features, models, repeats_ml, points, bounds, from_data
+        )
         if st.button("▶️ Compute accuracy against ε", type="primary", key="dp_ml_run"):
             with friendly_errors():
                 missing = [f for f in numeric_features if f not in bounds]
@@ -516,7 +525,7 @@ def diffprivlib_section(ws, columns: list[str], kinds: dict) -> None:
                             progress=lambda f, msg: bar.progress(min(max(f, 0.0), 1.0), text=msg),
                         )
                     bar.empty()
-                    st.session_state["dp_ml_result"] = out
+                    keep("dp_ml_result", ml_key, out)
                     if out.from_data:
                         st.warning(
                             "Taken from the data, so not covered by differential privacy: "
@@ -524,7 +533,7 @@ def diffprivlib_section(ws, columns: list[str], kinds: dict) -> None:
                             "training a model for release.",
                             icon="⚠️",
                         )
-        out = st.session_state.get("dp_ml_result")
+        out = kept("dp_ml_result", ml_key)
         if out is not None:
             curve = out.curve()
             base = out.baselines()

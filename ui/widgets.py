@@ -20,13 +20,20 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from anon_core.data.frequency import FrequencyTable
-from anon_core.data.io import LoadedTable, load_table
-from anon_core.data.paths import PathGuard
 from anon_core.errors import AnonError
-from anon_core.search.evaluate import Evaluator, TransformationResult
-from anon_core.search.lattice import SearchResult, search
-from anon_core.transform.problem import Problem
+from anon_core.services.generalization import (
+    Evaluator,
+    FrequencyTable,
+    Problem,
+    SearchResult,
+    TransformationResult,
+    optimal_search,
+    problem_of,
+)
+from anon_core.services.generalization import (
+    frequency_table as build_frequency_table,
+)
+from anon_core.services.tables import LoadedTable, PathGuard, load_table
 from anon_core.workspace import Workspace
 from ui.session_store import save_session, session_token
 
@@ -206,6 +213,23 @@ def peek(kind: str, key: str) -> Any:
     return st.session_state.get(DERIVED_KEY, {}).get((kind, key))
 
 
+#: Results the user asked for (a curve, a model run): one per kind, under its fingerprint.
+KEPT_KEY = "_kept"
+
+
+def keep(kind: str, key: str, value: T) -> T:
+    """Keep the result of ``kind`` computed for the fingerprint ``key`` (replacing the last one)."""
+    st.session_state.setdefault(KEPT_KEY, {})[kind] = (key, value)
+    return value
+
+
+def kept(kind: str, key: str) -> Any:
+    """The result of ``kind`` kept for ``key``, or None: a result of other data or settings
+    (before an Undo, say) is never shown as this state's."""
+    found = st.session_state.get(KEPT_KEY, {}).get(kind)
+    return found[1] if found is not None and found[0] == key else None
+
+
 def frequency_table(ws: Workspace) -> FrequencyTable:
     """Built once per dataset, roles and hierarchies (the only step that reads every row)."""
     if ws.large is not None and ws.qis and not ws.large.has_group(ws.encoded_columns()):
@@ -215,7 +239,7 @@ def frequency_table(ws: Workspace) -> FrequencyTable:
             lambda f, m: bar.progress(min(max(f, 0.0), 1.0), text=f"{m}: {f:.0%}"),
         )
         bar.empty()
-    return cached("frequency", ws.data_key(), lambda: FrequencyTable(ws.dataset()))
+    return cached("frequency", ws.data_key(), lambda: build_frequency_table(ws.dataset()))
 
 
 def search_result(ws: Workspace) -> SearchResult | None:
@@ -226,10 +250,9 @@ def search_result(ws: Workspace) -> SearchResult | None:
 def run_search(ws: Workspace, progress: Callable[[float], None] | None = None) -> SearchResult:
     """Run (or reuse) the optimal search of the current configuration, with its search options."""
     ev = evaluator(ws)
-    options = dict(ws.search_options)
-    if progress is not None:
-        options["progress"] = progress
-    return cached("search", ws.search_key(), lambda: search(ev, **options))
+    return cached(
+        "search", ws.search_key(), lambda: optimal_search(ev, ws.search_options, progress)
+    )
 
 
 def evaluator(ws: Workspace) -> Evaluator:
@@ -238,12 +261,12 @@ def evaluator(ws: Workspace) -> Evaluator:
 
 def problem(ws: Workspace) -> Problem:
     """The workspace's Problem over the cached frequency table."""
-    return Problem.from_evaluator(evaluator(ws))
+    return problem_of(evaluator(ws))
 
 
 @st.cache_data(show_spinner="Scanning a sample of every column for personal data…", max_entries=8)
 def _pii_scan(frame_hash: str, _frame: pd.DataFrame, sample_size: int, random_state: int):
-    from anon_core.pii import scan_table  # Presidio loads only when a scan is asked for
+    from anon_core.services.pii import scan_table  # Presidio loads only when a scan is asked for
 
     return scan_table(_frame, sample_size=sample_size, random_state=random_state)
 
