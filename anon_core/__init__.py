@@ -4,6 +4,7 @@ Data path: load -> encode -> hierarchies -> frequency table -> evaluate -> apply
 See docs/architecture.md for the layers and the data path.
 """
 
+import anon_core.geo.hierarchy  # noqa: F401  (registers the geo-grid and h3 hierarchy builders)
 from anon_core.config import ReleaseConfig, load_config, parse_config
 from anon_core.data.dataset import Dataset, Role
 from anon_core.data.frequency import FrequencyTable

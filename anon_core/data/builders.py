@@ -414,6 +414,13 @@ _BUILDER_PARAMS = {
 }
 
 
+def register_builder(name: str, builder: Any, params: set[str]) -> None:
+    """Add a builder from a higher package (e.g. the geo grids): ``builder(values, name=...,
+    **params)`` returns a Hierarchy; ``params`` are the keys its spec may have."""
+    BUILDERS[name] = builder
+    _BUILDER_PARAMS[name] = set(params)
+
+
 def build_hierarchy(
     spec: Mapping[str, Any], values: Sequence[Any] | np.ndarray, name: str = ""
 ) -> Hierarchy:
