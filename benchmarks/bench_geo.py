@@ -3,7 +3,7 @@
 Points come from ``sample_data/generate_geo.py`` (six towns plus a rural scatter, seeded) at each
 size. Every method runs once per size (the machine is shared: no repeats); spatial risk (spatial
 k and nearest-neighbour re-identification, :func:`anon_core.geo.risk.spatial_risk`) is measured
-on the Gaussian release. The baselines are plain-Python loops (``math`` only) on 10,000 points:
+on the Gaussian release, with hot-spot recovery and Ripley's L. The baselines are plain-Python loops (``math`` only) on 10,000 points:
 
 * masking: a per-point donut displacement (the spherical destination formula), linear in n,
   extrapolated linearly;
@@ -34,7 +34,7 @@ from generate_geo import generate  # noqa: E402
 
 from anon_core.config import parse_config  # noqa: E402
 from anon_core.geo.risk import spatial_risk  # noqa: E402
-from anon_core.geo.utility import hotspot_recovery  # noqa: E402
+from anon_core.geo.utility import hotspot_recovery, ripley_comparison  # noqa: E402
 from anon_core.methods import make_method  # noqa: E402
 from anon_core.methods.registry import make_context  # noqa: E402
 
@@ -161,6 +161,11 @@ def main(argv: list[str] | None = None) -> int:
         print(
             f"{n:>9,} {'hot-spot recovery (50k sample, 500 m)':<62} {wall:>8.2f} {cpu:>8.2f}"
             f"   recovery {hs['recovery']}"
+        )
+        wall, cpu, rl = clock(ripley_comparison, olat, olon, rlat, rlon)
+        print(
+            f"{n:>9,} {'Ripley L, 12 radii (20k sample, exact pair counts)':<62} {wall:>8.2f} "
+            f"{cpu:>8.2f}   largest |L gap| {rl['max_abs_diff_m']:.1f} m"
         )
     print(f"load average after: {os.getloadavg()}")
     return 0

@@ -124,3 +124,6 @@ def test_pages_draw_the_map_of_the_geocoded_sample(geo_workspace, page):
     assert "original density" in names and "original (personal data)" not in names
     assert ("released" in names) == (page != "pages/data.py")
     assert any("nothing leaves this machine" in c.value for c in at.caption)
+    if page != "pages/data.py":  # the release keeps the rows: Ripley's L of both
+        ripley = _plotly(at, f"{key}_geo_ripley")
+        assert [t["name"] for t in ripley["data"]][1:] == ["original", "released"]

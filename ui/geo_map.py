@@ -15,7 +15,13 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from anon_core.errors import AnonError
-from anon_core.services.geo import MIN_CELL, LocationMap, location_columns, location_map
+from anon_core.services.geo import (
+    MIN_CELL,
+    LocationMap,
+    location_columns,
+    location_map,
+    ripley_curves,
+)
 from anon_core.workspace import Workspace
 from ui.evidence import release_value
 from ui.widgets import cached_figure
@@ -79,6 +85,26 @@ def location_figure(m: LocationMap, height: int = 460) -> go.Figure:
     return fig
 
 
+def ripley_figure(curves: dict) -> go.Figure:
+    """Ripley's L of the original and the release against the distance (both in metres)."""
+    fig = go.Figure()
+    r = curves["radii_m"]
+    fig.add_trace(go.Scatter(x=r, y=r, mode="lines", name="no clustering (L = r)",
+                             line={"dash": "dot", "color": "#999999"}))  # fmt: skip
+    fig.add_trace(go.Scatter(x=r, y=curves["l_original"], mode="lines+markers", name="original",
+                             line={"color": ORIGINAL}))  # fmt: skip
+    fig.add_trace(go.Scatter(x=r, y=curves["l_release"], mode="lines+markers", name="released",
+                             line={"color": RELEASED}))  # fmt: skip
+    fig.update_layout(
+        height=300,
+        margin={"l": 10, "r": 10, "t": 30, "b": 10},
+        xaxis={"title": {"text": "distance r (m)"}, "type": "log"},
+        yaxis={"title": {"text": "Ripley's L(r) (m)"}, "type": "log"},
+        legend={"orientation": "h", "y": 1.02, "yanchor": "bottom", "x": 0},
+    )
+    return fig
+
+
 def explanation(m: LocationMap, released: bool) -> str:
     """The line under the map."""
     cell = f"{m.density.cell_m:,.0f} m" if m.density is not None else "square"
@@ -111,7 +137,7 @@ def show_location_map(ws: Workspace, key: str, release: bool = False, height: in
     )
     fingerprint = f"{ws.data_key()}|{ws.config_key()}|{release}|{columns}|{show_points}|{height}"
 
-    def build() -> tuple[go.Figure, str, list[str]]:
+    def build() -> tuple[go.Figure, str, list[str], dict | None]:
         table, notes = None, []
         if release:
             try:
@@ -119,8 +145,22 @@ def show_location_map(ws: Workspace, key: str, release: bool = False, height: in
             except AnonError as exc:
                 notes.append(f"Only the original density: the release is not available ({exc}).")
         m = location_map(ws.frame, table, columns, show_points=show_points)
-        return location_figure(m, height), explanation(m, table is not None), notes + m.notes
+        curves = ripley_curves(ws.frame, table, columns)
+        return (
+            location_figure(m, height),
+            explanation(m, table is not None),
+            notes + m.notes,
+            curves,
+        )
 
-    fig, line, notes = cached_figure("geo-map", fingerprint, build)
+    fig, line, notes, curves = cached_figure("geo-map", fingerprint, build)
     st.plotly_chart(fig, key=f"{key}_geo_map")
     st.caption(line + (" " + " ".join(notes) if notes else ""))
+    if curves is not None:
+        st.plotly_chart(ripley_figure(curves), key=f"{key}_geo_ripley")
+        st.caption(
+            "Ripley's L: how many neighbours a typical person has within each distance, as the "
+            "radius of a disc holding that many at random; above the dotted line the points "
+            "cluster. A release that keeps the curve keeps the clustering "
+            f"(largest gap {curves['max_abs_diff_m']:,.0f} m)."
+        )

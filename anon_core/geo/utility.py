@@ -7,6 +7,14 @@ stays as clustered, and whether the hot spots are still found.
   other point over the 0.5 sqrt(A / n) expected under complete spatial randomness, A the area of
   the points' convex hull (in a local equirectangular projection: for a region of a few hundred
   km the area is off by well under 1 %); < 1 clustered, 1 random, > 1 dispersed;
+* Ripley's L function (Ripley 1977; Besag's L = sqrt(K / pi)) of the original and of the
+  release at a range of distances r: K(r) = A / (n (n - 1)) times the number of ordered pairs of
+  distinct points at most r apart, A the area of the *original's* convex hull (one window for
+  both, so a difference comes from the pairs alone), without edge correction (both tables get
+  the same bias). L(r) = r for complete spatial randomness, above r where points cluster. The
+  figure is the largest |L_release(r) - L_original(r)| over the radii, in metres. Pairs are
+  counted exactly (:class:`~anon_core.geo.balls.BallIndex`) on the same seeded sample of rows
+  for tables over ``max_points``;
 * hot-spot recovery: DBSCAN (``eps_m``, ``min_samples``) on the original and on the release; the
   share of the original's clusters whose centroid has a release cluster centroid within
   ``match_m`` (``eps_m`` by default). Tables larger than ``max_points`` are compared on the same
@@ -24,6 +32,7 @@ from scipy.spatial import ConvexHull, QhullError
 from sklearn.cluster import DBSCAN
 from sklearn.neighbors import KDTree
 
+from anon_core.geo.balls import BallIndex
 from anon_core.geo.sphere import (
     EARTH_RADIUS_M,
     chord_to_metres,
@@ -36,6 +45,9 @@ from anon_core.geo.sphere import (
 HOTSPOT_EPS_M = 500.0
 HOTSPOT_MIN_SAMPLES = 20
 HOTSPOT_MAX_POINTS = 50_000
+#: Rows at most in Ripley's L (a seeded sample beyond) and the number of radii by default.
+RIPLEY_MAX_POINTS = 20_000
+RIPLEY_RADII = 12
 
 
 def displacement(orig_lat, orig_lon, rel_lat, rel_lon) -> dict[str, Any]:
@@ -63,6 +75,21 @@ def nearest_neighbour_index(lat, lon) -> float | None:
     u = unit_vectors(lat, lon)
     dist, _ = KDTree(u).query(u, k=2)
     mean_nn = float(chord_to_metres(dist[:, 1]).mean())
+    area = hull_area_m2(lat, lon)
+    if area is None:
+        return None
+    return mean_nn / (0.5 * np.sqrt(area / n))
+
+
+def hull_area_m2(lat, lon) -> float | None:
+    """Area in square metres of the points' convex hull in a local equirectangular projection
+    (None for fewer than 3 points or collinear ones)."""
+    lat, lon = np.asarray(lat, float), np.asarray(lon, float)
+    keep = np.isfinite(lat) & np.isfinite(lon)
+    lat, lon = lat[keep], lon[keep]
+    if len(lat) < 3:
+        return None
+    u = unit_vectors(lat, lon)
     lat0 = np.radians(np.mean(lat))
     lon0 = np.degrees(np.arctan2(u[:, 1].mean(), u[:, 0].mean()))
     x = EARTH_RADIUS_M * np.cos(lat0) * np.radians((lon - lon0 + 180.0) % 360.0 - 180.0)
@@ -71,9 +98,62 @@ def nearest_neighbour_index(lat, lon) -> float | None:
         area = float(ConvexHull(np.column_stack([x, y])).volume)
     except QhullError:
         return None
-    if area <= 0:
-        return None
-    return mean_nn / (0.5 * np.sqrt(area / n))
+    return area if area > 0 else None
+
+
+def ripley_l(lat, lon, radii_m, area_m2: float) -> np.ndarray:
+    """Ripley's L(r) in metres at each radius, in a window of ``area_m2`` (see the module doc);
+    NaN with fewer than 2 located points."""
+    lat, lon = np.asarray(lat, float), np.asarray(lon, float)
+    keep = np.isfinite(lat) & np.isfinite(lon)
+    lat, lon = lat[keep], lon[keep]
+    n = len(lat)
+    radii = np.asarray(radii_m, float)
+    if n < 2:
+        return np.full(len(radii), np.nan)
+    u = unit_vectors(lat, lon)
+    index = BallIndex(lat, lon, u)
+    pairs = np.array(
+        [index.count(lat, lon, u, float(metres_to_chord(r))).sum() - n for r in radii], float
+    )  # ordered pairs of distinct points (each point counts itself once)
+    k = area_m2 * pairs / (n * (n - 1))
+    return np.sqrt(k / np.pi)
+
+
+def ripley_comparison(
+    orig_lat,
+    orig_lon,
+    rel_lat,
+    rel_lon,
+    radii_m: Any = None,
+    max_points: int = RIPLEY_MAX_POINTS,
+    random_state: int = 0,
+) -> dict[str, Any]:
+    """Ripley's L of the original and the release over ``radii_m`` (default: 12 radii spaced
+    evenly on a log scale from 1 % to 25 % of the square root of the original's hull area)."""
+    orig_lat, orig_lon = np.asarray(orig_lat, float), np.asarray(orig_lon, float)
+    rel_lat, rel_lon = np.asarray(rel_lat, float), np.asarray(rel_lon, float)
+    rows = np.arange(len(orig_lat))
+    if len(rows) > max_points:
+        rows = np.sort(np.random.default_rng(random_state).choice(rows, max_points, replace=False))
+    area = hull_area_m2(orig_lat[rows], orig_lon[rows])
+    if area is None:
+        return {"radii_m": [], "l_original": [], "l_release": [], "max_abs_diff_m": None}
+    if radii_m is None:
+        side = float(np.sqrt(area))
+        radii_m = np.geomspace(0.01 * side, 0.25 * side, RIPLEY_RADII)
+    radii = np.asarray(radii_m, float)
+    l_orig = ripley_l(orig_lat[rows], orig_lon[rows], radii, area)
+    l_rel = ripley_l(rel_lat[rows], rel_lon[rows], radii, area)
+    diff = np.abs(l_rel - l_orig)
+    return {
+        "radii_m": radii.tolist(),
+        "l_original": l_orig.tolist(),
+        "l_release": l_rel.tolist(),
+        "max_abs_diff_m": float(np.nanmax(diff)) if np.isfinite(diff).any() else None,
+        "area_m2": area,
+        "rows_compared": int(len(rows)),
+    }
 
 
 def _clusters(lat, lon, eps_m: float, min_samples: int) -> np.ndarray:
@@ -125,10 +205,12 @@ def hotspot_recovery(
 
 
 def spatial_utility(orig_lat, orig_lon, rel_lat, rel_lon, **hotspot: Any) -> dict[str, Any]:
-    """Displacement, the nearest-neighbour index of both tables and hot-spot recovery."""
+    """Displacement, the nearest-neighbour index of both tables, Ripley's L of both and
+    hot-spot recovery."""
     return {
         "displacement": displacement(orig_lat, orig_lon, rel_lat, rel_lon),
         "nni_original": nearest_neighbour_index(orig_lat, orig_lon),
         "nni_release": nearest_neighbour_index(rel_lat, rel_lon),
+        "ripley": ripley_comparison(orig_lat, orig_lon, rel_lat, rel_lon),
         "hotspots": hotspot_recovery(orig_lat, orig_lon, rel_lat, rel_lon, **hotspot),
     }

@@ -24,6 +24,7 @@ import pandas as pd
 from anon_core.errors import AnonError
 from anon_core.geo.section import parse_geo_section
 from anon_core.geo.sphere import EARTH_RADIUS_M
+from anon_core.geo.utility import ripley_comparison
 
 #: Cells holding fewer original points than this are never drawn.
 MIN_CELL = 5
@@ -201,3 +202,20 @@ def location_map(
         segments=segments,
         notes=notes,
     )
+
+
+def ripley_curves(
+    original: pd.DataFrame, released: pd.DataFrame | None, columns: tuple[str, str]
+) -> dict[str, Any] | None:
+    """Ripley's L of the original and the release (:func:`anon_core.geo.utility.ripley_comparison`)
+    when the release keeps the input's rows and numeric locations; else None."""
+    if released is None or len(released) != len(original):
+        return None
+    if not all(c in released.columns for c in columns):
+        return None
+    olat, olon = _coordinates(original, columns)
+    rlat, rlon = _coordinates(released, columns)
+    if not np.isfinite(rlat).any() or not np.isfinite(olat).all():
+        return None
+    out = ripley_comparison(olat, olon, rlat, rlon)
+    return out if out["radii_m"] else None
