@@ -34,9 +34,7 @@ from anon_core.config import load_config
 from anon_core.data.io import write_table  # noqa: F401 - re-exported for callers of the CLI module
 from anon_core.errors import AnonError, ConfigError
 from anon_core.release.engines.base import write_frame
-from anon_core.services.inputs import problem_for_release
-from anon_core.services.resolve import resolve
-from anon_core.transform.choose import without_suppression
+from anon_core.services.session import Session
 from anon_core.validation import check_arguments
 
 log = logging.getLogger("anon_core")
@@ -81,65 +79,50 @@ def _refuse_other_methods(config, config_path: str) -> None:
 
 
 def _anonymize(args: argparse.Namespace) -> int:
-    loaded = load_config(args.config)
-    _refuse_other_methods(loaded, args.config)
+    session = Session.open(args.config)
+    _refuse_other_methods(session.config, args.config)
     _check_run_paths(
-        loaded,
+        session.config,
         args.config,
         output=(args.output, "table"),
         report=(args.report, "report"),
         pseudonym_map=(args.pseudonym_map, "table"),
     )
-    resolution = resolve(
-        loaded,
-        engine=args.engine,
-        progress=verbose_progress(args),
-        return_mapping=bool(args.pseudonym_map),
+    progress = verbose_progress(args)
+    resolution = session.resolution(
+        engine=args.engine, progress=progress, return_mapping=bool(args.pseudonym_map)
     )
-    problem, config, result, found = (
-        resolution.problem,
-        resolution.config,
-        resolution.result,
-        resolution.search,
-    )
+    result = resolution.result
     summary = resolution.summary()
-    if args.output:  # refusals come before any file is written (the pseudonym map included)
-        refusal = None
-        if result is None:
-            refusal = (
-                "no transformation satisfies the privacy models within the suppression limit; nothing was "
-                "written. Relax the models, raise the suppression limit or the hierarchies' heights."
-            )
-        elif not result.satisfied and not args.force:
-            refusal = (
-                "the transformation does not satisfy the privacy models within the suppression limit; "
-                "nothing was written (use --force to write it anyway)."
-            )
-        if refusal is not None:
-            json.dump(summary, sys.stdout, indent=2)
-            sys.stdout.write("\n")
-            sys.stderr.write(f"error: {refusal}\n")
-            return EXIT_NOT_SATISFIED
-    if args.report and (result is None or (not result.satisfied and not args.force)):
-        json.dump(summary, sys.stdout, indent=2)
-        sys.stdout.write("\n")
-        sys.stderr.write(
-            "error: the configuration gives no release that satisfies the privacy models within the suppression "
-            "limit; no report was written (use --force to report an unsatisfying transformation).\n"
+    refusal = None  # refusals come before any file is written (the pseudonym map included)
+    if args.output and result is None:
+        refusal = (
+            "no transformation satisfies the privacy models within the suppression limit; nothing "
+            "was written. Relax the models, raise the suppression limit or the hierarchies' heights."
         )
+    elif args.output and not result.satisfied and not args.force:
+        refusal = (
+            "the transformation does not satisfy the privacy models within the suppression limit; "
+            "nothing was written (use --force to write it anyway)."
+        )
+    elif args.report and (result is None or (not result.satisfied and not args.force)):
+        refusal = (
+            "the configuration gives no release that satisfies the privacy models within the "
+            "suppression limit; no report was written (use --force to report an unsatisfying "
+            "transformation)."
+        )
+    if refusal is not None:
+        _print_json(summary)
+        sys.stderr.write(f"error: {refusal}\n")
         return EXIT_NOT_SATISFIED
     if args.pseudonym_map and resolution.mapping is not None:
         write_frame(  # only on explicit request; atomic
-            resolution.mapping, Path(args.pseudonym_map), formula_escape=config.formula_escape
+            resolution.mapping,
+            Path(args.pseudonym_map),
+            formula_escape=resolution.config.formula_escape,
         )
     if args.output:
-        written = problem.write_release(
-            result,
-            Path(args.output),
-            config.suppressed_records,
-            verbose_progress(args),
-            formula_escape=config.formula_escape,
-        )
+        written = session.write_generalization(resolution, args.output, progress)
         summary["output"] = {
             "path": str(args.output),
             "rows": written.rows,
@@ -151,86 +134,41 @@ def _anonymize(args: argparse.Namespace) -> int:
 
         report = build_report(
             args.config,
-            problem,
+            resolution.problem,
             result,
-            search_result=found,
+            search_result=resolution.search,
             released=Path(args.output) if args.output else None,
         )
         write_report(report, Path(args.report))
         summary["report"] = {"path": str(args.report), "figures_sha256": report.figures_sha256}
-    json.dump(summary, sys.stdout, indent=2)
-    sys.stdout.write("\n")
+    _print_json(summary)
     return 0
+
+
+def _print_json(data: dict, allow_nan: bool = True) -> None:
+    json.dump(data, sys.stdout, indent=2, allow_nan=allow_nan)
+    sys.stdout.write("\n")
 
 
 def _risk(args: argparse.Namespace) -> int:
     """Re-identification risk as JSON: of a released file, the original table, or the configuration's release."""
-    from anon_core.data.io import load_table
-    from anon_core.risk.population_report import (
-        extra_dict,
-        extra_figures,
-        original_extras,
-        population_matcher,
-        population_size,
-        release_extras,
-        weight_column,
-    )
-    from anon_core.risk.reidentification import (
-        report_dict,
-        risk_of_frame,
-        risk_of_original,
-        risk_of_result,
-    )
+    from anon_core.services.risk_summary import NoReleaseToAssess, risk_summary
 
-    config = load_config(args.config)
-    options = {
-        "population_size": args.population_size or population_size(config, 317_238_626),
-        "max_combination_size": args.max_combination_size,
-    }
-    if args.released:
-        qis = [name for name, role in config.roles.items() if role == "quasi-identifier"]
-        frame = load_table(args.released).frame
-        report = risk_of_frame(frame, qis, **options)
-        extras = extra_dict(*extra_figures(frame, qis, weight_column(config.roles)))
-    else:
-        if args.original:
-            problem, _, _ = problem_for_release(
-                config, engine=args.engine, progress=verbose_progress(args)
-            )
-            matcher = population_matcher(config, problem)  # population table: journalist risk
-            report = risk_of_original(problem, population=matcher, **options)
-            extras = original_extras(config, problem)
-        else:
-            resolution = resolve(config, engine=args.engine, progress=verbose_progress(args))
-            result = resolution.result
-            if result is None:
-                sys.stderr.write(
-                    "error: no transformation satisfies the privacy models within the suppression limit, so "
-                    "there is no release to assess. Use --original, or relax the models.\n"
-                )
-                return EXIT_NOT_SATISFIED
-            if not result.satisfied and not args.force:
-                sys.stderr.write(
-                    "error: the configured transformation does not satisfy the privacy models within the "
-                    "suppression limit, so 'anonymize' would refuse to release it and its risk would describe "
-                    "a table that is never released. Use --force to assess it anyway (the figures are then "
-                    'those of the table without any suppression and say "satisfied": false).\n'
-                )
-                return EXIT_NOT_SATISFIED
-            released = result if result.satisfied else without_suppression(result)
-            matcher = population_matcher(config, resolution.problem)
-            report = risk_of_result(released, population=matcher, **options)
-            out = report_dict(report)
-            out.update(release_extras(config, resolution.problem, released))
-            out["satisfied"] = result.satisfied
-            out["chosen_by"] = resolution.chosen_by
-            json.dump(out, sys.stdout, indent=2, allow_nan=False)
-            sys.stdout.write("\n")
-            return 0
-    out = report_dict(report)
-    out.update(extras)
-    json.dump(out, sys.stdout, indent=2, allow_nan=False)
-    sys.stdout.write("\n")
+    try:
+        out = risk_summary(
+            load_config(args.config),
+            released=args.released,
+            original=args.original,
+            force=args.force,
+            engine=args.engine,
+            population=args.population_size,
+            max_combination_size=args.max_combination_size,
+            progress=verbose_progress(args),
+        )
+    except NoReleaseToAssess as exc:
+        sys.stderr.write(f"error: {exc}\n")
+        return EXIT_NOT_SATISFIED
+    _print_json(out, allow_nan=False)
     return 0
 
 

@@ -7,7 +7,7 @@ validated with a message that names the field and the fix.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -19,6 +19,7 @@ from anon_core.errors import ConfigError
 from anon_core.population.table import population_section, resolve_paths
 from anon_core.privacy.models import make_model
 from anon_core.quality.metrics import make_metric
+from anon_core.registry import Registry
 from anon_core.release.engines import ENGINES, validate_engine_options
 from anon_core.validation import (
     check_bool,
@@ -30,40 +31,6 @@ from anon_core.validation import (
     check_text_encoding,
 )
 
-TOP_KEYS = {
-    "input",
-    "attributes",
-    "privacy_models",
-    "suppression_limit",
-    "quality_metric",
-    "transformation",
-    "search",
-    "output",
-    "engine",
-    "engine_options",
-    # Sections validated and applied by their own modules (PII text de-identification,
-    # pseudonymization of identifiers, differential privacy); carried here as given.
-    "text",
-    "pseudonymize",
-    "dp",
-    "attack",  # the attack lab: control split, n_attacks, secrets, external table (anon_core.attacks.split)
-    "method",  # release method + parameters (anon_core.methods.config)
-    "population",  # population table / size (anon_core.population.table.population_section)
-    "train",  # DP-SGD training and membership inference (anon_core.training.config)
-    "acceptance",  # the officer's acceptance criteria (anon_core.services.acceptance)
-    "geo",  # latitude/longitude columns of point locations (anon_core.geo.section)
-}
-MODULE_SECTIONS = (
-    "text",
-    "pseudonymize",
-    "dp",
-    "attack",
-    "method",
-    "population",
-    "train",
-    "acceptance",
-    "geo",
-)
 SEARCH_KEYS = {"min_levels", "max_levels", "exact_limit"}
 INPUT_KEYS = {"path", "separator", "encoding", "sheet"}
 ATTRIBUTE_KEYS = {"role", "hierarchy"}
@@ -408,11 +375,41 @@ def read_config_file(path: str | Path) -> dict[str, Any]:
     )
 
 
-def parse_config(data: Mapping[str, Any], base_dir: str | Path = ".") -> ReleaseConfig:
-    """Validate a configuration mapping."""
-    check_mapping("configuration", data)
-    check_keys("configuration", data, TOP_KEYS)
-    base = Path(base_dir)
+# ----------------------------------------------------------------------------- the sections
+#: What a section's parser returns: fields of :class:`ReleaseConfig` (none for a section that is
+#: only checked here and applied by its own module).
+Fields = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class SectionSpec:
+    """A top-level section of the configuration: its name, one line saying what it holds, the
+    parser that validates it when the configuration is read (None: the module that applies it
+    validates it when it runs) and whether it is carried as given in ``ReleaseConfig.sections``.
+
+    ``parse(data, base_dir)`` reads its own section from the whole mapping (a section may depend
+    on another, as ``engine_options`` on ``engine``) and returns fields of :class:`ReleaseConfig`.
+    """
+
+    name: str
+    doc: str
+    parse: Callable[[Mapping[str, Any], Path], Fields] | None = None
+    #: Carried as given in ``ReleaseConfig.sections`` for the module that applies it.
+    carried: bool = False
+    #: The module that applies (and validates) a carried section.
+    applied_by: str = ""
+
+
+#: Every configuration section, in the order they are validated.
+SECTIONS: Registry[SectionSpec] = Registry("configuration section")
+
+
+def register_section(spec: SectionSpec) -> SectionSpec:
+    """Add a section to :data:`SECTIONS` (a name may be registered once)."""
+    return SECTIONS.add(spec.name, spec)
+
+
+def _input(data: Mapping[str, Any], base: Path) -> Fields:
     inp = check_mapping("input", data.get("input", {}))
     check_keys("input", inp, INPUT_KEYS)
     input_path = None
@@ -422,6 +419,15 @@ def parse_config(data: Mapping[str, Any], base_dir: str | Path = ".") -> Release
         input_path = Path(inp["path"]) if Path(inp["path"]).is_absolute() else base / inp["path"]
     if inp.get("encoding") is not None:
         check_text_encoding("input.encoding", inp["encoding"])
+    return {
+        "input_path": input_path,
+        "separator": inp.get("separator"),
+        "encoding": inp.get("encoding"),
+        "sheet": inp.get("sheet", 0),
+    }
+
+
+def _attributes(data: Mapping[str, Any], base: Path) -> Fields:
     attrs = check_mapping("attributes", data.get("attributes", {}))
     roles: dict[str, Role] = {}
     hspecs: dict[str, Mapping[str, Any]] = {}
@@ -442,6 +448,10 @@ def parse_config(data: Mapping[str, Any], base_dir: str | Path = ".") -> Release
         raise ConfigError(
             "'attributes' marks no quasi-identifier: give at least one attribute role 'quasi-identifier'."
         )
+    return {"roles": roles, "hierarchy_specs": hspecs}
+
+
+def _privacy_models(data: Mapping[str, Any], base: Path) -> Fields:
     models = data.get("privacy_models", [])
     if not isinstance(models, list) or not models:
         raise ConfigError(
@@ -455,16 +465,36 @@ def parse_config(data: Mapping[str, Any], base_dir: str | Path = ".") -> Release
     models = [resolve_paths(m, base) for m in models]  # population / research-subset files
     for m in models:
         make_model(m)  # validates parameters now, with the field named
-    population_section(data, base)  # validates the 'population' section
+    return {"models": tuple(models)}
+
+
+def _population(data: Mapping[str, Any], base: Path) -> Fields:
+    population_section(data, base)
+    return {}
+
+
+def _suppression_limit(data: Mapping[str, Any], base: Path) -> Fields:
     limit = check_float("suppression_limit", data.get("suppression_limit", 0.0), 0.0, 1.0)
+    return {"suppression_limit": limit}
+
+
+def _quality_metric(data: Mapping[str, Any], base: Path) -> Fields:
     metric = data.get("quality_metric")
     make_metric(metric)
+    return {"quality_metric": metric}
+
+
+def _transformation(data: Mapping[str, Any], base: Path) -> Fields:
     transformation = data.get("transformation")
     if transformation is not None:
         transformation = dict(check_mapping("transformation", transformation))
         for k, v in transformation.items():
             if isinstance(v, bool) or not isinstance(v, int):
                 raise ConfigError(f"'transformation.{k}' must be a whole-number level, got {v!r}.")
+    return {"transformation": transformation}
+
+
+def _search(data: Mapping[str, Any], base: Path) -> Fields:
     search_cfg = dict(check_mapping("search", data.get("search", {})))
     check_keys("search", search_cfg, SEARCH_KEYS)
     for key in ("min_levels", "max_levels"):
@@ -472,6 +502,10 @@ def parse_config(data: Mapping[str, Any], base_dir: str | Path = ".") -> Release
             check_mapping(f"search.{key}", search_cfg[key])
     if "exact_limit" in search_cfg:
         check_int("search.exact_limit", search_cfg["exact_limit"], minimum=1)
+    return {"search": search_cfg}
+
+
+def _output(data: Mapping[str, Any], base: Path) -> Fields:
     out = check_mapping("output", data.get("output", {}))
     check_keys("output", out, OUTPUT_KEYS)
     supp = check_choice(
@@ -481,29 +515,71 @@ def parse_config(data: Mapping[str, Any], base_dir: str | Path = ".") -> Release
     for key in ("signing_key_file", "signing_key_env"):
         if key in out and (not isinstance(out[key], str) or not out[key].strip()):
             raise ConfigError(f"'output.{key}' must be a non-empty string, got {out[key]!r}.")
+    return {"suppressed_records": supp, "formula_escape": formula_escape}
+
+
+def _engine(data: Mapping[str, Any], base: Path) -> Fields:
+    return {"engine": check_choice("engine", data.get("engine", "auto"), ("auto", *ENGINES))}
+
+
+def _engine_options(data: Mapping[str, Any], base: Path) -> Fields:
     engine = check_choice("engine", data.get("engine", "auto"), ("auto", *ENGINES))
     engine_options = dict(check_mapping("engine_options", data.get("engine_options", {})))
     check_keys("engine_options", engine_options, ENGINE_OPTION_KEYS)
     validate_engine_options(engine, engine_options)  # types and ranges, before anything runs
+    return {"engine_options": engine_options}
+
+
+_CORE = (
+    ("input", "the table to release: path, separator, encoding, sheet", _input),
+    ("attributes", "each column's role and generalization hierarchy", _attributes),
+    ("privacy_models", "the privacy models the release must satisfy", _privacy_models),
+    ("suppression_limit", "the share of records that may be suppressed", _suppression_limit),
+    ("quality_metric", "the information-loss metric the search minimizes", _quality_metric),
+    ("transformation", "a fixed level per quasi-identifier (else the search's)", _transformation),
+    ("search", "bounds on the lattice search's levels and its exact limit", _search),
+    ("output", "suppressed records, formula escaping, the signing key", _output),
+    ("engine", "where the table is grouped and released", _engine),
+    ("engine_options", "options of the DuckDB and Spark engines", _engine_options),
+)
+#: Sections carried as given for the module that applies them (``population`` is also checked
+#: when the configuration is read).
+_CARRIED = (
+    ("text", "free-text columns de-identified first", "anon_core.pii.pseudonymize", None),
+    ("pseudonymize", "identifiers made keyed pseudonyms", "anon_core.pii.pseudonymize", None),
+    ("dp", "differentially private queries", "anon_core.dp.release", None),
+    ("attack", "the attack lab's split, guesses and tables", "anon_core.attacks.split", None),
+    ("method", "the release method and its parameters", "anon_core.methods.config", None),
+    ("population", "the population sampled", "anon_core.population.table", _population),
+    ("train", "DP-SGD training and membership inference", "anon_core.training.config", None),
+    ("acceptance", "the officer's acceptance criteria", "anon_core.services.acceptance", None),
+    ("geo", "latitude/longitude columns of point locations", "anon_core.geo.section", None),
+)
+for _name, _doc, _parse in _CORE:
+    register_section(SectionSpec(_name, _doc, _parse))
+for _name, _doc, _module, _check in _CARRIED:
+    register_section(SectionSpec(_name, _doc, _check, carried=True, applied_by=_module))
+
+#: Every top-level field a configuration may have.
+TOP_KEYS = frozenset(SECTIONS)
+#: Sections carried as given in ``ReleaseConfig.sections`` and applied by their own modules.
+MODULE_SECTIONS = tuple(name for name, spec in SECTIONS.items() if spec.carried)
+
+
+def parse_config(data: Mapping[str, Any], base_dir: str | Path = ".") -> ReleaseConfig:
+    """Validate a configuration mapping: every registered section's parser, in order."""
+    check_mapping("configuration", data)
+    check_keys("configuration", data, SECTIONS)
+    base = Path(base_dir)
+    fields: Fields = {}
+    for spec in SECTIONS.values():
+        if spec.parse is not None:
+            fields.update(spec.parse(data, base))
     return ReleaseConfig(
         raw=dict(data),
         base_dir=base,
-        input_path=input_path,
-        separator=inp.get("separator"),
-        encoding=inp.get("encoding"),
-        sheet=inp.get("sheet", 0),
-        roles=roles,
-        hierarchy_specs=hspecs,
-        models=tuple(models),
-        suppression_limit=limit,
-        quality_metric=metric,
-        transformation=transformation,
-        suppressed_records=supp,
-        search=search_cfg,
         sections={k: data[k] for k in MODULE_SECTIONS if k in data},
-        engine=engine,
-        engine_options=engine_options,
-        formula_escape=formula_escape,
+        **fields,
     )
 
 

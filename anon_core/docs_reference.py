@@ -116,7 +116,30 @@ def _param_table(params: Iterable[Any]) -> list[str]:
     return _table(_PARAM_HEADER, rows) if rows else ["No parameters."]
 
 
-# ----------------------------------------------------------------------------- the four registries
+# ----------------------------------------------------------------------------- the registries
+def _sections() -> list[str]:
+    from anon_core.config import SECTIONS
+
+    def checked(spec: Any) -> str:
+        when = [] if spec.parse is None else ["when the configuration is read"]
+        if spec.applied_by:
+            when.append(f"by `{spec.applied_by}` when it runs")
+        return "; ".join(when)
+
+    out = [
+        "## Configuration sections",
+        "",
+        "The top-level fields of a configuration, in the order they are validated; any other field",
+        "is refused. Details of each are in [The configuration file](config-file.md).",
+        "",
+    ]
+    out += _table(
+        ["section", "holds", "checked"],
+        ((f"`{name}`", spec.doc, checked(spec)) for name, spec in SECTIONS.items()),
+    )
+    return out
+
+
 def _privacy_models() -> list[str]:
     import anon_core.privacy  # noqa: F401  (importing the package registers every family)
     from anon_core.privacy.models import MODELS
@@ -290,7 +313,8 @@ def render_configuration() -> str:
     lines = [
         _HEADER.format(
             command=REGENERATE,
-            source="the registries in anon_core/privacy/models.py, anon_core/quality/metrics.py, "
+            source="the registries in anon_core/config.py, anon_core/privacy/models.py, "
+            "anon_core/quality/metrics.py, "
             "anon_core/methods/registry.py and anon_core/attacks/registry.py, and the "
             "acceptance criteria in anon_core/services/acceptance.py",
         ),
@@ -303,6 +327,7 @@ def render_configuration() -> str:
         "",
     ]
     for section in (
+        _sections(),
         _privacy_models(),
         _quality_metrics(),
         _release_methods(),

@@ -10,6 +10,13 @@ from __future__ import annotations
 
 from functools import partial
 
+from anon_core.attacks.battery_steps import (
+    inference_steps,
+    linkability_steps,
+    linkage_steps,
+    membership_steps,
+    singling_out_steps,
+)
 from anon_core.attacks.inference import inference
 from anon_core.attacks.linkability import linkability
 from anon_core.attacks.registry import ATTACKS, AttackSpec, get_attack, register_attack
@@ -36,6 +43,7 @@ for _mode, _what in (
                 "original record (beyond the control records)"
             ),
             run=partial(singling_out, mode=_mode),
+            battery=singling_out_steps(_mode),
             params=(
                 _N_ATTACKS,
                 *(
@@ -66,6 +74,7 @@ register_attack(
             "released record (beyond the control records)"
         ),
         run=linkability,
+        battery=linkability_steps,
         params=(
             Param(
                 "aux_columns",
@@ -96,6 +105,7 @@ register_attack(
             "columns gives away (beyond the control records)"
         ),
         run=inference,
+        battery=inference_steps,
         params=(
             Param("secret", "column", None, help="the column the attacker guesses", required=True),
             Param(
@@ -129,6 +139,7 @@ register_attack(
             "re-identified in the release: the sum of 1 / matching released group size"
         ),
         run=linkage_attack,
+        battery=linkage_steps,
         params=(
             Param(
                 "external",
@@ -156,6 +167,7 @@ register_attack(
             "(threshold chosen on one half of the targets, measured on the other)"
         ),
         run=dcr_membership,
+        battery=membership_steps,
         params=(
             _N_ATTACKS,
             Param("confidence", "float", 0.95, help="confidence of the interval", minimum=0.5),

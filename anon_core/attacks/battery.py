@@ -18,15 +18,14 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from anon_core.attacks.battery_steps import BatteryPlan
 from anon_core.attacks.column_types import align_types, numeric_columns
-from anon_core.attacks.inference import inference
-from anon_core.attacks.linkability import linkability
-from anon_core.attacks.linkage import LinkageResult, linkage, shared_qis
-from anon_core.attacks.membership import MembershipResult, dcr_membership
-from anon_core.attacks.probabilistic_linkage import ProbabilisticLinkageResult, battery_linkage
+from anon_core.attacks.linkage import LinkageResult, shared_qis
+from anon_core.attacks.membership import MembershipResult
+from anon_core.attacks.probabilistic_linkage import ProbabilisticLinkageResult
+from anon_core.attacks.registry import ATTACKS
 from anon_core.attacks.release_rows import drop_suppressed, rows_align
 from anon_core.attacks.results import AttackResult
-from anon_core.attacks.singling_out import singling_out
 from anon_core.attacks.split import AttackSection, default_aux_columns, split_frame
 from anon_core.data.dataset import Dataset, Role
 from anon_core.data.frequency import FrequencyTable
@@ -403,95 +402,38 @@ def run_battery(
                 f"its columns are {list(external.columns)}."
             )
         shared_qis(external, inputs.qis, section.id_column)
-    steps = 2 + (aux is not None) + len(secrets) + (external is not None) + 1
-    done = [0]
     seed, n = section.random_state, section.n_attacks
     original, released, control = inputs.original, inputs.released, inputs.control
-
-    def sub(name: str) -> Progress:
-        base = done[0] / steps
-
-        def inner(fraction: float, message: str = "") -> None:
-            report(min(1.0, base + float(fraction) / steps), message or name)
-
-        return inner
-
-    def step(name: str, run: Callable[[Progress], Any]) -> Any:
-        report(done[0] / steps, name)
-        out = run(sub(name))
-        done[0] += 1
-        return out
-
-    singling = {}
-    for mode in ("univariate", "multivariate"):
-        singling[mode] = step(
-            f"singling out ({mode})",
-            lambda p, mode=mode: singling_out(
-                original,
-                released,
-                control,
-                mode=mode,
-                n_attacks=n,
-                # anonymeter's 3 columns per predicate, fewer when the release has fewer
-                n_cols=min(3, len(columns)),
-                random_state=seed,
-                progress=p,
-            ),
-        )
-    link = None
-    if aux is not None:
-        link = step(
-            "linkability",
-            lambda p: linkability(
-                original,
-                released,
-                control,
-                aux_columns=(list(aux[0]), list(aux[1])),
-                n_attacks=n,
-                random_state=seed,
-                progress=p,
-            ),
-        )
-    inferred = {}
-    for secret in secrets:
-        inferred[secret] = step(
-            f"inference ({secret})",
-            lambda p, secret=secret: inference(
-                original,
-                released,
-                control,
-                secret=secret,
-                n_attacks=n,
-                random_state=seed,
-                progress=p,
-            ),
-        )
-    linked = None
-    if external is not None:
-        id_column = section.id_column or next(
-            (c for c in inputs.released_ids if c in external.columns), None
-        )
-        ids = inputs.released_ids.get(id_column) if id_column is not None else None
-        link_with = battery_linkage if section.linkage_mode == "probabilistic" else linkage
-        linked = step(
-            "linkage",
-            lambda p: link_with(
-                external,
-                released,
-                qis=inputs.qis,
-                hierarchies=inputs.hierarchies,
-                levels=inputs.levels,
-                id_column=id_column,
-                released_ids=ids,
-                progress=p,
-            ),
-        )
-    member = step(
-        "membership",
-        lambda p: dcr_membership(
-            original, released, control, n_attacks=n, random_state=seed, progress=p
-        ),
+    plan = BatteryPlan(
+        original=original,
+        released=released,
+        control=control,
+        qis=tuple(inputs.qis),
+        secrets=tuple(secrets),
+        aux=aux,
+        n_attacks=n,
+        random_state=seed,
+        external=external,
+        id_column=section.id_column,
+        linkage_mode=section.linkage_mode,
+        hierarchies=inputs.hierarchies,
+        levels=inputs.levels,
+        released_ids=inputs.released_ids,
     )
+    # every registered attack that declares battery steps, in registration order
+    steps = [s for spec in ATTACKS.values() if spec.battery for s in spec.battery(plan)]
+    results: dict[str, Any] = {"singling_out": {}, "inference": {}}
+    for i, one in enumerate(steps):
+        report(i / len(steps), one.label)
+
+        def sub(fraction: float, message: str = "", i: int = i, label: str = one.label) -> None:
+            report(min(1.0, (i + float(fraction)) / len(steps)), message or label)
+
+        out = one.run(sub)
+        if one.key is None:
+            results[one.report_field] = out
+        else:
+            results[one.report_field][one.key] = out
     report(1.0, "attacks done")
     split_info = {
         "released_records": len(released),
@@ -502,11 +444,11 @@ def run_battery(
     if inputs.unknown_control_values:
         split_info["control_values_outside_hierarchies"] = dict(inputs.unknown_control_values)
     return AttackReport(
-        singling_out=singling,
-        linkability=link,
-        inference=inferred,
-        linkage=linked,
-        membership=member,
+        singling_out=results["singling_out"],
+        linkability=results.get("linkability"),
+        inference=results["inference"],
+        linkage=results.get("linkage"),
+        membership=results.get("membership"),
         n_attacks=n,
         random_state=seed,
         split=split_info,

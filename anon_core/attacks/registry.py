@@ -7,31 +7,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from anon_core.attacks.battery_steps import BatteryPlan, BatteryStep
+from anon_core.params import Param
 from anon_core.registry import Registry
-
-
-@dataclass(frozen=True)
-class AttackParam:
-    """One declared parameter of an attack."""
-
-    name: str
-    kind: str  # "int" | "float" | "bool" | "choice" | "column" | "columns" | "column-groups"
-    default: Any = None
-    help: str = ""
-    minimum: float | None = None
-    choices: tuple[str, ...] = ()
-    required: bool = False
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "name": self.name,
-            "kind": self.kind,
-            "default": self.default,
-            "help": self.help,
-            "minimum": self.minimum,
-            "choices": list(self.choices),
-            "required": self.required,
-        }
 
 
 @dataclass(frozen=True)
@@ -40,18 +18,21 @@ class AttackSpec:
 
     ``measures`` says in one line what the risk means; ``reference`` names the definition it
     follows. ``randomized`` attacks take ``random_state``; ``params`` excludes the three tables,
-    ``random_state`` and ``progress``.
+    ``random_state`` and ``progress``. ``battery`` declares the steps the attack battery takes
+    with it on a release (:mod:`anon_core.attacks.battery_steps`); None keeps it out of the
+    battery.
     """
 
     name: str
     label: str
     measures: str
     run: Callable[..., Any]
-    params: tuple[AttackParam, ...] = ()
+    params: tuple[Param, ...] = ()
     reference: str = ""
     randomized: bool = True
     result: str = "AttackResult"
     extra: Mapping[str, Any] = field(default_factory=dict)
+    battery: Callable[[BatteryPlan], list[BatteryStep]] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {

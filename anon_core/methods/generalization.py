@@ -9,6 +9,7 @@ configuration: k-anonymity with default hierarchies).
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -173,3 +174,20 @@ class Generalization(ReleaseMethod):
                 "suppressed_records": int(result.suppressed_records),
             },
         )
+
+    def rehearse(
+        self,
+        part: pd.DataFrame,
+        context: MethodContext,
+        details: Mapping[str, Any],
+        *,
+        random_state: int | None = None,
+    ) -> pd.DataFrame:
+        """The whole release's transformation applied to the part, even where the part's classes
+        would not satisfy the models: the attacks measure what that transformation does."""
+        problem, config = problem_for(part, context)
+        levels = dict(details.get("transformation") or {})
+        result, _, _ = choose(problem, levels or None, config.search)
+        if result is None:
+            raise ConfigError("The rehearsal found no transformation to apply.")
+        return problem.apply(result, config.suppressed_records)

@@ -111,6 +111,18 @@ class ReleaseMethod(ABC):
     ) -> MethodOutput:
         """The released table (same columns, same order as ``frame``)."""
 
+    def rehearse(
+        self,
+        part: pd.DataFrame,
+        context: MethodContext,
+        details: Mapping[str, Any],
+        *,
+        random_state: int | None = None,
+    ) -> pd.DataFrame:
+        """The release of a rehearsal's part, made as the whole release was (``details`` are the
+        whole release's): by default the method run again on the part."""
+        return self.release(part, context, random_state=random_state).table
+
     def __repr__(self) -> str:
         args = ", ".join(f"{k}={v!r}" for k, v in self.parameters.items() if v is not None)
         return f"{type(self).__name__}({args})"

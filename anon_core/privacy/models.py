@@ -38,7 +38,7 @@ class PrivacyModel(ABC):
 
     key: ClassVar[str]
     label: ClassVar[str]
-    params: ClassVar[tuple[Param, ...]]
+    params: ClassVar[tuple[Param, ...]] = ()
     monotonic_generalization: ClassVar[bool] = True
     monotonic_suppression: ClassVar[bool] = True
     sample_based: ClassVar[bool] = False
@@ -55,7 +55,7 @@ class PrivacyModel(ABC):
     def __init_subclass__(cls, **kwargs: Any) -> None:
         """Each declared parameter becomes a read-only typed field of the subclass."""
         super().__init_subclass__(**kwargs)
-        for p in getattr(cls, "params", ()):
+        for p in cls.params:
             if p.name not in cls.__dict__:
                 setattr(cls, p.name, p)  # class-level declaration (a descriptor), once per class
 
@@ -87,6 +87,11 @@ class PrivacyModel(ABC):
     # ----------------------------------------------------------------- checks
     def prepare(self, freq: FrequencyTable) -> Any:
         """Per-dataset state (global distribution, orderings); computed once."""
+        return None
+
+    def set_suppression_budget(self, budget: int) -> None:
+        """The records the search may suppress (a sample-based model may stop enforcing past it,
+        as ARX's early abort does); most models ignore it."""
         return None
 
     def min_class_size(self) -> int:

@@ -97,7 +97,7 @@ class Evaluator:
         self._states = [m.prepare(freq) for m in self.models]
         # Hook: sample-based models may stop enforcing past the budget (ARX's early abort).
         for m in self.models:
-            getattr(m, "set_suppression_budget", lambda _budget: None)(self.max_outliers)
+            m.set_suppression_budget(self.max_outliers)
         self._prepared_metric: tuple[Any] | None = None
         self._sample_based = any(m.sample_based for m in self.models)
 

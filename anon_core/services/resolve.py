@@ -13,6 +13,7 @@ from typing import Any
 import pandas as pd
 
 from anon_core.config import ReleaseConfig
+from anon_core.privacy.models import MODELS
 from anon_core.release.engines.base import Progress, no_progress
 from anon_core.search.evaluate import TransformationResult
 from anon_core.search.lattice import SearchResult
@@ -82,7 +83,7 @@ def resolve(
     table); the module sections still apply to it.
     """
     control = None
-    if any(m.get("model") == "attack-risk" for m in config.models):
+    if any(MODELS[m["model"]].needs_records for m in config.models):
         # The attack needs records that are never released: the configuration's seeded split
         # holds them back, and only the released part is anonymized and released.
         from anon_core.attacks.split import parse_attack_section, split_frame

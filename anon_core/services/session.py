@@ -51,6 +51,7 @@ from anon_core.services.release import (
     canonical_csv,
     settled_table,
 )
+from anon_core.services.resolve import Resolution, resolve
 
 Progress = Callable[[float, str], None]
 
@@ -164,6 +165,46 @@ class Session:
         part, control = split_frame(table, attack.control_fraction, attack.random_state)
         return part, control, attack.control_fraction, attack.random_state
 
+    # ------------------------------------------------------------------ generalization on an engine
+    def resolution(
+        self,
+        *,
+        engine: str | None = None,
+        progress: Progress | None = None,
+        return_mapping: bool = False,
+    ) -> Resolution:
+        """The generalization problem and its transformation (configured, searched, or bounded
+        by an attack's risk), on the configuration's engine (``engine`` overrides it): a scale
+        engine (DuckDB, Spark) groups the input file itself, never loading it into memory. A
+        table given to the session is used as it is. ``return_mapping`` keeps the pseudonym
+        mapping of the ``pseudonymize`` section."""
+        return resolve(
+            self.config,
+            self._frame if self._frame_given else None,
+            engine=engine,
+            progress=progress or no_progress,
+            return_mapping=return_mapping,
+        )
+
+    def write_generalization(
+        self, resolution: Resolution, path: str | Path, progress: Progress | None = None
+    ) -> Any:
+        """Write ``resolution``'s release to ``path`` (atomically) with the engine it was grouped
+        on (a scale engine writes the file without loading the table); returns what was written
+        (path, rows, engine, SHA-256)."""
+        if resolution.result is None:
+            raise ConfigError(
+                "No transformation satisfies the privacy models within the suppression limit; "
+                "there is nothing to write."
+            )
+        return resolution.problem.write_release(
+            resolution.result,
+            Path(path),
+            resolution.config.suppressed_records,
+            progress or no_progress,
+            formula_escape=resolution.config.formula_escape,
+        )
+
     # ------------------------------------------------------------------ the release
     def release(
         self,
@@ -227,20 +268,10 @@ class Session:
             return release.table
         frame, config = self.prepared()
         section = self.method(release.method)
-        if release.method == "generalization":
-            from anon_core.methods.generalization import problem_for
-            from anon_core.transform.choose import choose
-
-            problem, pconfig = problem_for(part, make_context(part, config))
-            levels = dict(release.details.get("transformation") or {})
-            result, _, _ = choose(problem, levels or None, pconfig.search)
-            if result is None:
-                raise ConfigError("The rehearsal found no transformation to apply.")
-            return settled_table(problem.apply(result, pconfig.suppressed_records), part)
-        output = section.method.release(
-            part, make_context(part, config), random_state=section.random_state
+        table = section.method.rehearse(
+            part, make_context(part, config), release.details, random_state=section.random_state
         )
-        return settled_table(output.table, part)
+        return settled_table(table, part)
 
     # ------------------------------------------------------------------ the evidence
     def evidence(
