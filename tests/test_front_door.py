@@ -246,3 +246,63 @@ def test_a_configuration_file_that_is_not_utf8_is_one_clear_error():
     }
     with pytest.raises(ConfigError):  # YAML text in a .json file is not JSON
         config_from_bytes(b"suppression_limit: 0.1\n", "release.json")
+
+
+@pytest.fixture
+def fresh_ledger():
+    """A fresh in-memory DP ledger (nothing spent on the sample yet), the server's again after."""
+    from anon_core.services.dp import DPLedger
+    from ui.session_store import set_dp_ledger
+
+    set_dp_ledger(DPLedger(None))
+    yield
+    set_dp_ledger(None)
+
+
+def test_dp_figures_are_shown_only_for_the_state_they_were_computed_for(fresh_ledger):
+    """The DP page's error curves belong to the questions asked, its accuracy curves to the
+    configuration (their k-anonymized baseline follows the transformation): a new question hides
+    the old curves, an Undo hides the curves of the undone transformation, a Redo shows them."""
+    from streamlit.testing.v1 import AppTest
+
+    def charts(at) -> set[str]:
+        return {c.proto.id for c in at.get("plotly_chart")}
+
+    def has(at, key: str) -> bool:
+        return any(key in cid for cid in charts(at))
+
+    at = AppTest.from_file(str(APP), default_timeout=300)
+    at.run()
+    at = _goto(at, "pages/dp.py")
+    at.selectbox(key="dp_type").set_value("count").run()
+    at.number_input(key="dp_epsilon").set_value(0.1).run()
+    at.button(key="dp_run").click().run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    at.slider(key="dp_err_repeats").set_value(5).run()
+    at.button(key="dp_err_run").click().run()
+    assert has(at, "dp_error_chart")
+    at.button(key="dp_run").click().run()  # the same question again: still one question
+    assert has(at, "dp_error_chart")
+    at.selectbox(key="dp_count_column").set_value("sex").run()
+    at.button(key="dp_run").click().run()  # another question: the curves are not its curves
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    assert not has(at, "dp_error_chart")
+
+    ws = at.session_state["workspace"]
+    heights = ws.problem().dataset.heights
+    ws.update("coarse", transformation={q: h - 2 for q, h in zip(ws.qis, heights, strict=True)})
+    at = _goto(at, "pages/dp.py")
+    at.selectbox(key="dp_ml_target").set_value("sex").run()
+    at.multiselect(key="dp_ml_features_sex").set_value(["diagnosis"]).run()
+    at.multiselect(key="dp_ml_models").set_value(["gaussian_nb"]).run()
+    at.slider(key="dp_ml_repeats").set_value(1).run()
+    at.slider(key="dp_ml_points").set_value(3).run()
+    at.button(key="dp_ml_run").click().run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    assert has(at, "dp_ml_chart")
+    at.session_state["workspace"].undo()
+    at = _goto(at, "pages/dp.py")
+    assert not has(at, "dp_ml_chart")
+    at.session_state["workspace"].redo()
+    at = _goto(at, "pages/dp.py")
+    assert has(at, "dp_ml_chart")

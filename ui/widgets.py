@@ -213,21 +213,20 @@ def peek(kind: str, key: str) -> Any:
     return st.session_state.get(DERIVED_KEY, {}).get((kind, key))
 
 
-#: Results the user asked for (a curve, a model run): one per kind, under its fingerprint.
-KEPT_KEY = "_kept"
-
-
 def keep(kind: str, key: str, value: T) -> T:
-    """Keep the result of ``kind`` computed for the fingerprint ``key`` (replacing the last one)."""
-    st.session_state.setdefault(KEPT_KEY, {})[kind] = (key, value)
+    """Keep a result the user asked for (a curve, a model run) in the session slot ``kind``,
+    with the fingerprint ``key`` of the data and settings it was computed for (one per kind)."""
+    st.session_state[kind] = value
+    st.session_state[f"{kind}_fingerprint"] = key
     return value
 
 
 def kept(kind: str, key: str) -> Any:
-    """The result of ``kind`` kept for ``key``, or None: a result of other data or settings
-    (before an Undo, say) is never shown as this state's."""
-    found = st.session_state.get(KEPT_KEY, {}).get(kind)
-    return found[1] if found is not None and found[0] == key else None
+    """The result in slot ``kind`` if it was computed for ``key``, else None: a result of other
+    data or settings (before an Undo, say) is never shown as this state's."""
+    if st.session_state.get(f"{kind}_fingerprint") != key:
+        return None
+    return st.session_state.get(kind)
 
 
 def frequency_table(ws: Workspace) -> FrequencyTable:
