@@ -9,6 +9,7 @@ the hierarchy arrays and groups them on a mixed-radix key.
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -16,14 +17,18 @@ import numpy as np
 import pandas as pd
 
 from anon_core.data import kernels
+from anon_core.data.class_cache import ClassCache
 from anon_core.data.dataset import Dataset
 from anon_core.errors import ConfigError
 
-_MAX_DENSE = 1 << 24  # cells of a dense (classes x values) block
+#: Cells of a dense (classes x values) block of sensitive counts (8 MB of float64): such blocks
+#: are made only while a model reads them, never kept.
+BLOCK_CELLS = 1 << 20
+#: Bytes of roll-up maps kept (per pair of transformations).
+_UPS_BUDGET = 32 * 1024 * 1024
 #: Smallest tables grouped by the compiled kernels (loading them costs about a second of CPU).
 KERNEL_MIN_ROWS = 10_000
 KERNEL_MIN_TUPLES = 1_000
-_NO_TABLE = np.iinfo(np.int64).max
 
 try:  # pandas' hash-table factorization without the public wrapper's checks (~35 µs a call)
     from pandas.core.algorithms import factorize_array as _factorize_array
@@ -87,66 +92,6 @@ def first_rows(inverse: np.ndarray, n_groups: int) -> np.ndarray:
     first = np.flatnonzero(opens)
     assert len(first) == n_groups
     return first
-
-
-class _ClassCache:
-    """LRU cache of class tables in slot arrays, so the finest cached table below a
-    transformation is found with one vectorized comparison."""
-
-    def __init__(self, capacity: int, n_qis: int) -> None:
-        self.capacity = capacity
-        self.levels = np.zeros((capacity, n_qis), dtype=np.int16)
-        self.filled = 0  # slots are filled in order until the cache is full
-        self.n_classes = np.full(capacity, _NO_TABLE, dtype=np.int64)
-        self.tick = np.full(capacity, -1, dtype=np.int64)
-        self.tables: list[ClassTable | None] = [None] * capacity
-        self.slot: dict[tuple[int, ...], int] = {}
-        self.clock = 0
-
-    def get(self, lv: tuple[int, ...]) -> ClassTable | None:
-        i = self.slot.get(lv)
-        if i is None:
-            return None
-        self.clock += 1
-        self.tick[i] = self.clock
-        return self.tables[i]
-
-    def finest_below(self, lv: tuple[int, ...], compiled: bool = False) -> ClassTable | None:
-        """The cached table with the fewest classes among those at or below ``lv``
-        (the first such slot on ties)."""
-        if not self.slot:
-            return None
-        n = self.filled
-        target = np.asarray(lv, dtype=np.int16)
-        if compiled:
-            i = kernels.finest_below(self.levels, self.n_classes, n, target)
-            return None if i < 0 else self.tables[i]
-        below = (self.levels[:n] <= target).all(axis=1)
-        if not below.any():
-            return None
-        return self.tables[int(np.argmin(np.where(below, self.n_classes[:n], _NO_TABLE)))]
-
-    def put(self, lv: tuple[int, ...], table: ClassTable) -> None:
-        if self.filled < self.capacity:
-            i = self.filled
-            self.filled += 1
-        else:
-            i = int(np.argmin(self.tick))  # the least recently used
-        old = self.tables[i]
-        if old is not None:
-            del self.slot[old.levels]
-        self.clock += 1
-        self.levels[i] = lv
-        self.n_classes[i] = table.n_classes
-        self.tick[i] = self.clock
-        self.tables[i] = table
-        self.slot[lv] = i
-
-    def clear(self) -> None:
-        self.__init__(self.capacity, self.levels.shape[1])  # type: ignore[misc]
-
-    def __len__(self) -> int:
-        return len(self.slot)
 
 
 @dataclass(frozen=True, eq=False)
@@ -214,10 +159,8 @@ class FrequencyTable:
             if w is None
             else self._sensitive_counts,
         )
-        # Class tables kept for roll-up: the largest hold one int64 per tuple, so
-        # bound the cache at about 200 MB of those (64 to 1024 tables).
-        capacity = int(min(1024, max(64, 200_000_000 // (8 * max(self.n_tuples, 1)))))
-        self._cache = _ClassCache(capacity, len(self.qis))
+        # Class tables kept for roll-up, bounded by the bytes they hold (histograms included).
+        self._cache = ClassCache(1024, len(self.qis))
         # Generalized tuple codes per QI and level, one contiguous row each (filled when
         # first used): grouping a transformation then only combines precomputed rows.
         heights = [dataset.hierarchy(q).height for q in self.qis]
@@ -226,6 +169,7 @@ class FrequencyTable:
         self._gen_filled = np.zeros(int(sum(heights)), dtype=bool)
         self._weighted_codes: list[list[np.ndarray | None]] = [[None] * h for h in heights]
         self._ups: dict[tuple[tuple[int, ...], ...], tuple[np.ndarray, ...] | None] = {}
+        self._ups_bytes = 0
         cards = [max(dataset.hierarchy(q).cardinality(0), 1) for q in self.qis]
         fits = float(np.prod(np.asarray(cards, dtype=float))) < 2.0**62
         self._strides = (
@@ -322,7 +266,7 @@ class FrequencyTable:
         base = self._cache.finest_below(lv, self.use_kernels)
         table = (
             self._rollup(base, lv)
-            if base is not None and base.n_classes < self.n_tuples // 2
+            if base is not None and base.n_classes < self.n_tuples
             else self._group(lv)
         )
         self._cache.put(lv, table)
@@ -367,7 +311,7 @@ class FrequencyTable:
             # Every tuple is its own class at level 0 (tuples are distinct there).
             first = np.arange(self.n_tuples, dtype=np.int64)
             table = ClassTable(self, lv, None, self.counts.copy(), tuple_class=first.copy())
-            table._codes_from = (cols, first)
+            table.set_codes_from(cols, first)
             return table
         if self.use_kernels and cols and _fits(radices):
             rows = self._gen_offset + np.asarray(lv, dtype=np.int64)
@@ -375,7 +319,7 @@ class FrequencyTable:
                 self._gen, rows, np.asarray(radices, dtype=np.int64), self.counts
             )
             table = ClassTable(self, lv, None, sizes, tuple_class=tuple_class)
-            table._codes_from = (cols, first)
+            table.set_codes_from(cols, first)
             return table
         if self._strides is not None and cols:
             key = self._weighted(0, lv[0]).copy()
@@ -389,8 +333,13 @@ class FrequencyTable:
             tuple_class, first = np.zeros(self.n_tuples, np.int64), np.zeros(1, np.int64)
         sizes = np.bincount(tuple_class, weights=self.counts, minlength=len(first)).astype(np.int64)
         table = ClassTable(self, lv, None, sizes, tuple_class=tuple_class)
-        table._codes_from = (cols, first)  # built only if needed (roll-up base, metrics, apply)
+        table.set_codes_from(cols, first)  # built only if needed (roll-up base, metrics, apply)
         return table
+
+    def regroup(self, levels: tuple[int, ...]) -> np.ndarray:
+        """Class of each tuple under a transformation, grouped afresh (not cached). Classes are
+        numbered by their first tuple, so this equals what a roll-up derives."""
+        return self._group(tuple(levels)).tuple_class
 
     def _rollup(self, base: ClassTable, lv: tuple[int, ...]) -> ClassTable:
         hs = [self.dataset.hierarchy(q) for q in self.qis]
@@ -403,8 +352,10 @@ class FrequencyTable:
                 offsets = np.cumsum([0] + [len(u) for u in ups[:-1]]).astype(np.int64)
                 hit = (np.concatenate(ups), offsets, np.asarray(radices, dtype=np.int64))
                 hit = hit if _fits(radices) else None
-                if len(self._ups) < 100_000:
+                size = 0 if hit is None else sum(a.nbytes for a in hit)
+                if self._ups_bytes + size <= _UPS_BUDGET:
                     self._ups[pair] = hit
+                    self._ups_bytes += size
             if hit is not None:
                 codes = np.ascontiguousarray(base.codes, dtype=np.int32)
                 inv, new_codes, sizes = kernels.roll_up(codes, *hit, base.sizes)
@@ -432,15 +383,19 @@ class ClassTable:
     """Equivalence classes of one transformation: codes, sizes, sensitive histograms.
 
     A table rolled up from a finer one keeps only the map from the finer
-    table's classes; the class of every frequency-table tuple is derived when
-    first needed (sensitive histograms, applying), not for size-only checks.
+    table's classes (and a weak reference to it); the class of every
+    frequency-table tuple is derived when first needed (sensitive histograms,
+    applying), not for size-only checks. Sensitive histograms are kept sparse,
+    as sorted (class, value, count) triplets: their size is bounded by the
+    frequency table's (tuple, value) pairs, never classes x values. ``nbytes``
+    is what the table's arrays hold; the cache that keeps it is told as it grows.
     """
 
     def __init__(
         self,
         freq: FrequencyTable,
         levels: tuple[int, ...],
-        codes: np.ndarray,
+        codes: np.ndarray | None,
         sizes: np.ndarray,
         tuple_class: np.ndarray | None = None,
         parent: ClassTable | None = None,
@@ -452,116 +407,111 @@ class ClassTable:
         self._codes_from: tuple[list[np.ndarray], np.ndarray] | None = None
         self.sizes = sizes
         self._tuple_class = tuple_class
-        self._parent = parent
+        self._parent = weakref.ref(parent) if parent is not None else None
         self._parent_class = parent_class
         self._hist: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
-        self._dense: dict[str, np.ndarray] = {}
+        self.cache: ClassCache | None = None  # the cache holding this table, if any
+        self.nbytes = sum(
+            a.nbytes for a in (sizes, codes, tuple_class, parent_class) if a is not None
+        )
+
+    def _grew(self, added: tuple[np.ndarray | None, ...], dropped: tuple = ()) -> None:
+        """Count arrays the table now holds (and those it let go), and tell its cache."""
+        delta = sum(a.nbytes for a in added if a is not None)
+        delta -= sum(a.nbytes for a in dropped if a is not None)
+        self.nbytes += delta
+        if delta and self.cache is not None:
+            self.cache.grew(self, delta)
+
+    def set_codes_from(self, cols: list[np.ndarray], first: np.ndarray) -> None:
+        """Build the codes from these columns at the classes' first tuples when first read."""
+        self._codes_from = (cols, first)
+        self._grew((first,))
+
+    def _live_parent(self) -> ClassTable | None:
+        """The finer table this one was rolled up from, while it is still held somewhere."""
+        if self._parent is None or self._parent_class is None:
+            return None
+        return self._parent()
 
     @property
     def tuple_class(self) -> np.ndarray:
         """Class of each frequency-table tuple."""
         if self._tuple_class is None:
-            assert self._parent is not None and self._parent_class is not None
-            self._tuple_class = self._parent_class[self._parent.tuple_class]
+            parent = self._live_parent()
+            if parent is not None:
+                self._tuple_class = self._parent_class[parent.tuple_class]
+            else:  # the parent was freed: regroup (classes are numbered by first tuple either way)
+                self._tuple_class = self.freq.regroup(self.levels)
+            dropped = self._parent_class
             self._parent = self._parent_class = None
+            self._grew((self._tuple_class,), (dropped,))
         return self._tuple_class
 
     @property
     def codes(self) -> np.ndarray:
         """Generalized code of each class for each QI, shape (classes, qis)."""
         if self._codes is None:
+            first = None
             if self._codes_from is None:
                 self._codes = np.zeros((len(self.sizes), 0), dtype=np.int32)
             else:
                 cols, first = self._codes_from
                 self._codes = np.column_stack([c[first] for c in cols])
                 self._codes_from = None
+            self._grew((self._codes,), (first,))
         return self._codes
 
     @property
     def n_classes(self) -> int:
         return len(self.sizes)
 
-    def _aggregate(
-        self, attribute: str, cls: np.ndarray, val: np.ndarray, cnt: np.ndarray
+    def _pairs(
+        self, mapping: np.ndarray, idx: np.ndarray, val: np.ndarray, cnt: np.ndarray, m: int
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Sum (class, value, count) triplets into sorted, unique ones (large tables only)."""
-        m = self.freq.sensitive[attribute].cardinality
-        uniq, inv = np.unique(cls * m + val, return_inverse=True)
-        return uniq // m, uniq % m, np.bincount(inv, weights=cnt).astype(np.int64)
-
-    def _dense_counts(self, attribute: str) -> np.ndarray | None:
-        """Counts as a dense (classes x values) float array when that is small, else None.
-
-        Rolled up from the parent's dense counts when possible (O(parent cells)),
-        else summed from the frequency table's triplets; cached.
-        """
-        hit = self._dense.get(attribute)
-        m = self.freq.sensitive[attribute].cardinality
-        if hit is None and self.n_classes * m <= _MAX_DENSE:
-            parent = self._parent if self._tuple_class is None else None
-            parent_dense = parent._dense_counts(attribute) if parent is not None else None
-            compiled = self.freq.use_kernels
-            if parent_dense is not None and self._parent_class is not None:
-                if compiled:
-                    hit = kernels.roll_up_counts(self._parent_class, parent_dense, self.n_classes)
-                else:
-                    key = (self._parent_class[:, None] * m + np.arange(m)).ravel()
-                    flat = np.bincount(
-                        key, weights=parent_dense.ravel(), minlength=self.n_classes * m
-                    )
-                    hit = flat.reshape(self.n_classes, m)
-            else:
-                sc = self.freq.sensitive[attribute]
-                if compiled:
-                    hit = kernels.count_pairs(
-                        self.tuple_class, sc.tuple_idx, sc.value, sc.count, self.n_classes, m
-                    )
-                else:
-                    key = self.tuple_class[sc.tuple_idx] * m + sc.value
-                    flat = np.bincount(key, weights=sc.count, minlength=self.n_classes * m)
-                    hit = flat.reshape(self.n_classes, m)
-            self._dense[attribute] = hit
-        return hit
+        """Sum (mapping[idx], val, cnt) triplets into sorted, unique (class, value, count) ones."""
+        if self.freq.use_kernels:
+            return kernels.group_pairs(mapping, idx, val, cnt, self.n_classes, m)
+        key = mapping[idx] * m + val
+        if self.n_classes * m <= max(4 * len(key), 1 << 16):  # sorted by counting
+            nz_counts = np.bincount(key, weights=cnt, minlength=self.n_classes * m)
+            uniq = np.flatnonzero(nz_counts)
+            return uniq // m, uniq % m, nz_counts[uniq].astype(np.int64)
+        uniq, inv = np.unique(key, return_inverse=True)
+        return uniq // m, uniq % m, np.bincount(inv.ravel(), weights=cnt).astype(np.int64)
 
     def sparse_hist(self, attribute: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Per-class counts of sensitive values as sorted (class, value, count) triplets."""
+        """Per-class counts of sensitive values as sorted (class, value, count) triplets.
+
+        Rolled up from the finer table's triplets while it is held (O(its entries)),
+        else summed from the frequency table's (tuple, value, count) triplets; kept.
+        """
         hit = self._hist.get(attribute)
         if hit is None:
-            m = self.freq.sensitive[attribute].cardinality
-            dense = self._dense_counts(attribute)
-            if dense is not None and self.freq.use_kernels:
-                hit = kernels.nonzero_cells(dense)
-            elif dense is not None:
-                nz = np.flatnonzero(dense)
-                hit = (nz // m, nz % m, dense.ravel()[nz].astype(np.int64))
-            elif (
-                self._tuple_class is None
-                and self._parent is not None
-                and self._parent_class is not None
-            ):
-                # Roll up the parent's histogram (cached there): O(parent entries), not O(tuples).
-                pcls, pval, pcnt = self._parent.sparse_hist(attribute)
-                hit = self._aggregate(attribute, self._parent_class[pcls], pval, pcnt)
+            sc = self.freq.sensitive[attribute]
+            parent = self._live_parent() if self._tuple_class is None else None
+            if parent is not None:
+                assert self._parent_class is not None
+                pcls, pval, pcnt = parent.sparse_hist(attribute)
+                hit = self._pairs(self._parent_class, pcls, pval, pcnt, sc.cardinality)
             else:
-                sc = self.freq.sensitive[attribute]
-                hit = self._aggregate(attribute, self.tuple_class[sc.tuple_idx], sc.value, sc.count)
+                hit = self._pairs(
+                    self.tuple_class, sc.tuple_idx, sc.value, sc.count, sc.cardinality
+                )
             self._hist[attribute] = hit
+            self._grew(hit)
         return hit
 
     def dense_hist(self, attribute: str) -> Iterator[tuple[int, np.ndarray]]:
-        """Yield (first class, dense counts block of shape (classes, values)) in bounded memory."""
-        dense = self._dense_counts(attribute)
-        if dense is not None:
-            yield 0, dense
-            return
+        """Yield (first class, dense float counts of shape (classes, values)) in blocks of at
+        most :data:`BLOCK_CELLS` cells, made from the sparse triplets and never kept."""
         cls, val, cnt = self.sparse_hist(attribute)
         m = self.freq.sensitive[attribute].cardinality
-        step = max(1, _MAX_DENSE // max(m, 1))
+        step = max(1, BLOCK_CELLS // max(m, 1))
         for start in range(0, self.n_classes, step):
             stop = min(start + step, self.n_classes)
             lo, hi = np.searchsorted(cls, [start, stop])
-            block = np.zeros((stop - start) * m, dtype=np.int64)
+            block = np.zeros((stop - start) * m, dtype=np.float64)
             block[(cls[lo:hi] - start) * m + val[lo:hi]] = cnt[lo:hi]
             yield start, block.reshape(stop - start, m)
 

@@ -44,9 +44,8 @@ def _load() -> dict[str, Callable]:
         for name, fn in (
             ("group_levels", _group_levels),
             ("roll_up", _roll_up),
-            ("roll_up_counts", _roll_up_counts),
-            ("count_pairs", _count_pairs),
-            ("nonzero_cells", _nonzero_cells),
+            ("group_pairs", _group_pairs),
+            ("hierarchical_levels", _hierarchical_levels),
             ("finest_below", _finest_below),
         ):
             _compiled[name] = jit(fn)
@@ -77,19 +76,36 @@ def roll_up(codes, ups, offsets, radices, weights):
     return _load()["roll_up"](codes, ups, offsets, radices, weights)
 
 
-def roll_up_counts(parent_class, parent_counts, n_classes):
-    """Sum the rows of a (parent classes x values) count block into ``n_classes`` rows."""
-    return _load()["roll_up_counts"](parent_class, parent_counts, n_classes)
+def group_pairs(mapping, idx, val, cnt, n_classes, m):
+    """Sum (``mapping[idx]``, ``val``, ``cnt``) triplets into (class, value, count) ones sorted by
+    class then value, as numpy's unique-then-bincount gives them (a counting sort by class)."""
+    return _load()["group_pairs"](
+        _i64(mapping), _i64(idx), _i64(val), _i64(cnt), int(n_classes), int(m)
+    )
 
 
-def count_pairs(tuple_class, tuple_idx, value, count, n_classes, m):
-    """Dense (classes x values) float counts from (tuple, value, count) triplets."""
-    return _load()["count_pairs"](tuple_class, tuple_idx, value, count, n_classes, m)
+def hierarchical_levels(cls, val, cnt, sizes, global_counts, node_of, node_counts, total):
+    """Per class and level h of a sensitive hierarchy: S_h = sum over the level's nodes of
+    max(Q(node) * size - P(node) * total, 0), as exact integers (float64).
+
+    (``cls``, ``val``, ``cnt``): the classes' sorted sparse histograms; ``node_of[h - 1]``:
+    the level-h node of each value; ``node_counts[h - 1]``: records under each node.
+    Nodes the class does not reach contribute Q * size, so only reached nodes are visited.
+    """
+    return _load()["hierarchical_levels"](
+        _i64(cls),
+        _i64(val),
+        _i64(cnt),
+        _i64(sizes),
+        _i64(global_counts),
+        _i64(node_of),
+        _i64(node_counts),
+        int(total),
+    )
 
 
-def nonzero_cells(dense):
-    """(row, column, int64 value) of the non-zero cells of a 2-D count array, in row-major order."""
-    return _load()["nonzero_cells"](dense)
+def _i64(a):
+    return np.ascontiguousarray(a, dtype=np.int64)
 
 
 def finest_below(levels, n_classes, n, target):
@@ -174,43 +190,113 @@ def _roll_up(codes, ups, offsets, radices, weights):
     return inv, out, sizes
 
 
-def _roll_up_counts(parent_class, parent_counts, n_classes):
-    m = parent_counts.shape[1]
-    out = np.zeros((n_classes, m), dtype=parent_counts.dtype)
-    for i in range(len(parent_class)):
-        row = out[parent_class[i]]
-        src = parent_counts[i]
-        for v in range(m):
-            row[v] += src[v]
-    return out
-
-
-def _count_pairs(tuple_class, tuple_idx, value, count, n_classes, m):
-    out = np.zeros((n_classes, m), dtype=np.float64)
-    for i in range(len(tuple_idx)):
-        out[tuple_class[tuple_idx[i]], value[i]] += count[i]
-    return out
-
-
-def _nonzero_cells(dense):
-    n, m = dense.shape
-    k = 0
-    for i in range(n):
-        for v in range(m):
-            if dense[i, v] != 0:
+def _group_pairs(mapping, idx, val, cnt, n_classes, m):
+    n = len(idx)
+    if n_classes * m <= 4 * n + 65536:  # a dense scratch table, scanned in order
+        dense = np.zeros(n_classes * m, dtype=np.int64)
+        k = 0
+        for e in range(n):
+            key = mapping[idx[e]] * m + val[e]
+            if dense[key] == 0:
                 k += 1
-    rows = np.empty(k, dtype=np.int64)
-    cols = np.empty(k, dtype=np.int64)
-    vals = np.empty(k, dtype=np.int64)
-    k = 0
-    for i in range(n):
-        for v in range(m):
-            if dense[i, v] != 0:
-                rows[k] = i
-                cols[k] = v
-                vals[k] = np.int64(dense[i, v])
+            dense[key] += cnt[e]
+        out_c = np.empty(k, dtype=np.int64)
+        out_v = np.empty(k, dtype=np.int64)
+        out_n = np.empty(k, dtype=np.int64)
+        k = 0
+        for key in range(n_classes * m):
+            if dense[key] != 0:
+                out_c[k] = key // m
+                out_v[k] = key % m
+                out_n[k] = dense[key]
                 k += 1
-    return rows, cols, vals
+        return out_c, out_v, out_n
+    start = np.zeros(n_classes + 1, dtype=np.int64)
+    for e in range(n):
+        start[mapping[idx[e]] + 1] += 1
+    for c in range(n_classes):
+        start[c + 1] += start[c]
+    pos = start[:-1].copy()
+    order = np.empty(n, dtype=np.int64)
+    for e in range(n):
+        c = mapping[idx[e]]
+        order[pos[c]] = e
+        pos[c] += 1
+    acc = np.zeros(m, dtype=np.int64)
+    seen = np.full(m, -1, dtype=np.int64)
+    touched = np.empty(m, dtype=np.int64)
+    out_c = np.empty(n, dtype=np.int64)
+    out_v = np.empty(n, dtype=np.int64)
+    out_n = np.empty(n, dtype=np.int64)
+    k = 0
+    for c in range(n_classes):
+        t = 0
+        for j in range(start[c], start[c + 1]):
+            e = order[j]
+            v = val[e]
+            if seen[v] != c:
+                seen[v] = c
+                acc[v] = 0
+                touched[t] = v
+                t += 1
+            acc[v] += cnt[e]
+        for j in range(1, t):  # insertion sort: a class holds few distinct values
+            v = touched[j]
+            i = j - 1
+            while i >= 0 and touched[i] > v:
+                touched[i + 1] = touched[i]
+                i -= 1
+            touched[i + 1] = v
+        for j in range(t):
+            v = touched[j]
+            out_c[k] = c
+            out_v[k] = v
+            out_n[k] = acc[v]
+            k += 1
+    return out_c[:k].copy(), out_v[:k].copy(), out_n[:k].copy()
+
+
+def _hierarchical_levels(cls, val, cnt, sizes, global_counts, node_of, node_counts, total):
+    n_classes = len(sizes)
+    starts = np.zeros(n_classes + 1, dtype=np.int64)
+    for j in range(len(cls)):
+        starts[cls[j] + 1] += 1
+    for c in range(n_classes):
+        starts[c + 1] += starts[c]
+    top = node_of.shape[0]
+    out = np.zeros((n_classes, top + 1), dtype=np.float64)
+    width = node_counts.shape[1] if top > 0 else 1
+    acc = np.zeros(width, dtype=np.int64)
+    stamp = np.full(width, -1, dtype=np.int64)
+    touched = np.empty(width, dtype=np.int64)
+    tick = 0
+    for c in range(n_classes):
+        size = sizes[c]
+        s = size * total  # every node unreached: sum of Q * size over all values
+        for j in range(starts[c], starts[c + 1]):
+            q = global_counts[val[j]]
+            extra = q * size - cnt[j] * total
+            s += (extra if extra > 0 else 0) - q * size
+        out[c, 0] = s
+        for h in range(top):
+            t = 0
+            for j in range(starts[c], starts[c + 1]):
+                node = node_of[h, val[j]]
+                if stamp[node] != tick:
+                    stamp[node] = tick
+                    acc[node] = 0
+                    touched[t] = node
+                    t += 1
+                acc[node] += cnt[j]
+            tick += 1
+            s = size * total
+            for i in range(t):
+                node = touched[i]
+                q = node_counts[h, node]
+                extra = q * size - acc[node] * total
+                s += (extra if extra > 0 else 0) - q * size
+            out[c, h + 1] = s
+    return out
 
 
 def _finest_below(levels, n_classes, n, target):

@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from anon_core.data import kernels
 from anon_core.data.frequency import ClassTable, FrequencyTable
 from anon_core.data.io import MISSING, ColumnKind, infer_kind
 from anon_core.errors import ConfigError
@@ -142,7 +143,19 @@ class HierarchicalDistanceTCloseness(_TCloseness):
             onehot = np.zeros((len(up), enc.cardinality(h)))
             onehot[np.arange(len(up)), up] = 1.0
             onehots.append(onehot)
-        return freq.sensitive[self.attribute].global_counts.astype(float), onehots, enc.height - 1
+        global_counts = freq.sensitive[self.attribute].global_counts
+        # For the sparse path: the node of each value per level, and the records under each node.
+        top = enc.height - 1
+        width = max((enc.cardinality(h) for h in range(1, enc.height)), default=1)
+        node_of = np.zeros((top, len(global_counts)), dtype=np.int64)
+        node_counts = np.zeros((top, width), dtype=np.int64)
+        for h in range(1, enc.height):
+            node_of[h - 1] = enc.up(0, h)
+            node_counts[h - 1, : enc.cardinality(h)] = np.bincount(
+                node_of[h - 1], weights=global_counts, minlength=enc.cardinality(h)
+            )
+        sparse = (global_counts.astype(np.int64), node_of, node_counts)
+        return global_counts.astype(float), onehots, top, sparse
 
     def measure(self, table: ClassTable, state: Any) -> np.ndarray:
         """EMD per class from the integer extras P_i*|class| - Q_i*N, as ARX computes them.
@@ -152,11 +165,22 @@ class HierarchicalDistanceTCloseness(_TCloseness):
         so with S_h = sum of max(extra, 0) over level h, cost = sum_h h/H (S_{h-1} - S_h).
         The extras stay integers below 2^53, exact in float64 (BLAS products).
         """
-        global_counts, onehots, top = state
+        global_counts, onehots, top, sparse = state
         total = float(global_counts.sum())
         out = np.zeros(table.n_classes)
         if top <= 0:
             return out
+        if table.freq.use_kernels:  # from the sparse histograms: O(entries x levels)
+            cls, val, cnt = table.sparse_hist(self.attribute)
+            sizes = table.sizes.astype(float)
+            levels = kernels.hierarchical_levels(cls, val, cnt, table.sizes, *sparse, int(total))
+            cost = np.zeros(table.n_classes)
+            below = levels[:, 0]
+            for h in range(1, top + 1):
+                here = levels[:, h]
+                cost += (h / top) * (below - here)
+                below = here
+            return cost / (total * sizes)
         for start, block in table.dense_hist(self.attribute):
             sizes = table.sizes[start : start + len(block)].astype(float)
             extra = global_counts[None, :] * sizes[:, None] - block * total
