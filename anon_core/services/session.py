@@ -9,6 +9,9 @@ dashboard's workspace. It parses the configuration once, reads the input once, a
   the utility yardstick on a seeded rehearsal, the synthetic-data checks, the guarantee;
 * :meth:`Session.verdict`: the officer's ``acceptance`` criteria (or the defaults) judged on
   that evidence.
+* :meth:`Session.resolution` and :meth:`Session.write_generalization`: the generalization's
+  problem and transformation on the configured engine, and its release written by that engine
+  (``anon-core anonymize``: a DuckDB or Spark engine never loads the table into memory).
 
 The dossier (``anon_core.report.dossier``) renders what the session measured, the CLI prints it
 and ``verify`` re-runs it. Domain packages never orchestrate: a method releases a frame, an
