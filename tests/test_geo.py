@@ -185,11 +185,7 @@ def test_donut_displacements_lie_in_the_annulus(sample):
     assert out.table.drop(columns=["lat", "lon"]).equals(sample.drop(columns=["lat", "lon"]))
 
 
-@pytest.mark.parametrize("knn_max", [256, 0])  # k-nearest check, and the ball count beyond it
-def test_adaptive_donut_gives_every_point_spatial_k_at_least_k(sample, monkeypatch, knn_max):
-    import anon_core.geo.masking as masking
-
-    monkeypatch.setattr(masking, "KNN_MAX", knn_max)
+def test_adaptive_donut_gives_every_point_spatial_k_at_least_k(sample):
     frame = sample.iloc[:1500].reset_index(drop=True)
     mlat, mlon, out = _masked(
         {"name": "geomask-donut", "min_distance_m": 20, "max_distance_m": 100, "k": 10}, frame

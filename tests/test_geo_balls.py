@@ -93,3 +93,18 @@ def test_duplicates_single_point_and_empty():
     assert index.count([1.0], [2.0], q, [1e-9]).tolist() == [3]
     assert BallIndex([1.0], [2.0]).count([1.0], [2.0], q, [1e-9]).tolist() == [1]
     assert BallIndex([], []).count([1.0], [2.0], q, [1.0]).tolist() == [0]
+
+
+@pytest.mark.parametrize("cap", [1, 5, 40])
+def test_a_capped_count_is_exact_below_the_cap_and_at_least_the_cap_above(cap):
+    rng = np.random.default_rng(3)
+    lat, lon = scatter(rng, 3000, 52.1, 5.1, 0.02)
+    qlat, qlon = scatter(rng, 300, 52.1, 5.1, 0.02)
+    radius_m = rng.uniform(10, 800, size=len(qlat))
+    expected = brute(lat, lon, qlat, qlon, radius_m)
+    chord = 2.0 * np.sin(radius_m / (2 * R))
+    got = BallIndex(lat, lon).count(qlat, qlon, unit_vectors(qlat, qlon), chord, cap=cap)
+    below = expected < cap
+    assert np.array_equal(got[below], expected[below])
+    assert (got[~below] >= cap).all() and (got <= expected).all()
+    assert below.any() and (~below).any()  # both sides of the cap are exercised

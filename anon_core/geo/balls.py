@@ -114,7 +114,7 @@ def _check(ux, uy, uz, lo, hi, qx, qy, qz, r2):
     return c
 
 
-def _count(lat0, h, starts, lon, ux, uy, uz, qlat, qlon, qx, qy, qz, r, out):  # noqa: C901
+def _count(lat0, h, starts, lon, ux, uy, uz, qlat, qlon, qx, qy, qz, r, cap, out):  # noqa: C901
     nrows = len(starts) - 1
     deg = math.pi / 180.0
     for i in range(len(qlat)):
@@ -135,7 +135,14 @@ def _count(lat0, h, starts, lon, ux, uy, uz, qlat, qlon, qx, qy, qz, r, out):  #
         r0 = max(r0, 0)
         r1 = min(r1, nrows - 1)
         c = 0
-        for row in range(r0, r1 + 1):
+        # bands from the query's own outwards, so that a capped count stops early
+        mid = min(max(int(math.floor((qlat[i] - lat0) / h)), r0), r1)
+        for step in range(2 * (r1 - r0) + 1):
+            if cap > 0 and c >= cap:
+                break
+            row = mid + (step + 1) // 2 if step % 2 else mid - step // 2
+            if row < r0 or row > r1:
+                continue
             s, e = starts[row], starts[row + 1]
             if s == e:
                 continue
@@ -197,9 +204,10 @@ class BallIndex:
         self.lon = np.ascontiguousarray(lon[order])
         self.ux, self.uy, self.uz = (np.ascontiguousarray(u[order, j]) for j in range(3))
 
-    def count(self, qlat, qlon, qu: np.ndarray, r) -> np.ndarray:
+    def count(self, qlat, qlon, qu: np.ndarray, r, cap: int = 0) -> np.ndarray:
         """For each query i: the number of points whose chord to ``qu[i]`` is at most ``r[i]``
-        (a negative radius counts nothing)."""
+        (a negative radius counts nothing). With ``cap`` > 0 a count stops once it reaches
+        ``cap`` (the result is then ``cap`` or more, not the full count)."""
         qlat = np.ascontiguousarray(qlat, dtype=float)
         qlon = np.ascontiguousarray(qlon, dtype=float)
         r = np.ascontiguousarray(np.broadcast_to(np.asarray(r, dtype=float), qlat.shape))
@@ -218,7 +226,7 @@ class BallIndex:
             part = np.zeros(len(idx), dtype=np.int64)
             fn(
                 self.lat0, self.h, self.starts, self.lon, self.ux, self.uy, self.uz,
-                qlat[idx], qlon[idx], q[0][idx], q[1][idx], q[2][idx], r[idx], part,
+                qlat[idx], qlon[idx], q[0][idx], q[1][idx], q[2][idx], r[idx], int(cap), part,
             )  # fmt: skip
             out[idx] = part
 

@@ -24,7 +24,7 @@ from sklearn.neighbors import KDTree
 
 from anon_core.errors import ConfigError
 from anon_core.geo.balls import BallIndex
-from anon_core.geo.risk import TIE_CHORD, closer_counts_u
+from anon_core.geo.risk import TIE_CHORD
 from anon_core.geo.sphere import destination, metres_to_chord, unit_vectors
 
 #: Factor by which the adaptive donut grows a failing point's radii before redrawing it.
@@ -33,8 +33,6 @@ GROWTH = 1.5
 MAX_ROUNDS = 60
 #: Largest displacement in metres (half the Earth's circumference).
 MAX_DISTANCE_M = 20_000_000.0
-#: Largest k the adaptive donut checks by a k-nearest query (beyond it: a ball count).
-KNN_MAX = 256
 #: Neighbour entries per query of the location swap (rows x candidates; bounds its memory).
 CHUNK_ENTRIES = 2_000_000
 
@@ -67,24 +65,14 @@ def donut(lat, lon, min_m: float, max_m: float, rng: np.random.Generator):
 
 
 def _reaches_k(
-    tree: KDTree | BallIndex, u_true: np.ndarray, mlat, mlon, u_mask: np.ndarray, k: int
+    index: BallIndex, u_true: np.ndarray, mlat, mlon, u_mask: np.ndarray, k: int
 ) -> np.ndarray:
     """Whether at least ``k`` original points lie strictly closer to each masked point than its
-    true one. Up to :data:`KNN_MAX` this asks for the k nearest (the k-th nearest is strictly
-    closer than the true point exactly when k points are; the cost does not grow with the
-    density), else it counts the points in the ball (:func:`~anon_core.geo.risk.closer_counts`;
-    ``tree`` is then a :class:`~anon_core.geo.balls.BallIndex`)."""
-    if isinstance(tree, BallIndex):
-        strict, _ = closer_counts_u(tree, u_true, mlat, mlon, u_mask, ties=False)
-        return strict >= k
+    true one: the ball count of :func:`~anon_core.geo.risk.closer_counts`, stopped at k (its
+    cost does not grow with the density beyond the first k points)."""
     d = np.linalg.norm(u_mask - u_true, axis=1)
-    out = np.zeros(len(d), dtype=bool)
-    chunk = max(1, CHUNK_ENTRIES // k)
-    for start in range(0, len(d), chunk):
-        sl = slice(start, start + chunk)
-        dist, _ = tree.query(u_mask[sl], k=k)
-        out[sl] = dist[:, k - 1] < d[sl] - TIE_CHORD
-    return out
+    strict = index.count(mlat, mlon, u_mask, np.where(d > TIE_CHORD, d - TIE_CHORD, -1.0), cap=k)
+    return strict >= k
 
 
 def adaptive_donut(lat, lon, min_m: float, max_m: float, k: int, rng: np.random.Generator):
@@ -97,7 +85,7 @@ def adaptive_donut(lat, lon, min_m: float, max_m: float, k: int, rng: np.random.
             f"more than k points; lower 'k' or release more rows."
         )
     u = unit_vectors(lat, lon)
-    tree = BallIndex(lat, lon, u) if k > KNN_MAX else KDTree(u, leaf_size=40)
+    index = BallIndex(lat, lon, u)
     lo = np.full(n, float(min_m))
     hi = np.full(n, float(max_m))
     mlat, mlon, dist = np.empty(n), np.empty(n), np.empty(n)
@@ -112,7 +100,7 @@ def adaptive_donut(lat, lon, min_m: float, max_m: float, k: int, rng: np.random.
         d = donut_distance(rng, len(todo), lo[todo], hi[todo])
         a, b = _move(rng, lat[todo], lon[todo], d)
         mlat[todo], mlon[todo], dist[todo] = a, b, d
-        todo = todo[~_reaches_k(tree, u[todo], a, b, unit_vectors(a, b), k)]
+        todo = todo[~_reaches_k(index, u[todo], a, b, unit_vectors(a, b), k)]
         lo[todo] = np.minimum(lo[todo] * GROWTH, MAX_DISTANCE_M)
         hi[todo] = np.minimum(np.maximum(hi[todo] * GROWTH, 1.0), MAX_DISTANCE_M)
         rounds += 1
