@@ -491,3 +491,32 @@ def test_fake_emails_are_valid_addresses_at_reserved_domains():
         address = Address(addr_spec=fake)  # raises on a syntactically invalid address
         assert address.domain in ("example.org", "example.com", "example.net")  # RFC 2606
         assert re.fullmatch(r"[a-z0-9._]+@example\.(org|com|net)", fake)
+
+
+# =============================================================================== name cues
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("hi, my name is vitoria and I need help", "vitoria"),  # lower case after a strong cue
+        ("Sometimes people call me višeslav.", "višeslav"),
+        ("The account holder is Maja S Hermansen.", "Maja S Hermansen"),  # middle initial
+        ("Contact Ella H. Snider for the keys.", "Ella H. Snider"),
+        ("A comedy starring Wendeline Oxtoby and a dog.", "Wendeline Oxtoby"),
+        ("The form was signed by Quillon Abernethy yesterday.", "Quillon Abernethy"),
+    ],
+)
+def test_names_after_cue_phrases_and_with_initials_are_found(english, text, name):
+    assert ("PERSON", name) in _found(english, text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "my name is not important here",
+        "Her Vitamin D Level was low.",
+        "See Section B Part two of the form.",
+        "call me back tomorrow please",
+    ],
+)
+def test_cue_phrases_do_not_tag_ordinary_words(english, text):
+    assert [v for e, v in _found(english, text) if e == "PERSON"] == []

@@ -135,15 +135,33 @@ _NAME_CUES = (
     "Patient ", "Mr. ", "Mr ", "Mrs. ", "Mrs ", "Ms. ", "Ms ", "Miss ", "Mx. ", "Dr. ", "Dr ",
     "Doctor ", "Nurse ", "Prof. ", "Professor ", "Dear ", "named ", "name is ", "By: ",
     "Mother ", "Father ", "Husband ", "Wife ", "Son ", "Daughter ",
+    # phrases that introduce a person in letters, forms, reviews and credits
+    "directed by ", "written by ", "produced by ", "signed by ", "starring ", "called ",
+    "known as ", "call me ", "my name ", "partner's name ", "account name ",
     # French, German, Spanish and Italian titles (text analysed with the English engine has
     # no NER for these languages' names; French has its own model when installed)
     "Madame ", "Monsieur ", "Mme ", "Mlle ", "Docteur ", "Frau ", "Herr ", "Herrn ",
     "Señor ", "Señora ", "Sr. ", "Sra. ", "Doctora ", "Signor ", "Signora ", "Sig. ",
     "Sig.ra ", "Dott. ", "Dott.ssa ", "Dottor ", "Dottoressa ",
 )  # fmt: skip
-#: A capitalised word, accented letters included ("Hélène", "Krüger").
-_NAME_WORD = r"[A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ'’]+(?:-[A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ'’]+)?"
+#: A capitalised word, accented letters included ("Hélène", "Krüger", "Łukasz"; Latin
+#: Extended-A, U+0100 to U+017F, mixes capitals and small letters, so both classes take it).
+_UPPER = "A-ZÀ-ÖØ-Þ\u0100-\u017f"
+_LOWER = "a-zß-öø-ÿ\u0100-\u017f'’"
+_NAME_WORD = rf"[{_UPPER}][{_LOWER}]+(?:-[{_UPPER}][{_LOWER}]+)?"
 _AFTER_CUE = "(?:" + "|".join(f"(?<={re.escape(cue)})" for cue in _NAME_CUES) + ")"
+#: Cues strong enough that the name after them may be written in lower case ("my name is vitoria").
+_LOWER_CASE_CUES = ("my name is ", "call me ", "i am called ", "sign it ")
+_AFTER_STRONG_CUE = "(?:" + "|".join(f"(?<={re.escape(c)})" for c in _LOWER_CASE_CUES) + ")"
+_NOT_A_NAME = (
+    r"(?!(?:not|the|a|an|on|in|at|and|is|was|from|for|with|by|to|me|my|your|here|there|back)\b)"
+)
+#: Words that start "Word X Word" phrases that are no names ("Vitamin D Level", "Type B Form").
+_INITIAL_STOP = (
+    "Vitamin", "Hepatitis", "Type", "Grade", "Stage", "Class", "Section", "Part", "Appendix",
+    "Phase", "Level", "Schedule", "Form", "Article", "Annex", "Chapter", "Figure", "Table", "Plan",
+    "Group", "Block", "Building", "Unit", "Room", "Ward", "Floor", "Category", "Option", "Model",
+)  # fmt: skip
 BUILTIN_RECOGNIZERS: tuple[RecognizerSpec, ...] = (
     RecognizerSpec(
         "Person after a title or role",
@@ -152,6 +170,29 @@ BUILTIN_RECOGNIZERS: tuple[RecognizerSpec, ...] = (
         # NER misses names it has not seen ("Ines Quinn"), the cue does not
         patterns=(_AFTER_CUE + r"(?-i:" + _NAME_WORD + r"(?: " + _NAME_WORD + r"){0,2})\b",),
         score=0.7,
+        context=(),
+    ),
+    RecognizerSpec(
+        "Person after 'my name is' (any case)",
+        "PERSON",
+        patterns=(_AFTER_STRONG_CUE + _NOT_A_NAME + r"[^\W\d_](?:[^\W\d_]|['’-])+",),
+        score=0.6,
+        context=(),
+    ),
+    RecognizerSpec(
+        "Person with a middle initial",
+        "PERSON",
+        # "Maja S Hermansen", "Ella H. Snider": a capitalised word, one capital, a capitalised word
+        patterns=(
+            r"(?-i:\b(?!(?:"
+            + "|".join(_INITIAL_STOP)
+            + r")\b)"
+            + _NAME_WORD
+            + r" [A-Z]\.? "
+            + _NAME_WORD
+            + r")\b",
+        ),
+        score=0.6,
         context=(),
     ),
     RecognizerSpec(
