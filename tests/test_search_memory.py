@@ -228,3 +228,20 @@ def test_small_cache_gives_the_same_tables(compiled):
         peak = max(peak, small._cache.bytes)
         del a, b
     assert peak <= small._cache.budget + 64 * 1024  # at most one table over, while it grows
+
+
+@pytest.mark.parametrize("lower,upper", [((0, 0, 0), (2, 3, 1)), ((1, 0, 2), (3, 2, 4))])
+def test_lattice_regions_are_the_up_and_down_sets(lower, upper):
+    """The view of a node's up-set (down-set) selects exactly the nodes at or above (below)
+    it in every attribute, by brute force over the lattice."""
+    from anon_core.search.lattice import Lattice, node_region
+
+    lattice = Lattice(lower, upper)
+    nodes = lattice.nodes()
+    shape = tuple(int(r) for r in lattice.radix)
+    for idx in range(lattice.size):
+        for up in (True, False):
+            flags = np.zeros(lattice.size, dtype=bool)
+            node_region(flags, shape, nodes[idx] - lattice.lower, up)[...] = True
+            want = (nodes >= nodes[idx]).all(axis=1) if up else (nodes <= nodes[idx]).all(axis=1)
+            np.testing.assert_array_equal(flags, want)

@@ -34,7 +34,6 @@ from __future__ import annotations
 import logging
 import math
 import time
-import weakref
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -168,6 +167,14 @@ class Lattice:
         return mat.astype(np.int16)
 
 
+def node_region(flags: np.ndarray, shape: tuple[int, ...], at: np.ndarray, up: bool) -> np.ndarray:
+    """The view of ``flags`` (one per node of a lattice of ``shape`` radices, first attribute
+    fastest) over the up-set (``up``) or the down-set of the node at offsets ``at`` from the
+    lattice's lower levels: one slice, so writing to it tags the region in ``flags``."""
+    view = flags.reshape(shape, order="F")
+    return view[tuple(slice(int(a), None) if up else slice(0, int(a) + 1) for a in at)]
+
+
 def level_bounds(
     evaluator: Evaluator, min_levels: Mapping[str, int] | None, max_levels: Mapping[str, int] | None
 ) -> tuple[list[int], list[int]]:
@@ -198,8 +205,13 @@ def level_bounds(
     return lower, upper
 
 
-#: Per frequency table (weakly held): lattice bounds -> nodes, level sums, Flash order, ranks, masks.
-_LAYOUTS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+#: Lattice layouts (nodes, level sums, Flash order, ranks) by what they depend on: the
+#: cardinality of every hierarchy level and the bounds. A new problem on hierarchies of the same
+#: shape (the dashboard rebuilds one per change of roles or models) reuses it. Small lattices
+#: only, and a few of them, so the memo stays a few MB.
+_LAYOUTS: dict[tuple, tuple] = {}
+_LAYOUT_MAX_NODES = 100_000
+_LAYOUT_ENTRIES = 8
 
 
 class _Search:
@@ -211,14 +223,30 @@ class _Search:
         self.progress = progress
         self.records: dict[int, NodeRecord] = {}
         self.checked: set[int] = set()  # distinct nodes checked, in either phase
-        # The lattice's nodes, Flash order and masks depend only on the hierarchies and
-        # the bounds: computed once per frequency table and reused by every search on it.
-        per_table = _LAYOUTS.setdefault(evaluator.freq, {})
-        key = (tuple(lattice.lower.tolist()), tuple(lattice.upper.tolist()))
-        if key not in per_table:
-            per_table[key] = self._layout(evaluator, lattice)
-        self.nodes, self.level_sum, self.order, self.rank, self._masks = per_table[key]
+        # The lattice's nodes and Flash order depend only on the hierarchies' level
+        # cardinalities and the bounds: computed once and reused by every search of that shape.
+        freq = evaluator.freq
+        key = (
+            tuple(
+                tuple(freq.dataset.hierarchy(q).cardinality(h) for h in range(height))
+                for q, height in zip(freq.qis, freq.dataset.heights, strict=True)
+            ),
+            tuple(lattice.lower.tolist()),
+            tuple(lattice.upper.tolist()),
+        )
+        layout = _LAYOUTS.get(key)
+        if layout is None:
+            layout = self._layout(evaluator, lattice)
+            if lattice.size <= _LAYOUT_MAX_NODES:
+                while len(_LAYOUTS) >= _LAYOUT_ENTRIES:
+                    _LAYOUTS.pop(next(iter(_LAYOUTS)))  # the oldest
+                _LAYOUTS[key] = layout
+        self.nodes, self.level_sum, self.order, self.rank = layout
         self.n = len(self.nodes)
+        # The lattice as an array of its radices (first QI fastest): an up-set or a down-set
+        # is then one slice of a view, not a conjunction of masks over every node.
+        self._shape = tuple(int(r) for r in lattice.radix)
+        self._offsets = self.nodes.astype(np.int64) - lattice.lower
 
     def _layout(self, evaluator: Evaluator, lattice: Lattice) -> tuple:
         nodes = lattice.nodes()
@@ -243,11 +271,13 @@ class _Search:
         order = np.lexsort((dd, rel.mean(axis=1), level_sum))
         rank = np.empty(len(nodes), dtype=np.int64)
         rank[order] = np.arange(len(nodes))
-        self.nodes = nodes
-        masks = self.masks()
         for arr in (nodes, level_sum, order, rank):
             arr.flags.writeable = False
-        return nodes, level_sum, order, rank, masks
+        return nodes, level_sum, order, rank
+
+    def region(self, flags: np.ndarray, idx: int, up: bool) -> np.ndarray:
+        """The view of ``flags`` (one per node) over the up-set (``up``) or down-set of a node."""
+        return node_region(flags, self._shape, self._offsets[idx], up)
 
     # ---------------------------------------------------------------- checks
     def assess(self, idx: int, with_quality: bool | str = True) -> tuple[bool, float]:
@@ -296,22 +326,9 @@ class _Search:
             ok[has] &= status[pred] != 1
         return ok
 
-    def masks(self) -> tuple[list[list[np.ndarray]], list[list[np.ndarray]]]:
-        """Per QI and level: nodes at or above it, and nodes at or below it (boolean)."""
-        ge, le = [], []
-        for j in range(self.nodes.shape[1]):
-            col = self.nodes[:, j]
-            top = int(self.lattice.upper[j]) + 1
-            ge.append([col >= v for v in range(top)])
-            le.append([col <= v for v in range(top)])
-        return ge, le
-
     def upset(self, idx: int) -> np.ndarray:
-        ge, _ = self._masks
-        lv = self.nodes[idx]
-        region = ge[0][lv[0]].copy()
-        for j in range(1, len(lv)):
-            region &= ge[j][lv[j]]
+        region = np.zeros(self.n, dtype=bool)
+        self.region(region, idx, up=True)[...] = True
         return region
 
     # ---------------------------------------------------------------- phase 1
@@ -340,19 +357,12 @@ class _Search:
         undecided. Without them every node is decided.
         """
         status = np.zeros(self.n, dtype=np.int8)
-        nodes = self.nodes
-        ge, le = self._masks
         frontier: list[int] = []
 
         def check(idx: int) -> bool:
             ok = passes(idx)
-            lv = nodes[idx]
-            masks = ge if ok else le
-            region = masks[0][lv[0]].copy()
-            for j in range(1, len(lv)):
-                region &= masks[j][lv[j]]
-            region &= status == 0
-            status[region] = 1 if ok else -1
+            region = self.region(status, idx, up=ok)  # a view: tagging writes through
+            region[region == 0] = 1 if ok else -1
             neighbours = self.predecessors(idx) if ok else self.successors(idx)
             frontier.extend(int(i) for i in neighbours[status[neighbours] == 0])
             return ok
@@ -477,7 +487,7 @@ def search(
         elif abs(q - best_q) <= abs(best_q) * _TIE_RTOL + _TIE_RTOL:
             best.append(int(idx))
         if metric_monotone:
-            dominated |= s.upset(int(idx))
+            s.region(dominated, int(idx), up=True)[...] = True
             dominated[idx] = False
 
     optimum, ties = None, ()
