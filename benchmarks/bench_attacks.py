@@ -8,7 +8,14 @@ creates it) as a subprocess that times itself; the ratio is ours / anonymeter's.
 class-based figures of the same release (ARX's prosecutor risk, sample uniques) are printed
 beside the attacks.
 
-Usage: .venv/bin/python benchmarks/bench_attacks.py [--n-attacks 2000] [--no-oracle]
+Usage: .venv/bin/python benchmarks/bench_attacks.py [--n-attacks 2000] [--no-oracle] [--quick]
+[--parts release,speed,shadow,rmia] [--anonymeter-data DIR] [--repeats 5] [--mst]
+
+Beside the Adult release rows, the script times (``attack_timings.py``): the battery against
+anonymeter on anonymeter's own example data at 100 and 2,000 attacks (median of ``--repeats``
+runs, CPU beside wall, load average, the ratio), the shadow-model membership attack (Gaussian
+copula; MST with ``--mst``) and RMIA. ``--quick`` keeps the run bounded: speed at 100 attacks,
+the Gaussian-copula shadow attack and RMIA.
 
 More rows: append a function ``rows(ctx: BenchContext) -> list[Row]`` to ``ROW_BUILDERS``
 (e.g. linkage of an external table, the risk-bounded search); ``main`` prints them all.
@@ -18,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -27,6 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import attack_timings as timings
 import pandas as pd
 from common import ROOT, load_adult
 from oracle_env import ORACLE, ensure_oracle_env
@@ -416,26 +425,78 @@ def print_table(rows: list[Row]) -> None:
         )
 
 
+PARTS = ("release", "speed", "shadow", "rmia")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n-attacks", type=int, default=2000)
     parser.add_argument("--no-oracle", action="store_true", help="skip anonymeter")
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help="bounded run: the battery speed at 100 attacks only, the Gaussian-copula shadow "
+        "attack and RMIA; no Adult release rows",
+    )
+    parser.add_argument(
+        "--parts", default=",".join(PARTS), help=f"comma-separated subset of {','.join(PARTS)}"
+    )
+    parser.add_argument(
+        "--anonymeter-data",
+        type=Path,
+        default=os.environ.get("ANONYMETER_DATA"),
+        help="anonymeter's notebooks/datasets folder (adults_syn_ctgan.csv, adults_control.csv)",
+    )
+    parser.add_argument("--repeats", type=int, default=5, help="runs per speed figure (median)")
+    parser.add_argument("--mst", action="store_true", help="also the MST shadow attack (slow)")
     args = parser.parse_args(argv)
+    parts = {p.strip() for p in args.parts.split(",") if p.strip()}
+    if args.quick:
+        parts -= {"release"}
     with tempfile.TemporaryDirectory(prefix="bench_attacks_") as tmp:
-        ctx = build_context(args.n_attacks, not args.no_oracle, Path(tmp))
-        if ctx is None:
-            return 0
-        levels = dict(ctx.result.transformation)
-        print(
-            f"Adult: {len(ctx.part)} released-part / {len(ctx.control)} control records; "
-            f"k=5 + distinct 3-diversity({SENSITIVE}), 2% suppression; levels {levels}; "
-            f"{len(ctx.inputs.released)} released rows; seed {SEED}; root {ROOT}"
-        )
-        rows: list[Row] = []
-        for build in ROW_BUILDERS:
-            rows.extend(build(ctx))
-        print_table(rows)
+        if "release" in parts:
+            release_table(args, Path(tmp))
+        if "speed" in parts:
+            if args.anonymeter_data is None:
+                print("\nBattery speed: pass --anonymeter-data (anonymeter's notebooks/datasets).")
+            else:
+                sizes = (100,) if args.quick else (100, 2000)
+                found = timings.battery_speed(
+                    Path(args.anonymeter_data), Path(tmp), sizes, args.repeats, not args.no_oracle
+                )
+                if found is None:
+                    print(
+                        f"\nBattery speed: no anonymeter example files in {args.anonymeter_data}."
+                    )
+                else:
+                    timings.print_speed(*found)
+        loaded = load_adult() if parts & {"shadow", "rmia"} else None
+        if loaded is not None:
+            frame = loaded[0]
+            shadows = []
+            if "shadow" in parts:
+                methods = ["synthetic-gaussian-copula", *(["mst"] if args.mst else [])]
+                shadows = [timings.shadow_timing(frame, m) for m in methods]
+            rmia = timings.rmia_timing(frame, "salary-class") if "rmia" in parts else None
+            timings.print_model_attacks(shadows, rmia)
     return 0
+
+
+def release_table(args, workdir: Path) -> None:
+    """The Adult release rows: our attacks against anonymeter's, linkage, the bounded search."""
+    ctx = build_context(args.n_attacks, not args.no_oracle, workdir)
+    if ctx is None:
+        return
+    levels = dict(ctx.result.transformation)
+    print(
+        f"Adult: {len(ctx.part)} released-part / {len(ctx.control)} control records; "
+        f"k=5 + distinct 3-diversity({SENSITIVE}), 2% suppression; levels {levels}; "
+        f"{len(ctx.inputs.released)} released rows; seed {SEED}; root {ROOT}"
+    )
+    rows: list[Row] = []
+    for build in ROW_BUILDERS:
+        rows.extend(build(ctx))
+    print_table(rows)
 
 
 if __name__ == "__main__":

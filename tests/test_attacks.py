@@ -137,7 +137,6 @@ def test_predicate_counts_match_pandas_on_mixed_columns_with_missing_values():
         }
     )
     enc = encode_tables([frame], list(frame.columns))
-    index = TableIndex(enc.codes[0], enc.radices)
     m = 300
     cols = np.sort(np.argsort(rng.random((m, 4)), axis=1)[:, :3], axis=1)
     ops = np.empty(cols.shape, dtype=np.int8)
@@ -148,13 +147,49 @@ def test_predicate_counts_match_pandas_on_mixed_columns_with_missing_values():
         ops[at] = rng.choice(choices, at.sum())
         vals[at] = rng.integers(0, len(enc.levels[j]), at.sum())
     vals[(ops == IS_NULL) | (ops == NOT_NULL)] = -1
-    counts = index.count(Predicates(cols, ops, vals))
+    predicates = Predicates(cols, ops, vals)
+    # every predicate compared with every row, and sorted lookups wherever they apply
+    dense = TableIndex(enc.codes[0], enc.radices, sort_at=10**9).count(predicates)
+    sorted_ = TableIndex(enc.codes[0], enc.radices, sort_at=1).count(predicates)
+    singles = TableIndex(enc.codes[0], enc.radices).singles(predicates)
     for q in range(m):
         terms = [
             (enc.columns[c], int(o), None if v < 0 else enc.levels[c][v])
             for c, o, v in zip(cols[q], ops[q], vals[q], strict=True)
         ]
-        assert counts[q] == _pandas_count(frame, terms), terms
+        expected = _pandas_count(frame, terms)
+        assert dense[q] == expected, terms
+        assert sorted_[q] == expected, terms
+        assert singles[q] == (expected == 1), terms
+
+
+def test_singles_rules_out_by_samples_and_counts_the_rest_exactly():
+    """On a table large enough for the row samples (sizes 128 and up): a predicate matching two
+    rows of a sample matches two or more rows, and the rest are counted; checked against pandas."""
+    rng = np.random.default_rng(8)
+    n = 30_000
+    frame = pd.DataFrame(
+        {
+            "a": rng.integers(0, 40, n).astype(float),
+            "b": rng.choice(list("pqrstu"), n),
+            "c": rng.integers(0, 3000, n).astype(float),
+        }
+    )
+    enc = encode_tables([frame], list(frame.columns))
+    m = 400
+    rows = rng.integers(0, n, m)
+    cols = np.tile(np.array([0, 1, 2]), (m, 1))
+    vals = enc.codes[0][rows][:, [0, 1, 2]]
+    ops = np.array([GE, EQ, LE], dtype=np.int8)[None, :].repeat(m, axis=0)
+    ops[rng.random(m) < 0.5, 2] = EQ  # some very selective, some matching hundreds of rows
+    singles = TableIndex(enc.codes[0], enc.radices).singles(Predicates(cols, ops, vals))
+    a, b, c = (frame[k].to_numpy() for k in ("a", "b", "c"))
+    for q in range(m):
+        va, vb, vc = (enc.levels[j][vals[q, j]] for j in range(3))
+        last = c <= vc if ops[q, 2] == LE else c == vc
+        count = int(((a >= va) & (b == vb) & last).sum())
+        assert singles[q] == (count == 1), (q, count)
+    assert 0 < singles.sum() < m  # both outcomes occur
 
 
 # --------------------------------------------------- nearest neighbours (oracle: brute force)

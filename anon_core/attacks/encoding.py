@@ -94,7 +94,7 @@ def row_keys(*matrices: np.ndarray) -> list[np.ndarray]:
     """One int64 key per row of each code matrix (same columns), equal exactly when rows are equal.
 
     The keys of all the given matrices are comparable with each other (mixed-radix over the
-    codes, or a joint ``np.unique`` when the radix product would overflow).
+    codes; when the radix product would overflow, the key so far is renumbered densely first).
     """
     width = matrices[0].shape[1]
     sizes = np.cumsum([0, *(len(m) for m in matrices)])
@@ -102,12 +102,15 @@ def row_keys(*matrices: np.ndarray) -> list[np.ndarray]:
         return [np.zeros(len(m), dtype=np.int64) for m in matrices]
     stacked = np.concatenate(matrices) - MISSING
     radices = stacked.max(axis=0) + 1
-    if float(np.prod(radices.astype(float))) < 2.0**62:
-        keys = np.zeros(len(stacked), dtype=np.int64)
-        for j in range(width):
-            keys = keys * int(radices[j]) + stacked[:, j]
-    else:
-        keys = np.unique(stacked, axis=0, return_inverse=True)[1].reshape(-1).astype(np.int64)
+    keys = np.zeros(len(stacked), dtype=np.int64)
+    span = 1
+    for j in range(width):
+        if span * int(radices[j]) >= 2**62:
+            # renumber the keys so far densely (0 .. distinct - 1) before they would overflow
+            keys = np.unique(keys, return_inverse=True)[1].reshape(-1).astype(np.int64)
+            span = int(keys.max()) + 1
+        keys = keys * int(radices[j]) + stacked[:, j]
+        span *= int(radices[j])
     return [keys[sizes[i] : sizes[i + 1]] for i in range(len(matrices))]
 
 

@@ -10,6 +10,8 @@ records are broken by a random (seeded) order of the released rows.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from anon_core.attacks.encoding import EncodedTables, row_keys
@@ -39,20 +41,24 @@ def _one_hot(features: np.ndarray, columns: list[tuple[int, int, int]], width: i
     return out
 
 
-def gower_distances(queries: np.ndarray, candidates: np.ndarray, numeric: np.ndarray) -> np.ndarray:
-    """(len(queries), len(candidates)) distances between feature rows (see the module doc).
+@dataclass(frozen=True)
+class GowerPlan:
+    """What every chunk of queries against the same candidates shares: the categorical columns
+    compared through indicator matrices (position, offset, cardinality), the others, and the
+    candidates' indicator matrix (transposed), built once."""
 
-    Categorical columns of modest cardinality are compared all at once: the number of equal
-    columns is a product of indicator matrices (exact in float32 for small counts).
-    """
-    dist = np.zeros((len(queries), len(candidates)))
+    small: tuple[tuple[int, int, int], ...]
+    wide: tuple[int, ...]
+    candidates_one_hot: np.ndarray | None
+
+
+def gower_plan(queries: np.ndarray, candidates: np.ndarray, numeric: np.ndarray) -> GowerPlan:
+    """The plan of :func:`gower_distances` for these candidates and any rows of ``queries``."""
     small: list[tuple[int, int, int]] = []
+    wide: list[int] = []
     width = 0
     for k in range(queries.shape[1]):
-        q, c = queries[:, k][:, None], candidates[:, k][None, :]
         if numeric[k]:
-            diff = np.abs(q - c)
-            dist += np.where(np.isnan(diff), 1.0, diff)
             continue
         top = max(queries[:, k].max(initial=-1.0), candidates[:, k].max(initial=-1.0))
         cardinality = int(top) + 2
@@ -60,11 +66,50 @@ def gower_distances(queries: np.ndarray, candidates: np.ndarray, numeric: np.nda
             small.append((k, width, cardinality))
             width += cardinality
         else:
-            dist += q != c
-    if small:
-        equal = _one_hot(queries, small, width) @ _one_hot(candidates, small, width).T
-        dist += len(small) - np.rint(equal)
+            wide.append(k)
+    one_hot = _one_hot(candidates, small, width).T.copy() if small else None
+    return GowerPlan(tuple(small), tuple(wide), one_hot)
+
+
+def gower_distances(
+    queries: np.ndarray, candidates: np.ndarray, numeric: np.ndarray, plan: GowerPlan | None = None
+) -> np.ndarray:
+    """(len(queries), len(candidates)) distances between feature rows (see the module doc).
+
+    Categorical columns of modest cardinality are compared all at once: the number of equal
+    columns is a product of indicator matrices (exact in float32 for small counts). ``plan``
+    (from :func:`gower_plan` over these candidates and a superset of the queries) is reused
+    across chunks of queries.
+    """
+    if plan is None:
+        plan = gower_plan(queries, candidates, numeric)
+    dist = np.zeros((len(queries), len(candidates)))
+    diff = np.empty_like(dist)
+    for k in np.flatnonzero(numeric):
+        q, c = queries[:, k][:, None], candidates[:, k][None, :]
+        np.subtract(q, c, out=diff)
+        np.abs(diff, out=diff)
+        if np.isnan(q).any() or np.isnan(c).any():
+            diff[np.isnan(diff)] = 1.0
+        dist += diff
+    for k in plan.wide:
+        dist += queries[:, k][:, None] != candidates[:, k][None, :]
+    if plan.small:
+        width = plan.candidates_one_hot.shape[0]
+        equal = _one_hot(queries, list(plan.small), width) @ plan.candidates_one_hot
+        dist += len(plan.small) - np.rint(equal)
     return dist
+
+
+def _cutoff(row: np.ndarray, sizes: np.ndarray, k: int) -> float:
+    """The least distance d such that the combinations at distance <= d hold at least ``k``
+    candidate rows (all of them when they hold fewer). Each combination holds one row or more,
+    so only the ``k`` nearest combinations need sorting, not the whole row."""
+    m = min(k, len(row))
+    near = np.argpartition(row, m - 1)[:m] if m < len(row) else np.arange(len(row))
+    near = near[np.argsort(row[near], kind="stable")]
+    reach = np.cumsum(sizes[near])
+    return row[near[min(int(np.searchsorted(reach, k)), len(near) - 1)]]
 
 
 def nearest(
@@ -100,26 +145,28 @@ def nearest(
     query_feat = _features(enc, query_table, cols)[query_rows][first_query]
     numeric = enc.numeric[cols]
     result = np.empty((len(query_rows), k), dtype=np.int64)
+    plan = gower_plan(query_feat, cand_feat, numeric)
     chunk = max(1, _CELLS_PER_CHUNK // max(1, len(u_cand)))
     for start in range(0, len(u_query), chunk):
         stop = min(start + chunk, len(u_query))
-        dist = gower_distances(query_feat[start:stop], cand_feat, numeric)
+        dist = gower_distances(query_feat[start:stop], cand_feat, numeric, plan)
         targets = by_query[query_start[start] : query_start[stop]]
         which = query_inverse[targets] - start
         if k == 1:
-            tied = dist == dist.min(axis=1, keepdims=True)
-            cum = np.cumsum(np.where(tied, combo_size[None, :], 0), axis=1)
-            big = int(cum[:, -1].max()) + 1
-            flat = (cum + np.arange(len(cum))[:, None] * big).ravel()
-            pick = (rng.random(len(targets)) * cum[which, -1]).astype(np.int64)
-            combo = np.searchsorted(flat, which * big + pick, side="right") - which * len(u_cand)
-            offset = pick - (cum[which, combo] - combo_size[combo])
+            # the tied nearest combinations, row by row; a target draws one of their rows
+            tied_row, tied_combo = np.nonzero(dist == dist.min(axis=1, keepdims=True))
+            weight = combo_size[tied_combo]
+            reach = np.cumsum(weight)
+            first = np.searchsorted(tied_row, np.arange(len(dist) + 1))
+            before = np.concatenate([[0], reach])[first]
+            pick = (rng.random(len(targets)) * (before[which + 1] - before[which])).astype(np.int64)
+            at = np.searchsorted(reach, before[which] + pick, side="right")
+            combo = tied_combo[at]
+            offset = before[which] + pick - (reach[at] - weight[at])
             result[targets, 0] = by_combo[combo_start[combo] + offset]
             continue
         for i, row in enumerate(dist):
-            order = np.argsort(row, kind="stable")
-            sizes = np.cumsum(combo_size[order])
-            cutoff = row[order[min(int(np.searchsorted(sizes, k)), len(order) - 1)]]
+            cutoff = _cutoff(row, combo_size, k)
             near = np.flatnonzero(row <= cutoff)
             members = np.concatenate(
                 [by_combo[combo_start[c] : combo_start[c] + combo_size[c]] for c in near]

@@ -17,6 +17,12 @@ from anon_core.attacks.encoding import MISSING
 EQ, NE, LT, GT, LE, GE, IS_NULL, NOT_NULL = range(8)
 OP_NAMES = ("==", "!=", "<", ">", "<=", ">=", "is null", "is not null")
 _CELLS_PER_CHUNK = 4_000_000
+#: A column combination's table is sorted only for at least this many predicates (or when it is
+#: sorted already): sorting costs about as much as comparing this many predicates with every row.
+SORT_AT = 16
+#: The row samples that rule out predicates matching many rows before they are fully counted.
+_PROBES = (0.005, 0.02, 0.1, 0.4)
+_PROBE_MIN = 128
 
 
 @dataclass(frozen=True)
@@ -59,38 +65,44 @@ def concat(parts: list[Predicates]) -> Predicates:
     )
 
 
-def _term(column: np.ndarray, op: int, values: np.ndarray) -> np.ndarray:
-    """(len(values), len(column)) matches of one term with one operator."""
-    col = column[None, :]
-    val = values[:, None]
-    present = col != MISSING
-    if op == EQ:
-        return col == val
-    if op == NE:
-        return (col != val) & present
-    if op == LT:
-        return (col < val) & present
-    if op == GT:
-        return col > val
-    if op == LE:
-        return (col <= val) & present
-    if op == GE:
-        return col >= val
-    if op == IS_NULL:
-        return np.broadcast_to(~present, (len(values), len(column)))
-    return np.broadcast_to(present, (len(values), len(column)))
+def _accepted(ops: np.ndarray, vals: np.ndarray) -> tuple[np.ndarray, ...]:
+    """Per term, two half-open ranges [lo, hi) of shifted codes (code + 1, missing 0) whose
+    union is what the term accepts (the second range is empty except for ``!=``)."""
+    v = vals.astype(np.int64) + 1
+    top = np.int64(2**62)
+    zero, one = np.zeros_like(v), np.ones_like(v)
+    lo1 = np.select(
+        [ops == EQ, ops == GT, ops == GE, ops == IS_NULL], [v, v + 1, v, zero], default=one
+    )
+    hi1 = np.select(
+        [ops == EQ, ops == NE, ops == LT, ops == LE, ops == IS_NULL],
+        [v + 1, v, v, v + 1, one],
+        default=np.full_like(v, top),
+    )
+    lo2 = np.where(ops == NE, v + 1, zero)
+    hi2 = np.where(ops == NE, top, zero)
+    return lo1, hi1, lo2, hi2
 
 
-def _broadcast_counts(table: np.ndarray, cols, ops, vals: np.ndarray) -> np.ndarray:
-    """Counts by comparing chunks of predicates with every row (any operators)."""
-    out = np.zeros(len(vals), dtype=np.int64)
-    chunk = max(1, _CELLS_PER_CHUNK // max(1, len(table)))
-    for start in range(0, len(vals), chunk):
+def dense_counts(shifted: np.ndarray, cols, ops, vals) -> np.ndarray:
+    """How many rows of ``shifted`` (a code matrix plus one: missing is 0) each predicate
+    matches, comparing every predicate with every row (any operators, chunked)."""
+    out = np.zeros(len(cols), dtype=np.int64)
+    if len(cols) == 0 or len(shifted) == 0:
+        return out
+    top = np.iinfo(shifted.dtype).max
+    lo1, hi1, lo2, hi2 = (np.minimum(b, top).astype(shifted.dtype) for b in _accepted(ops, vals))
+    chunk = max(1, _CELLS_PER_CHUNK // len(shifted))
+    for start in range(0, len(cols), chunk):
+        part = slice(start, start + chunk)
         mask = None
-        for j in range(len(cols)):
-            term = _term(table[:, cols[j]], int(ops[j]), vals[start : start + chunk, j])
-            mask = term.copy() if mask is None else (mask & term)
-        out[start : start + chunk] = mask.sum(axis=1)
+        for k in range(cols.shape[1]):
+            x = shifted[:, cols[part, k]]
+            term = (x >= lo1[part, k]) & (x < hi1[part, k])
+            if (hi2[part, k] > 0).any():
+                term |= (x >= lo2[part, k]) & (x < hi2[part, k])
+            mask = term if mask is None else (mask & term)
+        out[part] = mask.sum(axis=0)
     return out
 
 
@@ -116,14 +128,28 @@ class TableIndex:
     answered by binary search in the table sorted on a composite key (the equality columns,
     then the compared column); sorted keys are cached per column combination, so a table is
     sorted once per combination however many predicates are asked. Other predicates (two or
-    more comparisons) are answered by broadcasting. ``radices[j]`` is one more than column j's
-    number of codes.
+    more comparisons), and combinations asked for fewer than ``sort_at`` predicates while not
+    sorted yet, are answered by broadcasting (a sort would cost more than it saves: a small
+    request on a wide table touches many combinations once each). ``radices[j]`` is one more
+    than column j's number of codes.
     """
 
-    def __init__(self, table: np.ndarray, radices: np.ndarray) -> None:
+    def __init__(self, table: np.ndarray, radices: np.ndarray, sort_at: int = SORT_AT) -> None:
         self.table = table
         self.radices = np.asarray(radices, dtype=np.int64)
+        self.sort_at = sort_at
+        self._shifted: np.ndarray | None = None
+        self._probes: list[np.ndarray] | None = None
         self._sorted: dict[tuple[tuple[int, ...], int], np.ndarray | None] = {}
+
+    @property
+    def shifted(self) -> np.ndarray:
+        """The table's codes plus one (missing is 0), for :func:`dense_counts`."""
+        if self._shifted is None:
+            shifted = self.table - MISSING
+            small = len(self.radices) == 0 or int(self.radices.max()) < 2**31 - 1
+            self._shifted = shifted.astype(np.int32) if small else shifted
+        return self._shifted
 
     def _composite(self, eq_cols: tuple[int, ...], range_col: int) -> np.ndarray | None:
         key = (eq_cols, range_col)
@@ -167,23 +193,18 @@ class TableIndex:
         inverse = inverse.reshape(-1)
         order = np.argsort(inverse, kind="stable")
         splits = np.searchsorted(inverse[order], np.arange(1, len(groups)))
+        filtered: list[np.ndarray] = []
         for sig, members in zip(groups, np.split(order, splits), strict=True):
             cols = sig[:width]
             pos, many = int(sig[2 * width]), bool(sig[2 * width + 1])
             vals = predicates.vals[members]
             ops = predicates.ops[members]
             eq_idx = [j for j in range(width) if j != pos]
-            sorted_keys = (
-                None
-                if many
-                else self._composite(
-                    tuple(int(cols[j]) for j in eq_idx), int(cols[pos]) if pos >= 0 else -1
-                )
-            )
+            key = (tuple(int(cols[j]) for j in eq_idx), int(cols[pos]) if pos >= 0 else -1)
+            worth = key in self._sorted or len(members) >= self.sort_at
+            sorted_keys = None if many or not worth else self._composite(*key)
             if sorted_keys is None:
-                for sub in np.unique(ops, axis=0):
-                    rows = members[np.all(ops == sub, axis=1)]
-                    out[rows] = _broadcast_counts(self.table, cols, sub, predicates.vals[rows])
+                filtered.append(members)
                 continue
             eq_vals = np.where(ops[:, eq_idx] == IS_NULL, MISSING, vals[:, eq_idx]) - MISSING
             prefix = np.zeros(len(members), dtype=np.int64)
@@ -203,6 +224,32 @@ class TableIndex:
                     sorted_keys, base + lo, "left"
                 )
             out[members] = total
+        if filtered:
+            rest = np.concatenate(filtered)
+            out[rest] = dense_counts(
+                self.shifted, predicates.cols[rest], predicates.ops[rest], predicates.vals[rest]
+            )
+        return out
+
+    def singles(self, predicates: Predicates) -> np.ndarray:
+        """Whether each predicate matches exactly one row (``count(...) == 1``), cheaper when
+        most predicates match many rows: a predicate matching two rows of a random sample of the
+        table (0.5%, then 2%, 10% and 40% of the rows) matches two or more rows of the table, so it
+        is dropped before the full count, which only the remaining predicates get."""
+        if self._probes is None:
+            order = np.random.default_rng(0).permutation(len(self.table))
+            sizes = [int(len(order) * f) for f in _PROBES]
+            self._probes = [self.shifted[np.sort(order[:s])] for s in sizes if s >= _PROBE_MIN]
+        alive = np.arange(len(predicates))
+        for probe in self._probes:
+            if len(alive) == 0:
+                break
+            seen = dense_counts(
+                probe, predicates.cols[alive], predicates.ops[alive], predicates.vals[alive]
+            )
+            alive = alive[seen < 2]
+        out = np.zeros(len(predicates), dtype=bool)
+        out[alive] = self.count(predicates.take(alive)) == 1
         return out
 
 

@@ -185,7 +185,7 @@ def _singling_out_queries(
     while n_kept < n_attacks and attempts < max_attempts and attempts - last_new < window:
         size = min(size, max_attempts - attempts, window)
         batch = _record_predicates(table, enc, medians, size, n_cols, rng)
-        hits = np.flatnonzero(index.count(batch) == 1)
+        hits = np.flatnonzero(index.singles(batch))
         found = batch.take(hits)
         fresh = []
         for i, key in enumerate(found.keys()):
