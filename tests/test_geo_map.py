@@ -127,3 +127,16 @@ def test_pages_draw_the_map_of_the_geocoded_sample(geo_workspace, page):
     if page != "pages/data.py":  # the release keeps the rows: Ripley's L of both
         ripley = _plotly(at, f"{key}_geo_ripley")
         assert [t["name"] for t in ripley["data"]][1:] == ["original", "released"]
+
+
+def test_raw_points_only_after_ticking_the_box(geo_workspace):
+    at = AppTest.from_file(str(APP), default_timeout=240)
+    at.run()
+    at.session_state["workspace"] = geo_workspace
+    at.switch_page("pages/data.py").run()
+    names = [t.get("name") for t in _plotly(at, "data_geo_map")["data"]]
+    assert "original (personal data)" not in names
+    at.checkbox(key="data_geo_raw").check().run()
+    assert not at.exception, at.exception
+    names = [t.get("name") for t in _plotly(at, "data_geo_map")["data"]]
+    assert "original (personal data)" in names

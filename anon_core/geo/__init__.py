@@ -8,5 +8,7 @@ spatial risk and spatial utility.
   location swap, aggregation);
 * :mod:`anon_core.geo.risk`: spatial k-anonymity and nearest-neighbour re-identification;
 * :mod:`anon_core.geo.balls`: exact compiled ball counts behind spatial k;
-* :mod:`anon_core.geo.utility`: displacement, nearest-neighbour index, hot-spot recovery.
+* :mod:`anon_core.geo.utility`: displacement, nearest-neighbour index, Ripley's L, hot-spot
+  recovery;
+* :mod:`anon_core.geo.hierarchy`: the geo-grid and h3 hierarchies of a location quasi-identifier.
 """
