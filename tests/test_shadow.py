@@ -299,3 +299,95 @@ def test_evaluate_page_checkbox_measures_the_shadow_figures():
     evidence, _ = at.session_state["_derived"][("evidence+shadow", ws.config_key())]
     assert evidence.options["shadow"] is True
     assert evidence.figures["shadow_mia_auc"]["value"] is not None
+
+
+@pytest.mark.slow
+def test_ctgan_release_with_shadow_verifies(tmp_path, capsys):
+    """CTGAN is not bit-reproducible across platforms, but its shadow fits are seeded end to end
+    (PyTorch's generator, deterministic kernels, one thread): on the same machine verify re-runs
+    the 16 fits and finds the same shadow figures, or says why it could not re-check them."""
+    import json
+
+    from anon_core.cli import main
+    from anon_core.methods import method_available
+
+    if not method_available("synthetic-ctgan")[0]:
+        pytest.skip("CTGAN (the synthetic extra) is not installed")
+    DATA.iloc[:160].to_csv(tmp_path / "in.csv", index=False)
+    config = {
+        "input": {"path": "in.csv"},
+        "attributes": {
+            "age": {"role": "quasi-identifier"},
+            "sex": {"role": "quasi-identifier"},
+            "job": {"role": "quasi-identifier"},
+            "income": {"role": "sensitive"},
+        },
+        "privacy_models": [{"model": "k-anonymity", "k": 2}],
+        "method": {"name": "synthetic-ctgan", "epochs": 2, "batch_size": 40},
+        "attack": {"n_attacks": 30, "control_fraction": 0.5},
+        "acceptance": {"ml_accuracy_ratio": {"min": 0.0}},
+    }
+    cfg = tmp_path / "c.json"
+    cfg.write_text(json.dumps(config))
+    out, report = tmp_path / "out.csv", tmp_path / "dossier.html"
+    args = ["release", str(cfg), "-o", str(out), "--report", str(report), "--shadow", "--force"]
+    assert main(args) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["evidence"]["shadow_mia_auc"]["value"] is not None
+    verify = ["verify", str(cfg), str(report), "--released", str(out), "--no-signature"]
+    code = main(verify)
+    captured = capsys.readouterr()
+    assert code == 0, captured
+
+
+def _dossier(reproducible: bool, auc: float) -> dict:
+    note = f"shadow-model membership inference: 16 fits, mean AUC {auc:.2f} (0.5 = chance)"
+    return {
+        "release": {"method": "synthetic-ctgan", "reproducible": reproducible},
+        "evidence": {
+            "figures": {
+                "shadow_mia_auc": {"value": auc},
+                "shadow_mia_advantage": {"value": auc - 0.5},
+                "linkability": {"value": 0.1},
+            },
+            "attacks": {"shadow_membership": {"auc": auc}},
+            "notes": ["another note", note],
+        },
+    }
+
+
+def test_verify_keeps_unreproducible_shadow_figures_with_a_note_and_checks_the_rest():
+    from anon_core.report.diff import diff_figures
+    from anon_core.services.shadow_evidence import keep_unreproducible_shadow
+
+    recorded = _dossier(False, 0.61)
+    again = _dossier(False, 0.58)
+    again["evidence"]["figures"]["linkability"]["value"] = 0.2  # a real difference stays
+    note = keep_unreproducible_shadow(recorded, again)
+    assert note is not None and "not re-checked" in note and "synthetic-ctgan" in note
+    differences: list[str] = []
+    diff_figures(recorded, again, "", differences)
+    assert len(differences) == 1 and "linkability" in differences[0], differences
+    # same figures: nothing to say; a reproducible method: its shadow figures are compared
+    assert keep_unreproducible_shadow(_dossier(False, 0.61), _dossier(False, 0.61)) is None
+    bit = _dossier(True, 0.58)
+    assert keep_unreproducible_shadow(_dossier(True, 0.61), bit) is None
+    differences = []
+    diff_figures(_dossier(True, 0.61), bit, "", differences)
+    assert any("shadow_mia_auc" in d for d in differences), differences
+
+
+def test_shadow_fits_restore_the_torch_settings():
+    torch = pytest.importorskip("torch")
+    from anon_core.services.shadow_evidence import reproducible_fit
+
+    threads = torch.get_num_threads()
+    before = torch.are_deterministic_algorithms_enabled()
+    with reproducible_fit(3):
+        assert torch.get_num_threads() == 1 and torch.are_deterministic_algorithms_enabled()
+        first = torch.rand(3)
+    with reproducible_fit(3):
+        second = torch.rand(3)
+    assert torch.equal(first, second)
+    assert torch.get_num_threads() == threads
+    assert torch.are_deterministic_algorithms_enabled() == before

@@ -126,5 +126,10 @@ def verify_dossier(
     again = dossier_figures(release, evidence, verdict, name, len(session.frame))
     if recorded_file is not None:
         again["output"]["file"] = recorded_file
+    from anon_core.services.shadow_evidence import keep_unreproducible_shadow
+
+    unchecked = keep_unreproducible_shadow(figures, again)
+    if unchecked:
+        notes.append(unchecked)
     diff_figures(dict(figures), again, "", differences)
     return release_status

@@ -9,6 +9,8 @@ which the class-based figures and the attack battery already speak.
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 import pandas as pd
@@ -32,6 +34,31 @@ PERTURBATIVE = frozenset(
     }
 )
 NAMES = ("shadow_mia_auc", "shadow_mia_advantage")
+
+
+@contextlib.contextmanager
+def reproducible_fit(seed: int) -> Iterator[None]:
+    """A shadow fit seeded end to end: PyTorch's generator seeded, its deterministic kernels
+    asked for (warning only where an operation has none) and one intra-op thread, so that the
+    same fit on the same machine gives the same output whatever else runs; all restored after.
+    Without PyTorch (the method does not use it) nothing changes."""
+    try:
+        import torch
+    except ImportError:
+        yield
+        return
+    threads = torch.get_num_threads()
+    deterministic = torch.are_deterministic_algorithms_enabled()
+    warn_only = torch.is_deterministic_algorithms_warn_only_enabled()
+    torch.set_num_threads(1)
+    torch.use_deterministic_algorithms(True, warn_only=True)
+    try:
+        with torch.random.fork_rng(devices=[]):
+            torch.manual_seed(int(seed))
+            yield
+    finally:
+        torch.use_deterministic_algorithms(deterministic, warn_only=warn_only)
+        torch.set_num_threads(threads)
 
 
 def shadow_applies(method: str, synthetic: bool) -> bool:
@@ -59,7 +86,8 @@ def shadow_figures(
         return {n: figure(None, kind=kind, why=why, name=n) for n in NAMES}, None, None
 
     def fit(frame: pd.DataFrame, random_state: int) -> pd.DataFrame:
-        out = method.release(frame, make_context(frame, config), random_state=random_state)
+        with reproducible_fit(random_state):
+            out = method.release(frame, make_context(frame, config), random_state=random_state)
         return settled_table(out.table, frame)
 
     try:
@@ -117,3 +145,49 @@ def exposure_note(
     if not said:
         return None
     return f"of the {e.n_records} most vulnerable records (1%) of the rehearsal: " + ", ".join(said)
+
+
+#: Where a dossier's evidence keeps the shadow attack's figures, JSON and note.
+_SHADOW_NOTE = "shadow-model membership inference:"
+
+
+def _shadow_parts(evidence: Mapping[str, Any]) -> dict[str, Any]:
+    figures = evidence.get("figures") or {}
+    return {
+        "figures": {n: figures.get(n) for n in NAMES},
+        "attack": (evidence.get("attacks") or {}).get("shadow_membership"),
+        "notes": [n for n in evidence.get("notes") or [] if str(n).startswith(_SHADOW_NOTE)],
+    }
+
+
+def keep_unreproducible_shadow(recorded: Mapping[str, Any], again: dict[str, Any]) -> str | None:
+    """For a release method that is not bit-reproducible (CTGAN: PyTorch's floating point
+    differs across machines and builds), the shadow attack's 16 re-fits may not give the figures
+    the dossier records even with every seed the same. When the re-run's shadow figures differ,
+    the recorded ones are put back into ``again`` (the re-run's dossier figures) and a note says
+    they were not re-checked and why; everything else is still compared. Returns that note, or
+    None when they match, the method is reproducible or there is no shadow attack."""
+    release = recorded.get("release") or {}
+    if release.get("reproducible", True):
+        return None
+    before = _shadow_parts(recorded.get("evidence") or {})
+    evidence = again.get("evidence") or {}
+    if before["attack"] is None or _shadow_parts(evidence) == before:
+        return None
+    figures = evidence.setdefault("figures", {})
+    for name, value in before["figures"].items():
+        if value is not None:
+            figures[name] = value
+    evidence.setdefault("attacks", {})["shadow_membership"] = before["attack"]
+    recorded_notes = list((recorded.get("evidence") or {}).get("notes") or [])
+
+    def others(notes: list[Any]) -> list[Any]:
+        return [n for n in notes if not str(n).startswith(_SHADOW_NOTE)]
+
+    if others(list(evidence.get("notes") or [])) == others(recorded_notes):
+        evidence["notes"] = recorded_notes
+    return (
+        f"shadow-model figures not re-checked: {release.get('method')} is not bit-reproducible "
+        "(PyTorch's floating point differs across machines and builds), and the re-run of its "
+        "shadow fits gave other figures than the dossier records; the other figures were compared"
+    )
