@@ -236,7 +236,7 @@ class Hierarchy:
                     f"Hierarchy file {str(path)!r} does not exist. Check the path."
                 )
             raw = path.read_bytes()
-        if not raw.strip():
+        if not raw or raw.isspace():  # (strip() would copy the whole file)
             raise HierarchyError(f"Hierarchy file {label!r} is empty.")
         if not isinstance(separator, str) or len(separator) != 1 or separator in '\r\n"':
             raise HierarchyError(

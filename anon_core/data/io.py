@@ -149,7 +149,7 @@ def read_text_table(
     """
     if separator is not None:
         separator = check_separator(separator)
-    if not raw.strip():
+    if not raw or raw.isspace():  # (strip() would copy the whole file)
         raise DataError(
             f"{name} is empty. Choose a file with a header row and at least one data row."
         )
@@ -157,7 +157,7 @@ def read_text_table(
         check_not_binary(raw, name)
     text, enc, note = decode_text(raw, name, encoding)
     text = text.lstrip("\ufeff")
-    if not text.strip():
+    if not text or text.isspace():
         raise DataError(
             f"{name} is empty. Choose a file with a header row and at least one data row."
         )
