@@ -21,11 +21,13 @@ three data sets ARX's authors benchmark on, kept outside the repository (see
 docs/benchmarks.md for where they come from and their licences): CUP and a FARS subset
 (arx-new-algorithms' data) and the MACH2019 survey (genetic-benchmark's data), each at
 k=5 with 0% and 5% suppression and k=5 + distinct 3-diversity or recursive (4,3)-diversity
-with 5% suppression. A missing data set is skipped with the reason.
+with 5% suppression. A missing data set is skipped with the reason. A memory guard stops
+ours on a configuration whose resident set passes --max-rss-gb (the run goes on).
 
 Run:
     python benchmarks/bench_search.py [--quick] [--only A,B,cup] [--heldout DIR]
         [--arx-classpath 'DIR/*' | --arx-jar FILE] [--runs 9 --warmup 2] [--json OUT]
+        [--max-rss-gb 4] [--no-arx]
 """
 
 from __future__ import annotations
@@ -84,25 +86,15 @@ def _data(name: str, folder: str, csv_name: str, qis: str, sensitive: str) -> Da
 
 # Adult's QIs in ARX's order (occupation is a QI in A-D, the sensitive attribute in E-I).
 ADULT_QIS = "sex age race marital-status education native-country workclass occupation salary-class"
+FARS_QIS = "iage irace ideathmon ideathday isex ihispanic istatenum"
+SURVEY_QIS = "age familysize gender married race religion"
 DATASETS = {
     d.name: d
     for d in (
         _data("adult", "adult", "adult.csv", ADULT_QIS, "occupation"),
         _data("cup", "cup", "cup.csv", "ZIP AGE GENDER INCOME STATE NGIFTALL MINRAMNT", "RAMNTALL"),
-        _data(
-            "fars",
-            "fars",
-            "fars_subset.csv",
-            "iage irace ideathmon ideathday isex ihispanic istatenum",
-            "iinjury",
-        ),
-        _data(
-            "survey",
-            "mach2019",
-            "mach2019_int.csv",
-            "age familysize gender married race religion",
-            "Q1A",
-        ),
+        _data("fars", "fars", "fars_subset.csv", FARS_QIS, "iinjury"),
+        _data("survey", "mach2019", "mach2019_int.csv", SURVEY_QIS, "Q1A"),
     )
 }
 
