@@ -244,6 +244,11 @@ def test_bad_images_and_limits_get_one_line(tmp_path, capsys, monkeypatch):
     assert "cannot be read as an image" in one_error_line(
         *run(capsys, str(junk), "-o", str(tmp_path / "o.png"))
     )
+    bomb = tmp_path / "bomb.png"  # 100 million pixels in a few kilobytes
+    Image.new("1", (10_000, 10_000), 1).save(bomb)
+    assert "at most 60000000 are read" in one_error_line(
+        *run(capsys, str(bomb), "-o", str(tmp_path / "o.png"))
+    )
     good = tmp_path / "good.png"
     image.save(good)
     monkeypatch.setitem(ocr.LIMITS, "image_pixels", 1000)

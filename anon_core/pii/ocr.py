@@ -27,6 +27,7 @@ import math
 import os
 import shutil
 import subprocess
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -240,7 +241,10 @@ def read_image_frames(path: Path, kind: str) -> list[Any]:
     from PIL import ImageOps, UnidentifiedImageError
 
     try:
-        with image_mod.open(path) as im:
+        with warnings.catch_warnings():  # Pillow's bomb warning: our own pixel bound decides
+            warnings.simplefilter("ignore", image_mod.DecompressionBombWarning)
+            im = image_mod.open(path)
+        with im:
             if im.format != IMAGE_FORMATS[kind]:
                 raise ConfigError(
                     f"{str(path)!r} holds a {im.format or 'unknown'} image, not {IMAGE_FORMATS[kind]}: "
