@@ -284,3 +284,29 @@ def test_tsv_words_are_grouped_by_paragraph_with_offsets():
     assert boxes_for_spans(page, [[(5, 14)], []]) == [(50, 10, 80, 20), (10, 30, 50, 40)]
     with pytest.raises(ConfigError):
         parse_tsv(b"not tsv at all")
+
+
+@needs_tesseract
+def test_a_scan_with_a_page_number_is_read_by_ocr_not_dropped(tmp_path, capsys):
+    from fpdf import FPDF
+    from pypdf import PdfReader
+
+    image, _ = draw_letter()
+    source = tmp_path / "stamped.pdf"
+    pdf = FPDF(format="A4")
+    pdf.set_auto_page_break(False)
+    pdf.add_page()
+    pdf.image(image, x=5, y=20, w=200)
+    pdf.set_font("Helvetica", size=9)
+    pdf.set_xy(10, 280)
+    pdf.cell(0, 5, "Page 1 of 1")  # the only text of the page: a page number
+    pdf.output(str(source))
+    assert "Page 1 of 1" in PdfReader(str(source)).pages[0].extract_text()
+    target = tmp_path / "out.pdf"
+    code, out, err = run(capsys, str(source), "-o", str(target))
+    assert code == 0, err
+    assert "read by OCR" in out
+    text = tesseract_text(_render(target)[0])
+    assert "Please call" in text  # the scanned content is kept (as a redacted image)
+    for secret in SECRETS:
+        assert secret not in text, secret

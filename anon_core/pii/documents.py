@@ -70,6 +70,9 @@ _DOCX_TEXT_PART = re.compile(
 _TEXT_TAGS = (f"{_W}t", f"{_W}delText", f"{_W}instrText")
 #: What an external link (hyperlink, linked file) whose address holds personal data becomes.
 REMOVED_TARGET = "#removed"
+#: A page with an image and fewer non-space characters of text than this is read as a scan (its
+#: text is a page number or a stamp; the image holds the content).
+SCAN_TEXT_CHARS = 40
 _FONT = Path("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf")
 
 
@@ -332,7 +335,20 @@ def _deidentify_docx(
 
 
 # =============================================================================== PDF
+def _has_image(page: Any) -> bool:
+    """Whether the page draws an image of its own (an image XObject in its resources)."""
+    resources = page.get("/Resources")
+    xobjects = resources.get_object().get("/XObject") if resources is not None else None
+    if xobjects is None:
+        return False
+    return any(
+        obj.get_object().get("/Subtype") == "/Image" for obj in xobjects.get_object().values()
+    )
+
+
 def _pdf_pages(path: Path) -> list[str]:
+    """Each page's text layer; "" for a page to read by OCR (no text, or an image with fewer
+    than :data:`SCAN_TEXT_CHARS` characters of text)."""
     from pypdf import PdfReader
     from pypdf.errors import PdfReadError
 
@@ -352,6 +368,8 @@ def _pdf_pages(path: Path) -> list[str]:
             text = page.extract_text() or ""
             total += len(text)
             _check_chars(total, path)
+            if len("".join(text.split())) < SCAN_TEXT_CHARS and _has_image(page):
+                text = ""  # a scan with a stamp or page number as its only text: read by OCR
             pages.append(text)
     except ConfigError:
         raise
