@@ -316,15 +316,13 @@ class _Search:
         can = lv < self.lattice.upper
         return idx + self.lattice.stride[can]
 
-    def predecessors_all_fail(self, status: np.ndarray) -> np.ndarray:
-        """Nodes none of whose direct predecessors has status 1 (pass)."""
-        ok = np.ones(self.n, dtype=bool)
-        ids = np.arange(self.n)
+    def predecessors_all_fail(self, status: np.ndarray, ids: np.ndarray) -> np.ndarray:
+        """Of the nodes ``ids``, those none of whose direct predecessors has status 1 (pass)."""
+        ok = np.ones(len(ids), dtype=bool)
         for j in range(self.nodes.shape[1]):
-            has = self.nodes[:, j] > self.lattice.lower[j]
-            pred = ids[has] - self.lattice.stride[j]
-            ok[has] &= status[pred] != 1
-        return ok
+            has = self.nodes[ids, j] > self.lattice.lower[j]
+            ok[has] &= status[ids[has] - self.lattice.stride[j]] != 1
+        return ids[ok]
 
     def upset(self, idx: int) -> np.ndarray:
         region = np.zeros(self.n, dtype=bool)
@@ -460,7 +458,7 @@ def search(
 
     candidates = np.flatnonzero(status == 1)
     if all_monotone and metric_monotone:
-        candidates = candidates[s.predecessors_all_fail(status)[candidates]]
+        candidates = s.predecessors_all_fail(status, candidates)
     # Finer nodes first, so coarser ones roll up from cached classes; a node is skipped
     # when its bound exceeds a quality some satisfying node already reached.
     order = candidates[np.lexsort((s.rank[candidates], s.level_sum[candidates]))]
