@@ -29,6 +29,7 @@ from anon_core.services.dp import (
 )
 from anon_core.services.tables import ColumnKind, infer_kind
 from anon_core.workspace import fingerprint
+from ui.dp_audit import audit_section
 from ui.session_store import dp_ledger
 from ui.training import diffprivlib_section, dpsgd_section
 from ui.widgets import (
@@ -501,6 +502,9 @@ else:
             "formula); pick the smallest ε whose error you can accept. Planning only: uses the true data, spends "
             "no budget."
         )
+
+# ------------------------------------------------------------------ audit (ui/dp_audit.py)
+audit_section(ws, list({r.label: r.query for r in results}.values()))
 
 # ------------------------------------------------------------------ models (ui/training.py)
 diffprivlib_section(ws, columns, kinds)

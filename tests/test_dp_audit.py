@@ -259,3 +259,109 @@ def test_a_mean_with_a_public_n_is_audited_with_replace_one_neighbours():
     q = {"type": "mean", "column": "age", "bounds": [0, 90], "n": 60, "epsilon": 1.0}
     r = audit_dp_query(_table(), q, runs=600)
     assert not r.violation and r.advantage <= r.bound + 0.1
+
+
+# --------------------------------------------------------------- the page's service and page
+
+
+def test_page_service_audits_each_question_and_flags_a_mis_scaled_mechanism(monkeypatch):
+    from anon_core.dp import noise
+    from anon_core.services.dp_audit import audit_queries, check_runs
+
+    count = {"type": "count", "epsilon": 1.0}
+    total = {"type": "sum", "column": "age", "bounds": [0, 90], "epsilon": 0.5}
+    seen = []
+    audits = audit_queries(_table(), [count, total], runs=600, progress=lambda f, m: seen.append(f))
+    assert [a.label for a in audits] == ["count(rows)", "sum(age)"]
+    for a in audits:
+        assert a.error is None and a.violation is False
+        # the count's test reaches its bound (hand-worked above): audited epsilon near, below 1
+        assert 0.0 <= a.audited_epsilon <= a.claimed_epsilon
+        assert a.bound == pytest.approx(advantage_bound(a.claimed_epsilon))
+    assert audits[0].audited_epsilon > 0.5  # a geometric count is nearly tight at 600 runs
+    assert seen[0] == 0.0 and seen[-1] == 1.0
+    # a fault: the noise drawn for a tenth of the claimed epsilon's scale is caught
+    real = noise.draw
+
+    def too_little_noise(prep, epsilon, delta, seed):
+        return real(prep, epsilon * 10, delta, seed)
+
+    monkeypatch.setattr(noise, "draw", too_little_noise)
+    bad = audit_queries(_table(), [total], runs=600)[0]
+    assert bad.violation is True and bad.audited_epsilon > 0.5
+    with pytest.raises(ConfigError, match="'runs'"):
+        check_runs(5)
+    with pytest.raises(ConfigError, match="ask at least one"):
+        audit_queries(_table(), [])
+
+
+@pytest.mark.slow
+def test_dp_page_runs_the_audit_and_charts_claimed_against_audited_epsilon():
+    from streamlit.testing.v1 import AppTest
+
+    from tests.conftest import ROOT
+
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=180)
+    at.run()
+    at.switch_page("pages/dp.py").run()
+    assert not at.exception, at.exception
+    assert not [b for b in at.button if b.key == "dp_audit_run"]  # no question: nothing to audit
+    at.selectbox(key="dp_type").set_value("count").run()
+    at.button(key="dp_run").click().run()
+    assert not at.exception, at.exception
+    at.slider(key="dp_audit_runs").set_value(200).run()
+    at.button(key="dp_audit_run").click().run()
+    assert not at.exception, at.exception
+    charts = [c for c in at.get("plotly_chart") if "dp_audit_chart" in (c.proto.id or "")]
+    assert charts, "the audit chart is drawn"
+    figure = json.loads(charts[0].proto.spec)
+    names = [t["name"] for t in figure["data"]]
+    assert names == ["claimed ε", "audited ε (95% lower bound)"]
+    assert figure["data"][0]["y"] == [0.1]  # the page's default epsilon, as claimed
+    assert 0.0 <= figure["data"][1]["y"][0] <= 0.1
+    assert "ε (privacy loss" in figure["layout"]["yaxis"]["title"]["text"]
+    assert any("Audited ε" in c.value for c in at.caption)
+
+
+@pytest.mark.slow
+def test_release_with_dp_audit_puts_claimed_and_audited_epsilon_in_the_report(tmp_path, capsys):
+    from anon_core.cli import main
+    from anon_core.methods import method_available
+
+    if not method_available("synthetic-mst")[0]:
+        pytest.skip("synthetic-mst is not installed here")
+    rng = np.random.default_rng(0)
+    n = 160
+    pd.DataFrame(
+        {
+            "age": rng.integers(18, 90, n),
+            "sex": rng.choice(["F", "M"], n),
+            "diagnosis": rng.choice(["asthma", "flu", "copd"], n),
+        }
+    ).to_csv(tmp_path / "in.csv", index=False)
+    config = {
+        "input": {"path": "in.csv"},
+        "attributes": {
+            "age": {"role": "quasi-identifier"},
+            "sex": {"role": "quasi-identifier"},
+            "diagnosis": {"role": "sensitive"},
+        },
+        "privacy_models": [{"model": "k-anonymity", "k": 2}],
+        "method": {"name": "synthetic-mst", "iters": 50, "epsilon": 1.0},
+        "attack": {"n_attacks": 50},
+        "acceptance": {"dp_audit_violation": {"max": 0}},
+    }
+    cfg = tmp_path / "c.json"
+    cfg.write_text(json.dumps(config))
+    report = tmp_path / "dossier.html"
+    args = ["release", str(cfg), "-o", str(tmp_path / "o.csv"), "--report", str(report)]
+    assert main([*args, "--dp-audit"]) == 0
+    details = json.loads(capsys.readouterr().out)["evidence"]["dp_audit_violation"]["details"]
+    html = report.read_text(encoding="utf-8")
+    assert "audited ε (95% lower bound)" in html and "DP audit: the method" in html
+    assert "release ε (claimed)" in html and ">1<" in html.replace(" ", "")
+    assert details["release_epsilon"] == 1.0 and details["violation"] is False
+    # without --dp-audit the report has no audit table
+    assert main([*args, "--force"]) == 0
+    capsys.readouterr()
+    assert "audited ε (95% lower bound)" not in report.read_text(encoding="utf-8")

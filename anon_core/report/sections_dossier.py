@@ -126,9 +126,40 @@ def dossier_evidence(report: Report) -> dict[str, Any] | None:
         ),
         table_block(["figure", "kind", "value", "what it measures"], rows),
     ]
+    blocks += dp_audit_blocks((ev["figures"].get("dp_audit_violation") or {}).get("details"))
     for note in ev.get("notes") or []:
         blocks.append(text_block(note))
     return section("evidence", "Evidence", *blocks)
+
+
+#: One line under the DP audit's table (the same words as the DP page's).
+DP_AUDIT_EXPLANATION = (
+    "DP audit: the method's noisy-measurement step was run many times on the rehearsal's part "
+    "and without its most exposed record; the audited ε is the smallest ε consistent with how "
+    "well a test told the two apart (95% confidence) and should stay at or below the step's "
+    "ε. A violation is an implementation fault of the mechanism, not a risk figure."
+)
+
+
+def dp_audit_blocks(details: Mapping[str, Any] | None) -> list[dict[str, Any]]:
+    """The DP audit's claimed against audited ε (when the release asked for it), else nothing."""
+    if not details:
+        return []
+    ci = details.get("ci") or [None, None]
+    rows = [
+        ["audited step", str(details.get("step", ""))],
+        ["release ε (claimed)", number(details.get("release_epsilon"))],
+        ["step ε (claimed, its share of the release's budget)", number(details.get("epsilon"))],
+        ["audited ε (95% lower bound)", number(details.get("epsilon_lower_bound"))],
+        [
+            "advantage TPR − FPR [95% interval]",
+            f"{number(details.get('advantage'))} [{number(ci[0])}, {number(ci[1])}]",
+        ],
+        ["largest advantage the step's ε allows", number(details.get("bound"))],
+        ["violation", "yes" if details.get("violation") else "no"],
+        ["runs per side", count(details.get("runs"))],
+    ]
+    return [table_block(["DP audit", "value"], rows), text_block(DP_AUDIT_EXPLANATION)]
 
 
 def dossier_method(report: Report) -> dict[str, Any] | None:
