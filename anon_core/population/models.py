@@ -11,6 +11,7 @@ records; the sampling fraction is records / population size. The figures
 
 from __future__ import annotations
 
+import functools
 import math
 import time
 from collections.abc import Callable, Sequence
@@ -20,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from anon_core.errors import ConfigError, DataError
+from anon_core.population import pitman_kernel as kernel
 from anon_core.validation import check_int
 
 #: ARX's ``ARXPopulationModel.create(Region.USA)``: the default population.
@@ -114,6 +116,7 @@ def class_histogram(sizes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 # --------------------------------------------------------- Newton-Raphson
+@functools.cache
 def _default_start_values() -> tuple[tuple[float, float], ...]:
     """ARX's 16 prepared start values, built by float accumulation (``d += 0.33`` while ``d < 1``)."""
     steps = []
@@ -257,13 +260,9 @@ def _em_tail(shift: float, lo: int, hi: np.ndarray, power: int) -> np.ndarray:
 
 
 class _PitmanIterative:
-    """Pitman's likelihood equations and Jacobian in ARX's iterative form (``getMasterFunctionIterative``).
+    """Pitman's equations in ARX's iterative form, NumPy path (used without numba; see pitman_kernel).
 
-    The sums over records (1 .. n-1) and within classes (1 .. size-1) are summed
-    term by term up to 32768 terms, as ARX does; beyond, the first 8192 terms are
-    summed and the rest by Euler-Maclaurin, so one evaluation costs O(classes)
-    rather than O(records). Both agree to ~1e-15, far below the solver accuracy.
-    """
+    Sums term by term up to 32768 terms; beyond, 8192 terms and Euler-Maclaurin (~1e-15)."""
 
     def __init__(self, sizes: np.ndarray, counts: np.ndarray, u: int, n: int) -> None:
         self.i = np.arange(1, u, dtype=np.float64)  # i = 1 .. u-1
@@ -359,8 +358,19 @@ def _pitman(
     # function from the same start whenever that result is NaN or does not satisfy the
     # iterative equations to the accuracy. The iterative equations are the exact ones,
     # so this solves them directly: the same root, without the buggy closed form.
-    master = _PitmanIterative(sizes, counts, u, n)
-    t, a = newton_2d(master, (t0, a0), config, constraint=lambda x, _y: x >= 0)
+    big = sizes != 1
+    if kernel.AVAILABLE and config.time_per_try is None and config.time_total is None:
+        solver = (config.accuracy, config.iterations_per_try)  # the whole solve compiled
+        t, a = kernel.pitman_solve(
+            (t0, a0), config.starts(), *solver, u, n, sizes[big], counts[big]
+        )
+    else:
+        master = (
+            kernel.pitman_master(u, n, sizes[big], counts[big])
+            if kernel.AVAILABLE
+            else _PitmanIterative(sizes, counts, u, n)
+        )
+        t, a = newton_2d(master, (t0, a0), config, constraint=lambda x, _y: x >= 0)
     if math.isnan(t) or math.isnan(a) or a == 0.0:
         return math.nan, t, a
     p = float(population)

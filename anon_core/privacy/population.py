@@ -240,19 +240,48 @@ def arx_binary_suppression(
     return m
 
 
-def _suffix_histograms(sorted_sizes: np.ndarray) -> Callable[[int], tuple[np.ndarray, np.ndarray]]:
-    """Histogram (distinct sizes, classes each) of ``sorted_sizes[m:]`` for any m, in O(distinct sizes)."""
-    values, starts, counts = np.unique(sorted_sizes, return_index=True, return_counts=True)
-    ends = starts + counts
+def size_histogram(sizes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Distinct class sizes ascending and how many classes have each (``np.unique``'s answer),
+    by counting when the sizes are small against their number (no sort)."""
+    sizes = np.asarray(sizes, dtype=np.int64)
+    if not sizes.size:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
+    top = int(sizes.max())
+    if top > 4 * sizes.size + 1024 or int(sizes.min()) < 0:
+        s, c = np.unique(sizes, return_counts=True)
+        return s.astype(np.int64), c.astype(np.int64)
+    counts = np.bincount(sizes, minlength=top + 1)
+    s = np.flatnonzero(counts).astype(np.int64)
+    return s, counts[s].astype(np.int64)
 
-    def suffix(m: int) -> tuple[np.ndarray, np.ndarray]:
-        first = int(np.searchsorted(ends, m, side="right"))
-        c = counts[first:].copy()
+
+class _SortedSizes:
+    """The classes' sizes sorted ascending, read from their histogram (``s`` ascending, ``c``
+    classes each) without sorting: the histogram of every suffix, and the total of every prefix."""
+
+    def __init__(self, s: np.ndarray, c: np.ndarray) -> None:
+        self.s, self.c = s, c
+        self.ends = np.cumsum(c)
+        self.starts = self.ends - c
+        self.mass = np.concatenate(([0], np.cumsum(s * c)))
+
+    def group(self, k: int) -> int:
+        """The histogram entry holding sorted position ``k`` (0-based)."""
+        return int(np.searchsorted(self.ends, k, side="right"))
+
+    def suffix(self, m: int) -> tuple[np.ndarray, np.ndarray]:
+        """Histogram of the sizes without the ``m`` smallest."""
+        first = self.group(m)
+        c = self.c[first:].copy()
         if c.size:
-            c[0] = ends[first] - max(m, int(starts[first]))
-        return values[first:], c
+            c[0] = self.ends[first] - max(m, int(self.starts[first]))
+        return self.s[first:], c
 
-    return suffix
+    def smallest_total(self, m: int) -> int:
+        """Records in the ``m`` smallest classes."""
+        g = self.group(m)
+        partial = m - int(self.starts[g]) if g < self.s.size else 0
+        return int(self.mass[g]) + partial * int(self.s[g] if g < self.s.size else 0)
 
 
 class ArxSampleModel(SampleBasedModel):
@@ -276,8 +305,7 @@ class ArxSampleModel(SampleBasedModel):
 
     def fulfilled(self, sizes: np.ndarray) -> bool:
         """Does the release with these (non-suppressed) class sizes meet the model?"""
-        s, c = np.unique(np.asarray(sizes, dtype=np.int64), return_counts=True)
-        return self.fulfilled_hist(s, c)
+        return self.fulfilled_hist(*size_histogram(sizes))
 
     def released_ok(self, sizes: np.ndarray) -> bool:
         """The verdict on a release; the state :meth:`enforce` ended in counts as met (as in ARX,
@@ -290,24 +318,33 @@ class ArxSampleModel(SampleBasedModel):
     def enforce(
         self, table: ClassTable, suppressed: np.ndarray, class_loss: np.ndarray | None = None
     ) -> np.ndarray:
-        """Suppress classes smallest first (ties: lower loss, then first appearance) by ARX's binary search."""
+        """Suppress classes smallest first (ties: lower loss, then first appearance) by ARX's binary search.
+
+        The search reads only the histogram of the kept sizes; the order among classes of equal
+        size matters only for the size where it stops, so only those are sorted (by loss)."""
         sizes = table.sizes
         self._accepted = None
-        if self.fulfilled(sizes[~suppressed]):
-            return suppressed
         keep = np.flatnonzero(~suppressed)
-        keys = (keep,) if class_loss is None else (keep, class_loss[keep])
-        order = keep[np.lexsort((*keys, sizes[keep]))]
-        suffix = _suffix_histograms(sizes[order])
+        kept = sizes[keep]
+        s, c = size_histogram(kept)
+        if self.fulfilled_hist(s, c):
+            return suppressed
+        order = _SortedSizes(s, c)
         over = None
         if self._budget is not None:
             before = int(sizes[suppressed].sum())
-            prefix = np.concatenate(([0], np.cumsum(sizes[order])))
             budget = self._budget
-            over = lambda k: before + int(prefix[k]) > budget  # noqa: E731
-        m = arx_binary_suppression(len(order), lambda k: self.fulfilled_hist(*suffix(k)), over)
+            over = lambda k: before + order.smallest_total(k) > budget  # noqa: E731
+        m = arx_binary_suppression(len(keep), lambda k: self.fulfilled_hist(*order.suffix(k)), over)
         out = suppressed.copy()
-        out[order[:m]] = True
+        if m:
+            g = order.group(m - 1)  # the size where the suppressed prefix ends
+            bound = int(order.s[g])
+            out[keep[kept < bound]] = True
+            tie = keep[kept == bound]
+            if class_loss is not None:
+                tie = tie[np.argsort(class_loss[tie], kind="stable")]
+            out[tie[: m - int(order.starts[g])]] = True
         self._accepted = sizes[~out].tobytes()
         return out
 
