@@ -58,6 +58,8 @@ def scatter(rng, n, lat0, lon0, spread_deg):
         (-89.95, 120.0, 0.05, (100, 30_000)),  # and the south pole
         (-33.9, 151.2, 1.0, (1, 500)),  # sparse: most balls hold nobody
         (10.0, -70.0, 5.0, (100_000, 3_000_000)),  # caps wider than many bands
+        (45.0, 10.0, 20.0, (5_000_000, 19_000_000)),  # past a pole, wider than a hemisphere
+        (-60.0, -175.0, 10.0, (8_000_000, 12_000_000)),  # about a hemisphere, across +-180
     ],
 )
 def test_counts_equal_brute_force(lat0, lon0, spread, radius):
