@@ -310,3 +310,57 @@ def test_a_scan_with_a_page_number_is_read_by_ocr_not_dropped(tmp_path, capsys):
     assert "Please call" in text  # the scanned content is kept (as a redacted image)
     for secret in SECRETS:
         assert secret not in text, secret
+
+
+# =============================================================================== images in DOCX
+def _docx_with_scan(path: Path, image: Image.Image) -> None:
+    docx = pytest.importorskip("docx")
+    document = docx.Document()
+    document.add_paragraph("Referral attached below.")
+    buffer = io.BytesIO()
+    exif = Image.Exif()
+    exif[0x013B] = "Margaret Holloway"  # Artist
+    image.save(buffer, format="JPEG", exif=exif.tobytes())
+    buffer.seek(0)
+    document.add_picture(buffer)
+    document.save(str(path))
+
+
+def _docx_image(path: Path) -> bytes:
+    import zipfile
+
+    with zipfile.ZipFile(path) as z:
+        (name,) = [n for n in z.namelist() if n.startswith("word/media/")]
+        return z.read(name)
+
+
+@needs_tesseract
+def test_an_image_inside_a_docx_is_boxed_and_its_metadata_removed(tmp_path, capsys):
+    image, boxes = draw_letter()
+    source = tmp_path / "letter.docx"
+    _docx_with_scan(source, image)
+    assert b"Holloway" in _docx_image(source)  # the fixture's EXIF names her
+    target = tmp_path / "out.docx"
+    code, out, err = run(capsys, str(source), "-o", str(target))
+    assert code == 0, err
+    assert "read by OCR" in out
+    data = _docx_image(target)
+    assert b"Holloway" not in data
+    with Image.open(io.BytesIO(data)) as written:
+        redacted = written.convert("RGB")
+    for box in boxes:
+        assert dark_share(redacted, box) > 0.9, box
+    text = tesseract_text(redacted)
+    assert "Please call" in text
+    for secret in SECRETS:
+        assert secret not in text, secret
+
+
+def test_without_tesseract_docx_images_are_named_in_a_notice(tmp_path, capsys, monkeypatch):
+    image, _ = draw_letter()
+    source = tmp_path / "letter.docx"
+    _docx_with_scan(source, image)
+    monkeypatch.setenv("PATH", str(tmp_path / "no-programs-here"))
+    code, out, err = run(capsys, str(source), "-o", str(tmp_path / "out.docx"))
+    assert code == 0, err
+    assert "were not read: OCR needs" in out

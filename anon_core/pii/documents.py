@@ -25,6 +25,7 @@ from __future__ import annotations
 import io
 import logging
 import re
+import shutil
 import zipfile
 from collections import Counter
 from collections.abc import Mapping
@@ -44,6 +45,9 @@ from anon_core.pii.ocr import (
     read_image_frames,
     redact,
     render_pdf_pages,
+)
+from anon_core.pii.ocr import (
+    LIMITS as OCR_LIMITS,
 )
 from anon_core.pii.settings import TextConfig
 from anon_core.pii.text import TextResult, deidentify_texts
@@ -274,6 +278,51 @@ def _docx_parts(document: Any) -> list[Any]:
     return parts
 
 
+_DOCX_IMAGE_TYPES = {"image/png": "png", "image/jpeg": "jpeg", "image/tiff": "tiff"}
+
+
+def _docx_images(document: Any, path: Path) -> tuple[list[tuple[Any, str, list]], str | None]:
+    """The document's PNG, JPEG and TIFF images read by OCR: (part, kind, [(frame, OcrPage)]),
+    and a notice when they could not be read (tesseract missing) or some were of other formats."""
+    parts = [
+        (part, _DOCX_IMAGE_TYPES[part.content_type])
+        for part in document.part.package.iter_parts()
+        if part.content_type in _DOCX_IMAGE_TYPES
+    ]
+    others = sum(
+        1
+        for part in document.part.package.iter_parts()
+        if part.content_type.startswith("image/") and part.content_type not in _DOCX_IMAGE_TYPES
+    )
+    other_note = (
+        f" {others} image(s) of other formats (EMF, WMF, GIF, ...) were not read." if others else ""
+    )
+    if not parts:
+        return [], other_note.strip() or None
+    if shutil.which("tesseract") is None:
+        return [], (
+            f"The document's {len(parts)} image(s) were not read: OCR needs Debian's tesseract-ocr "
+            "(apt-get install tesseract-ocr tesseract-ocr-eng). Text inside them is kept."
+            + other_note
+        )
+    out, count = [], 0
+    for part, kind in parts:
+        frames = read_image_frames(
+            io.BytesIO(part.blob), kind, label=f"image {part.partname} of {str(path)!r}"
+        )
+        count += len(frames)
+        if count > OCR_LIMITS["ocr_pages"]:
+            raise ConfigError(
+                f"{str(path)!r} holds more than {OCR_LIMITS['ocr_pages']} images; at most that many are "
+                "read by OCR."
+            )
+        out.append((part, kind, [(f, ocr_image(f, number=count)) for f in frames]))
+    return out, (
+        f"{len(parts)} image(s) in the document were read by OCR: found words are covered by black "
+        "boxes; image metadata is removed." + other_note
+    )
+
+
 def _part_root(part: Any) -> Any:
     element = getattr(part, "_element", None)
     if element is not None:
@@ -306,13 +355,26 @@ def _deidentify_docx(
         for rel in part.rels.values()
         if rel.is_external and isinstance(rel.target_ref, str)
     ]
+    images, image_notice = _docx_images(document, path)
+    ocr = [page for _part, _kind, frames in images for page in frames]
     blocks = [t for t, _ in paragraphs] + [rel.target_ref for rel in links]
+    blocks += [b for _frame, page in ocr for b in page.blocks]
     _check_chars(sum(len(t) for t in blocks), path)
     results, language, notices = _analyse(blocks, cfg, secrets)
+    if image_notice:
+        notices.append(image_notice)
+    boxes = _boxed([page for _f, page in ocr], results[len(paragraphs) + len(links) :])
+    at = 0
+    for part, kind, frames in images:  # redacted and without metadata
+        redacted = [redact(f, b) for (f, _p), b in zip(frames, boxes[at:], strict=False)]
+        part._blob = image_bytes(redacted, kind)
+        at += len(frames)
     for (_text, pieces), result in zip(paragraphs, results, strict=False):
         if result.found:
             _apply_to_pieces(pieces, _edits(result))
-    for rel, result in zip(links, results[len(paragraphs) :], strict=True):
+    for rel, result in zip(
+        links, results[len(paragraphs) : len(paragraphs) + len(links)], strict=True
+    ):
         if result.found:  # a link address with personal data in it (mailto:, a profile URL)
             rel._target = REMOVED_TARGET
     for part, root, loose in roots:

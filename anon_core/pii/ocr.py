@@ -235,8 +235,10 @@ def _pil() -> Any:
     return Image
 
 
-def read_image_frames(path: Path, kind: str) -> list[Any]:
-    """The frames of an image file (several for a multi-page TIFF), upright, pixels bounded."""
+def read_image_frames(path: Path | io.BytesIO, kind: str, label: str | None = None) -> list[Any]:
+    """The frames of an image file or buffer (several for a multi-page TIFF), upright, pixels
+    bounded; ``label`` names it in messages (default: the path)."""
+    name = label if label is not None else repr(str(path))
     image_mod = _pil()
     from PIL import ImageOps, UnidentifiedImageError
 
@@ -247,20 +249,20 @@ def read_image_frames(path: Path, kind: str) -> list[Any]:
         with im:
             if im.format != IMAGE_FORMATS[kind]:
                 raise ConfigError(
-                    f"{str(path)!r} holds a {im.format or 'unknown'} image, not {IMAGE_FORMATS[kind]}: "
+                    f"{name} holds a {im.format or 'unknown'} image, not {IMAGE_FORMATS[kind]}: "
                     "give it the right suffix."
                 )
             frames = getattr(im, "n_frames", 1)
             if frames > LIMITS["ocr_pages"]:
                 raise ConfigError(
-                    f"{str(path)!r} has {frames} pages; at most {LIMITS['ocr_pages']} are read by OCR."
+                    f"{name} has {frames} pages; at most {LIMITS['ocr_pages']} are read by OCR."
                 )
             out = []
             for index in range(frames):
                 im.seek(index)
                 if im.width * im.height > LIMITS["image_pixels"]:
                     raise ConfigError(
-                        f"{str(path)!r} has {im.width} x {im.height} pixels; at most "
+                        f"{name} has {im.width} x {im.height} pixels; at most "
                         f"{LIMITS['image_pixels']} are read. Scan at a lower resolution."
                     )
                 frame = ImageOps.exif_transpose(im.copy())
@@ -269,9 +271,7 @@ def read_image_frames(path: Path, kind: str) -> list[Any]:
     except ConfigError:
         raise
     except (UnidentifiedImageError, OSError, ValueError, image_mod.DecompressionBombError) as exc:
-        raise ConfigError(
-            f"{str(path)!r} cannot be read as an image ({type(exc).__name__})."
-        ) from None
+        raise ConfigError(f"{name} cannot be read as an image ({type(exc).__name__}).") from None
 
 
 def image_bytes(frames: Sequence[Any], kind: str) -> bytes:
