@@ -5,6 +5,7 @@
   text; a found span is cut out of the runs (``w:t``) it covers and its replacement written into
   the run where it starts, so the rest of the formatting is kept. Author names in the core
   properties and in comments and tracked changes (``w:author``, ``w:initials``) are emptied.
+  PNG, JPEG and TIFF images are read by OCR and written back boxed, without metadata.
 * **PDF** (pypdf reads the text layer; fpdf2 writes a new PDF): the output is a new PDF, one
   page per input page. A page with a text layer becomes a plain text page of its de-identified
   text: layout, images and fonts are not kept, so nothing of the original content stream can
