@@ -33,7 +33,7 @@ from anon_core.risk.reidentification import (
     risk_of_result,
 )
 from anon_core.services.inputs import problem_for_release
-from anon_core.services.session import Session
+from anon_core.services.resolve import resolve
 from anon_core.transform.choose import without_suppression
 
 #: The population assumed when neither the command nor the configuration gives one (USA).
@@ -76,7 +76,7 @@ def risk_summary(
         out = report_dict(risk_of_original(problem, population=matcher, **options))
         out.update(original_extras(config, problem))
         return out
-    resolution = Session(config).resolution(engine=engine, progress=progress)
+    resolution = resolve(config, engine=engine, progress=progress)
     result = resolution.result
     if result is None:
         raise NoReleaseToAssess(
