@@ -121,7 +121,7 @@ class Evaluator:
         self, table: ClassTable
     ) -> tuple[np.ndarray, list[np.ndarray | None], dict[int, bool], bool]:
         """Classes to suppress, per-model class verdicts, sample-model verdicts, and overall verdict."""
-        ok = np.ones(table.n_classes, dtype=bool)
+        ok: np.ndarray | None = None
         per_model_ok: list[np.ndarray | None] = []
         for model, state in zip(self.models, self._states, strict=True):
             if model.sample_based:
@@ -129,8 +129,8 @@ class Evaluator:
                 continue
             good = model.class_ok(table, state)
             per_model_ok.append(good)
-            ok &= good
-        suppressed = ~ok
+            ok = good if ok is None else ok & good
+        suppressed = np.zeros(table.n_classes, dtype=bool) if ok is None else ~ok
         sample_ok: dict[int, bool] = {}
         if self._sample_based:
             class_loss = self.metric.class_loss(table, self._metric_state)
@@ -138,7 +138,7 @@ class Evaluator:
                 if model.sample_based:
                     suppressed = model.enforce(table, suppressed, class_loss)  # type: ignore[attr-defined]
                     sample_ok[i] = model.released_ok(table.sizes[~suppressed])  # type: ignore[attr-defined]
-        outliers = int(table.sizes[suppressed].sum())
+        outliers = int(table.sizes[suppressed].sum()) if suppressed.any() else 0
         satisfied = outliers <= self.max_outliers and all(sample_ok.values())
         return suppressed, per_model_ok, sample_ok, satisfied
 
@@ -158,7 +158,8 @@ class Evaluator:
         """
         table = self.freq.classes(levels, validate=False)
         suppressed, _, _, satisfied = self._suppress(table)
-        kept = table.sizes[~suppressed]
+        any_suppressed = bool(suppressed.any())
+        kept = table.sizes[~suppressed] if any_suppressed else table.sizes
         scored = with_quality is True or (with_quality == "satisfied" and satisfied)
         quality = (
             self.metric.compute(table, suppressed, self._metric_state).value if scored else math.nan
@@ -166,7 +167,7 @@ class Evaluator:
         return (
             satisfied,
             quality,
-            int(table.sizes[suppressed].sum()),
+            int(table.sizes[suppressed].sum()) if any_suppressed else 0,
             len(kept),
             int(kept.min()) if len(kept) else 0,
         )
