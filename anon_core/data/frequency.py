@@ -163,7 +163,8 @@ class FrequencyTable:
         self._cache = ClassCache(1024, len(self.qis))
         # Generalized tuple codes per QI and level, one contiguous row each (filled when
         # first used): grouping a transformation then only combines precomputed rows.
-        heights = [dataset.hierarchy(q).height for q in self.qis]
+        self._hierarchies = [dataset.hierarchy(q) for q in self.qis]
+        heights = [h.height for h in self._hierarchies]
         self._gen_offset = np.concatenate(([0], np.cumsum(heights)[:-1])).astype(np.int64)
         self._gen = np.empty((int(sum(heights)), self.n_tuples), dtype=np.int32)
         self._gen_filled = np.zeros(int(sum(heights)), dtype=bool)
@@ -304,7 +305,7 @@ class FrequencyTable:
         return col
 
     def _group(self, lv: tuple[int, ...]) -> ClassTable:
-        hs = [self.dataset.hierarchy(q) for q in self.qis]
+        hs = self._hierarchies
         cols = [self.generalized(j, level) for j, level in enumerate(lv)]
         radices = [h.cardinality(level) for h, level in zip(hs, lv, strict=True)]
         if cols and not any(lv) and self._level0_injective():
@@ -342,7 +343,7 @@ class FrequencyTable:
         return self._group(tuple(levels)).tuple_class
 
     def _rollup(self, base: ClassTable, lv: tuple[int, ...]) -> ClassTable:
-        hs = [self.dataset.hierarchy(q) for q in self.qis]
+        hs = self._hierarchies
         if self.use_kernels and self.qis:
             pair = (base.levels, lv)
             hit = self._ups.get(pair)
@@ -411,14 +412,21 @@ class ClassTable:
         self._parent_class = parent_class
         self._hist: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
         self.cache: ClassCache | None = None  # the cache holding this table, if any
-        self.nbytes = sum(
-            a.nbytes for a in (sizes, codes, tuple_class, parent_class) if a is not None
-        )
+        nbytes = sizes.nbytes
+        for a in (codes, tuple_class, parent_class):
+            if a is not None:
+                nbytes += a.nbytes
+        self.nbytes = nbytes
 
     def _grew(self, added: tuple[np.ndarray | None, ...], dropped: tuple = ()) -> None:
         """Count arrays the table now holds (and those it let go), and tell its cache."""
-        delta = sum(a.nbytes for a in added if a is not None)
-        delta -= sum(a.nbytes for a in dropped if a is not None)
+        delta = 0
+        for a in added:
+            if a is not None:
+                delta += a.nbytes
+        for a in dropped:
+            if a is not None:
+                delta -= a.nbytes
         self.nbytes += delta
         if delta and self.cache is not None:
             self.cache.grew(self, delta)

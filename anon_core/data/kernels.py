@@ -192,7 +192,7 @@ def _roll_up(codes, ups, offsets, radices, weights):
 
 def _group_pairs(mapping, idx, val, cnt, n_classes, m):
     n = len(idx)
-    if n_classes * m <= 4 * n + 65536:  # a dense scratch table, scanned in order
+    if n_classes * m <= 2 * n + 4096:  # a dense scratch table, scanned in order
         dense = np.zeros(n_classes * m, dtype=np.int64)
         k = 0
         for e in range(n):
