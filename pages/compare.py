@@ -68,6 +68,11 @@ with friendly_errors():
         key="cmp_forest",
     )
     ml_models = ["logistic_regression"] + (["random_forest"] if forest else [])
+    shadow = st.checkbox(
+        "Shadow-model membership attack on synthetic and perturbative methods (16 re-fits each)",
+        value=bool(last.get("shadow", False)),
+        key="cmp_shadow",
+    )
     nodes = explored_nodes(ws)
     if nodes and st.checkbox(
         f"Also score {len(nodes)} explored generalization nodes (the search's frontier)",
@@ -83,6 +88,7 @@ with friendly_errors():
         "n_attacks": n_attacks,
         "seed": seed,
         "ml_models": ml_models,
+        "shadow": shadow,
         "nodes": len(specs) > len(names),
     }
     key = comparison_key(ws, settings)

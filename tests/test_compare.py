@@ -281,3 +281,64 @@ def test_compare_page_runs_two_quick_methods_with_transparent_runners(monkeypatc
 def test_compare_page_runs_two_quick_methods_on_the_sample():
     _, names = _run_page_and_chart_names()
     assert names == {BASELINE, "generalization", "pram"}
+
+
+def test_new_attack_figures_are_chart_columns_with_units_and_the_evidence_values():
+    """With the default battery, each method's figures hold singling out's precision, the
+    exposure of the most vulnerable records and (asked for) the shadow attack; the Compare chart
+    offers them with units and one line of meaning, and the values are the evidence's."""
+    from anon_core.attacks.split import split_frame
+    from anon_core.attacks.vulnerable import vulnerable_records
+    from anon_core.methods.registry import make_method
+    from anon_core.services.compare_figures import FIGURES
+    from anon_core.services.shadow_evidence import shadow_figures
+    from ui.compare import measure_choices, measure_label, risk_utility_chart
+
+    config, data = _config(attack={"n_attacks": 40}), _data(n=240)
+    rec = Recorder()
+    result = compare(
+        config,
+        data,
+        [{"name": "noise", "noise": 1.0, "columns": ["age"]}],
+        baseline=True,
+        random_state=3,
+        utility_runner=rec.utility,
+        shadow=True,
+    )
+    part, control = split_frame(data.drop(columns="name"), 1 / 3, 3)
+    part = part.reset_index(drop=True)
+    qis = ["age", "sex", "zip"]
+    # the unprotected copy: a vulnerable record is singled out when its combination is unique
+    copy = result.method(BASELINE).attacks["vulnerable_exposure"]
+    n = -(-len(part) // 100)  # ceil(1%)
+    top = vulnerable_records(part, qis, k=5, top=0).most(n)
+    sizes = part.groupby(qis).size()
+    unique = sum(int(sizes[tuple(part.loc[i, qis])] == 1) for i in top)
+    assert copy == {"n_records": n, "singled_out": unique, "linked": copy["linked"]}
+    assert "shadow_mia" not in result.method(BASELINE).attacks  # defined for perturbations only
+    # the noise release: the shadow attack's figures are the evidence's on the same split
+    noise = result.method("noise").attacks
+    method = make_method({"name": "noise", "noise": 1.0, "columns": ["age"]})
+
+    class Rel:
+        method, synthetic = "noise", False
+
+    figs, _, _ = shadow_figures(Rel(), method, config, part, control, 3)
+    assert noise["shadow_mia"]["auc"] == figs["shadow_mia_auc"]["value"]
+    assert noise["shadow_mia"]["advantage"] == figs["shadow_mia_advantage"]["value"]
+    so = noise["singling_out"]["multivariate"]
+    if so["n_predicates_found"]:
+        assert so["precision"] == so["n_singled_out"] / so["n_predicates_found"]
+    attacks, _ = measure_choices(result)
+    for key in (
+        "vulnerable_exposure.singled_out",
+        "vulnerable_exposure.linked",
+        "shadow_mia.auc",
+        "shadow_mia.advantage",
+        "singling_out.multivariate.precision",
+    ):
+        assert key in attacks, (key, attacks)
+        assert measure_label(key) == FIGURES[key][0] and "(" in FIGURES[key][0]  # units
+        chart = risk_utility_chart(result, key, "marginal_distance")
+        assert chart.layout.title.text == FIGURES[key][1]
+        assert chart.layout.yaxis.title.text.startswith(FIGURES[key][0])

@@ -25,6 +25,7 @@ from anon_core.data.dataset import Role
 from anon_core.params import Param
 from anon_core.services.catalogue import METHODS, method_available
 from anon_core.services.compare import BASELINE, Comparison, compare
+from anon_core.services.compare_figures import figure_explanation, figure_label
 from anon_core.services.compare_target import default_target
 from anon_core.services.session import Session
 from anon_core.services.tables import infer_kinds
@@ -78,6 +79,9 @@ _UNITS = {
     "majority_rate": "majority-class accuracy (share, 0–1)",
     "roc_auc": "ROC AUC (0.5 = chance, 1 = perfect)",
     "f1_macro": "macro F1 (0–1)",
+    "precision": "precision over the predicates found (share, 0–1)",
+    "expected_reidentified": "expected re-identifications (records)",
+    "reidentified_share": "expected re-identifications (share, 0–1)",
     "marginal_distance": "Marginal distance (total variation, 0 = same, 1 = disjoint)",
     "association_distance": "Association distance (0 = same associations)",
 }
@@ -86,6 +90,9 @@ _UNITS = {
 def measure_label(key: str) -> str:
     """Words and units for a figure's key: 'singling_out.multivariate.risk' ->
     'Singling out multivariate: risk (share of guesses, 0–1)'."""
+    known = figure_label(key)
+    if known is not None:
+        return known
     parts = key.split(".")
     if len(parts) == 1:
         return _UNITS.get(key, key.replace("_", " ").capitalize())
@@ -297,6 +304,7 @@ def run_comparison(ws: Workspace, settings: Mapping[str, Any], key: str) -> Comp
         n_attacks=int(settings["n_attacks"]),
         utility_options={"models": list(models)} if models else None,
         progress=progress,
+        shadow=bool(settings.get("shadow", False)),
     )
     for bar in bars.values():
         bar.empty()
@@ -389,8 +397,10 @@ def risk_utility_chart(comparison: Comparison, attack: str, utility: str) -> go.
                     hovertemplate="%{text}<br>%{x:.3g}, %{y:.3g}<extra></extra>",
                 )
             )
+    meaning = figure_explanation(attack)
     fig.update_layout(
         height=460,
+        title={"text": meaning, "font": {"size": 12}} if meaning else None,
         xaxis={"title": {"text": x_title}, "automargin": True},
         yaxis={"title": {"text": f"{y_title} — lower is safer"}, "automargin": True},
         legend={"orientation": "h", "y": -0.25},

@@ -41,6 +41,7 @@ from anon_core.methods.registry import (
     make_context,
     make_method,
 )
+from anon_core.services.compare_figures import extra_attack_figures
 from anon_core.services.compare_target import TargetBins, target_bins
 from anon_core.services.release import jsonable
 from anon_core.transform.problem import load_input
@@ -356,6 +357,7 @@ def compare(
     utility_options: Mapping[str, Any] | None = None,
     progress: MethodProgress | None = None,
     keep_releases: bool = False,
+    shadow: bool = False,
 ) -> Comparison:
     """Run every method on the same split, then the same attacks and utility measures.
 
@@ -365,6 +367,10 @@ def compare(
     ``baseline`` adds the unprotected copy. ``utility_options`` go to the yardstick (e.g.
     ``{"models": ["logistic_regression"]}``). A method that cannot run (missing extra, parameters
     that do not fit the data) gets an ``error`` and no figures; the others still run.
+    With the default attack battery, each method's attack figures also hold the exposure of the
+    most vulnerable records and, with ``shadow`` (16 re-fits per method), the shadow-model
+    membership attack on synthetic and perturbative releases
+    (:mod:`anon_core.services.compare_figures`).
     """
     names = list(methods) if methods is not None else default_methods()
     if not names and not baseline:
@@ -394,6 +400,7 @@ def compare(
     )
     attacks_fn = attack_runner or default_attack_runner(config, hierarchies, n_attacks)
     utility_fn = utility_runner or default_utility_runner(hierarchies, utility_options)
+    qis = [str(c) for c, r in config.roles.items() if r == Role.QUASI_IDENTIFIER]
     rows: list[MethodComparison] = []
     releases: dict[str, pd.DataFrame] = {}
     for name, spec in sections:
@@ -429,6 +436,12 @@ def compare(
             progress(name, 0.6, "attacks")
         context = make_context(part, config)
         attacks = _measure("attacks", notes, attacks_fn, part, released, control, context, seed)
+        if attack_runner is None:
+            extra, extra_notes = extra_attack_figures(
+                section.method, config, part, released, control, qis, seed_m, shadow
+            )
+            attacks.update(extra)
+            notes += extra_notes
         if progress is not None:
             progress(name, 0.85, "utility")
         utility = _measure(
