@@ -26,7 +26,6 @@ from ui.widgets import (
     keep,
     kept,
     path_guard,
-    search_result,
     start_page,
 )
 
@@ -181,11 +180,10 @@ def _release_report_section(ws: Workspace, suppressed_records: str) -> None:
         DECISIONS,
         audit_csv,
         audit_json,
-        build_report,
         render_html,
         render_pdf,
     )
-    from ui.widgets import SAMPLE_DIR, problem
+    from ui.release_report import release_report
 
     st.divider()
     st.subheader("Release report and sign-off")
@@ -230,32 +228,12 @@ def _release_report_section(ws: Workspace, suppressed_records: str) -> None:
             if suppressed_records != "remove":
                 config["output"] = {"suppressed_records": suppressed_records}
             with st.spinner(f"Writing the report, {human_duration(report_seconds(ws.n_rows))}…"):
-                sample = SAMPLE_DIR / ws.source
-                from_sample = (st.session_state.get("loaded_from") or ("sample",))[0] == "sample"
-                found = search_result(ws)
                 with timed("report", ws.n_rows):
-                    built = build_report(
+                    built = release_report(
+                        ws,
                         config,
-                        problem(ws),
-                        current_result(ws),
-                        search_result=found
-                        if found is not None and found.qis == tuple(ws.qis)
-                        else None,
-                        input_bytes=ws.input_bytes
-                        if ws.input_bytes is not None
-                        else (
-                            sample.read_bytes()
-                            if ws.large is None and from_sample and sample.is_file()
-                            else None
-                        ),
-                        signoff={
-                            "name": name,
-                            "role": role,
-                            "decision": decision,
-                            "comments": comments,
-                        },
-                        audit=ws.audit,
-                        chosen_by=ws.chosen_by,
+                        {"name": name, "role": role, "decision": decision, "comments": comments},
+                        ws.audit,
                     )
                 st.session_state["release_report"] = {
                     "key": state_key,

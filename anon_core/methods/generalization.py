@@ -124,6 +124,7 @@ class Generalization(ReleaseMethod):
     accepts = frozenset({"numeric", "categorical", "date"})
     randomized = False
     guarantee = "the configuration's privacy models (e.g. k-anonymity)"
+    guarantee_from_models = True
     protects = "Re-identification through the quasi-identifiers: the configured models hold on the release."
     does_not_protect = "Attributes not marked quasi-identifier; inference when classes are homogeneous (unless l/t models)."
 

@@ -84,6 +84,9 @@ class ReleaseMethod(ABC):
     #: True for methods whose rows are generated, not the input's records transformed (class-based
     #: risk is then not defined: a class of synthetic rows is not a group of people).
     synthetic: ClassVar[bool] = False
+    #: True for methods whose guarantee is the configuration's privacy models (the report then
+    #: states the models the released transformation holds, not the method's ``guarantee``).
+    guarantee_from_models: ClassVar[bool] = False
     #: Modules the method imports lazily (checked by :func:`method_available`).
     requires: ClassVar[tuple[str, ...]] = ()
 

@@ -1,79 +1,36 @@
-"""The report's evidence beyond class sizes: the release method and its guarantee, the attack
-battery (when the configuration has an ``attack`` section) and the population figures (journalist
-risk basis, survey-weighted risk, SUDA2).
+"""The report's evidence beyond class sizes, rendered: the release method and its guarantee, the
+attack battery (when the configuration has an ``attack`` section) and the population figures
+(journalist risk basis, survey-weighted risk, SUDA2).
 
-Figures are computed from the configuration, so ``verify`` recomputes them with the same seeds and
-compares; the sections render them.
+The figures are computed by :mod:`anon_core.services.report_evidence` (``verify`` re-runs that with
+the same seeds and compares); this module turns them into the report's blocks and sections.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from anon_core.config import ReleaseConfig
+from anon_core.report.attacks import attacks_section
 from anon_core.report.blocks import fmt, kv_block, section, table_block, text_block
 from anon_core.report.model import Report
 from anon_core.report.numbers import percent, percent_interval
-from anon_core.search.evaluate import TransformationResult
-from anon_core.transform.problem import Problem
+
+if TYPE_CHECKING:
+    from anon_core.attacks.battery import AttackReport
 
 
 # ----------------------------------------------------------------------------- figures
-def method_figures(config: ReleaseConfig, result: TransformationResult) -> dict[str, Any]:
-    """The release method (generalization unless the configuration's ``method`` says otherwise),
-    its parameters and the guarantee it gives."""
-    from anon_core.methods.config import method_section
-
-    chosen = method_section(config)
-    method = chosen.method
-    guarantee = method.guarantee
-    if method.name == "generalization":
-        guarantee = "; ".join(s.model for s in result.models) or "none"
-    return {
-        "name": method.name,
-        "label": method.label,
-        "parameters": {k: v for k, v in method.parameters.items() if v is not None},
-        "random_state": chosen.random_state,
-        "guarantee": guarantee,
-        "protects": method.protects,
-        "does_not_protect": method.does_not_protect,
-    }
-
-
-def attack_figures(config: ReleaseConfig) -> dict[str, Any] | None:
-    """The ``anon-core attack`` figures of the configuration's release (None without an ``attack``
-    section): the same seeded split and battery, so ``verify`` gets the same figures again."""
-    if "attack" not in config.sections:
+def attack_figures(report: AttackReport | None) -> dict[str, Any] | None:
+    """The report's "attacks" figures from the battery's report (None without one): the
+    ``anon-core attack`` figures, the rows, how to re-run them and what they mean."""
+    if report is None:
         return None
-    from anon_core.attacks.split import parse_attack_section
-    from anon_core.report.attacks import attacks_section
-    from anon_core.services.attacks import attack_release
-
-    report = attack_release(
-        config, parse_attack_section(config.sections["attack"], config.base_dir)
-    )
     out = attacks_section(report)
     return {
         "figures": out["figures"],
         "rows": out["rows"],
         "reproduce": out["reproduce"],
         "explanation": out["explanation"],
-    }
-
-
-def population_figures(
-    config: ReleaseConfig, problem: Problem, result: TransformationResult
-) -> dict[str, Any]:
-    """Journalist risk's basis (population table or not), survey-weighted risk and SUDA2."""
-    from anon_core.risk.population_report import population_matcher, release_extras
-    from anon_core.risk.reidentification import report_dict, risk_of_result
-
-    matcher = population_matcher(config, problem)
-    risk = report_dict(risk_of_result(result, population=matcher))
-    return {
-        "journalist_basis": risk.get("journalist_basis"),
-        "journalist": risk.get("journalist"),
-        **release_extras(config, problem, result),
     }
 
 

@@ -1,11 +1,11 @@
-"""Building a release report from the engine's own figures (risk, disclosure, utility, search)."""
+"""Building a release report: its figures block rendered from the evidence the application layer
+computed (:mod:`anon_core.services.report_evidence`), the metadata, the sign-off and the signature."""
 
 from __future__ import annotations
 
 import csv
 import io
 import json
-import math
 import os
 import platform
 from collections.abc import Mapping, Sequence
@@ -16,9 +16,8 @@ from typing import Any
 import numpy as np
 
 from anon_core.config import ReleaseConfig, load_config, parse_config
-from anon_core.data.dataset import Role
 from anon_core.errors import ConfigError
-from anon_core.report.evidence import attack_figures, method_figures, population_figures
+from anon_core.report.evidence import attack_figures
 from anon_core.report.html import embedded_libraries
 from anon_core.report.model import (
     DECISIONS,
@@ -34,13 +33,9 @@ from anon_core.report.model import (
     plain,
     scrub_config,
     scrub_secrets,
-    sha256_hex,
-    table_csv_bytes,
 )
 from anon_core.report.signature import configured_private_key, sign, signing_payload
-from anon_core.search.evaluate import TransformationResult
-from anon_core.search.lattice import SearchResult
-from anon_core.transform.problem import Problem
+from anon_core.services.report_evidence import ReportEvidence
 from anon_core.validation import check_choice, check_keys, check_mapping
 
 
@@ -56,24 +51,6 @@ def _coerce_config(source: Any) -> tuple[ReleaseConfig, bool]:
         f"'config' must be a configuration file path, a ReleaseConfig or a configuration mapping, "
         f"got {type(source).__name__}."
     )
-
-
-def _check_matches(config: ReleaseConfig, problem: Problem, result: TransformationResult) -> None:
-    if not isinstance(problem, Problem):
-        raise ConfigError(f"'problem' must be an anon_core.Problem, got {type(problem).__name__}.")
-    if not isinstance(result, TransformationResult):
-        raise ConfigError(
-            "'result' must be a TransformationResult (problem.evaluate(...) or problem.search().optimum); "
-            f"got {type(result).__name__}. Without a transformation there is nothing to report."
-        )
-    qis = {n for n, r in config.roles.items() if r == Role.QUASI_IDENTIFIER}
-    if qis != set(problem.freq.qis) or not math.isclose(
-        config.suppression_limit, problem.evaluator.suppression_limit, rel_tol=0, abs_tol=1e-15
-    ):
-        raise ConfigError(
-            "'problem' was not built from this configuration (quasi-identifiers or suppression limit differ). "
-            "Build it with Problem.from_config(config)."
-        )
 
 
 def _released_fingerprint(released: Any) -> dict[str, Any] | None:
@@ -99,208 +76,74 @@ def _released_fingerprint(released: Any) -> dict[str, Any] | None:
     )
 
 
-def _hierarchy_source(spec: Mapping[str, Any] | None) -> str:
-    if spec is None:
-        return "default for the column's kind"
-    if "file" in spec:
-        return f"file {Path(str(spec['file'])).name}"
-    if "builder" in spec:
-        return f"builder {spec['builder']}"
-    return "inline table"
-
-
-def _risk_figures(report: Any) -> dict[str, Any]:
-    from anon_core.risk.reidentification import report_dict
-
-    out = report_dict(report)
-    pop = report.population
-    out["suppressed_records"] = int(report.suppressed_records)
-    out["sample_uniques_share"] = plain(report.sample_uniques_share)
-    out["population_uniqueness"].update(
-        population_size=int(pop.population_size),
-        sampling_fraction=plain(pop.sampling_fraction),
-        dankar_model=pop.dankar_model,
-    )
-    return out
-
-
-def _pareto_frontier(problem: Problem, search_result: SearchResult) -> list[dict[str, Any]]:
-    """The search's Pareto frontier over every node it checked, with the quality of each computed.
-
-    The search scores only the nodes it needs, so the nodes it merely tagged get
-    their quality from :func:`~anon_core.search.lattice.score_tradeoff` first; the
-    frontier itself is :meth:`SearchResult.pareto_frontier` on the scored nodes.
-    """
-    import dataclasses
-
-    from anon_core.search.lattice import score_tradeoff
-
-    rows = score_tradeoff(problem.evaluator, search_result)
-    scored = dataclasses.replace(
-        search_result,
-        evaluated=tuple(
-            dataclasses.replace(rec, quality=row["quality"])
-            for rec, row in zip(search_result.evaluated, rows, strict=True)
-        ),
-    )
-    return scored.pareto_frontier("average_risk")
-
-
-def _selection(
-    problem: Problem,
-    result: TransformationResult,
-    search_result: SearchResult | None,
+def render_figures(
+    evidence: ReportEvidence,
     config: ReleaseConfig,
-) -> dict:
-    optimum = None if search_result is None else search_result.optimum
-    if optimum is None or dict(optimum.transformation) != dict(result.transformation):
-        return {"method": "configured"}
-    return {
-        "method": "search",
-        "search_options": plain(config.search),
-        "heuristic": bool(search_result.heuristic),
-        "nodes_checked": int(search_result.nodes_checked),
-        "lattice_size": int(search_result.lattice_size),
-        "ties": plain([dict(t) for t in search_result.ties]),
-        "pareto_frontier": plain(_pareto_frontier(problem, search_result)),
-    }
-
-
-def compute_figures(
-    config: ReleaseConfig,
-    problem: Problem,
-    result: TransformationResult,
-    search_result: SearchResult | None,
     input_file: dict[str, Any] | None,
     released_file: dict[str, Any] | None,
 ) -> tuple[dict[str, Any], dict[str, Any]]:
-    """(figures, details) from the engine's own functions."""
-    from anon_core.risk.disclosure import attribute_disclosure, disclosure_dict
-    from anon_core.risk.reidentification import risk_of_original, risk_of_result
-    from anon_core.utility.summary import compare_distributions, quality_summary
-
-    ds, freq, ev = problem.dataset, problem.freq, problem.evaluator
-    mode = config.suppressed_records
-    grouped = ds.grouped  # a scale engine's table: the records are in the file, not in memory
-    released = None if grouped else problem.apply(result, mode)
-    hierarchy_files = {}
-    for name, spec in config.hierarchy_specs.items():
-        if "file" in spec:
-            path = Path(str(spec["file"]))
-            path = path if path.is_absolute() else config.base_dir / path
-            if path.is_file():
-                hierarchy_files[name] = file_fingerprint(path.name, path.read_bytes())
-
-    hierarchies: dict[str, Any] = {}
-    hierarchy_details: dict[str, Any] = {}
-    for j, q in enumerate(freq.qis):
-        enc = ds.hierarchy(q)
-        level = int(result.levels[j])
-        labels = [str(v) for v in enc.labels[level]]
-        hierarchies[q] = {
-            "source": _hierarchy_source(config.hierarchy_specs.get(q)),
-            "height": enc.height,
-            "level": level,
-            "values": ds.columns[q].cardinality,
-            "labels": labels,
-        }
-        hierarchy_details[q] = _covers(ds, q, enc.maps[level], labels)
-    for s in ds.sensitive:
-        enc = ds.columns[s].encoded
-        if enc is not None:
-            hierarchies[s] = {
-                "source": _hierarchy_source(config.hierarchy_specs.get(s)),
-                "height": enc.height,
-                "level": None,
-                "values": ds.columns[s].cardinality,
-                "labels": None,
-            }
-
-    metric = ev.metric
-    quality = quality_summary(problem, result)
-    distributions = compare_distributions(problem, result, suppressed_records=mode)
-    disclosure = attribute_disclosure(result) if ds.sensitive else {}
+    """(figures, details) of the report: ``evidence`` laid out as the canonical figures block,
+    with the input and released files' fingerprints; chart data with small cells merged."""
+    ev = evidence
     figures = {
         "schema": FIGURES_SCHEMA,
         "input": {
             "file": input_file,
-            "hierarchy_files": hierarchy_files,
-            "rows": int(ds.n_rows),
-            "columns": [str(c) for c in (problem.input_roles if grouped else ds.frame.columns)],
-            "table_sha256": None if grouped else sha256_hex(table_csv_bytes(ds.frame)),
-            "engine": problem.engine_name,
+            "hierarchy_files": {
+                name: file_fingerprint(file, data)
+                for name, (file, data) in ev.hierarchy_files.items()
+            },
+            "rows": ev.n_rows,
+            "columns": ev.input_columns,
+            "table_sha256": ev.input_table_sha256,
+            "engine": ev.engine,
         },
         "output": {
             "file": released_file,
-            "rows": int(ds.n_rows - (result.suppressed_records if mode == "remove" else 0))
-            if grouped
-            else int(len(released)),
-            "columns": [c for c, r in problem.input_roles.items() if r != Role.IDENTIFIER]
-            if grouped
-            else [str(c) for c in released.columns],
-            "csv_sha256": None if grouped else sha256_hex(table_csv_bytes(released)),
-            "suppressed_records": mode,
+            "rows": ev.released_rows,
+            "columns": ev.released_columns,
+            "csv_sha256": ev.released_sha256,
+            "suppressed_records": ev.suppressed_records,
         },
-        "attributes": {c: r.value for c, r in ds.roles.items()},
-        "hierarchies": hierarchies,
-        "privacy": {
-            "models": plain([dict(m) for m in config.models]),
-            "status": [
-                {
-                    "model": s.model,
-                    "satisfied": s.satisfied,
-                    "violating_classes": s.violating_classes,
-                    "violating_records": s.violating_records,
-                }
-                for s in result.models
-            ],
-            "suppression_limit": float(config.suppression_limit),
-            "max_suppressed_records": int(ev.max_outliers),
-            "suppressed_records": int(result.suppressed_records),
-            "quality_metric": {**metric.to_config(), "label": repr(metric)},
-        },
-        "transformation": {
-            **result.summary(),
-            "selection": _selection(problem, result, search_result, config),
-        },
+        "attributes": ev.roles,
+        "hierarchies": ev.hierarchies,
+        "privacy": ev.privacy,
+        "transformation": ev.transformation,
         "risk": {
             "note": "Journalist figures equal the prosecutor's (no population table); population: USA (ARX)",
-            "before": _risk_figures(risk_of_original(problem)),
-            "after": _risk_figures(risk_of_result(result)),
+            "before": ev.risk_before,
+            "after": ev.risk_after,
         },
-        "disclosure": disclosure_dict(disclosure),
-        "utility": {"quality": quality.to_dict(), "distributions": distributions.to_dict()},
+        "disclosure": ev.disclosure,
+        "utility": {"quality": ev.quality, "distributions": ev.distributions},
     }
     # Evidence beyond class sizes: the method and its guarantee, the population figures and,
     # with an 'attack' section, the attack battery on the configuration's seeded split.
-    figures["method"] = method_figures(config, result)
-    if not grouped:
-        figures["population"] = population_figures(config, problem, result)
-    attacks = attack_figures(config)
+    figures["method"] = ev.method
+    if ev.population is not None:
+        figures["population"] = ev.population
+    attacks = attack_figures(ev.attacks)
     if attacks is not None:
         figures["attacks"] = attacks
     details = {
-        "hierarchies": hierarchy_details,
-        "distributions": _distribution_details(distributions.distributions, int(ds.n_rows)),
-        "search_ms": None if search_result is None else float(search_result.search_ms),
+        "hierarchies": {
+            q: _covers(values, counts, level_map, ev.hierarchies[q]["labels"])
+            for q, (values, counts, level_map) in ev.hierarchy_codes.items()
+        },
+        "distributions": _distribution_details(ev.distribution_table, ev.n_rows),
+        "search_ms": ev.search_ms,
     }
     return plain(figures), details
 
 
-def _value_counts(ds: Any, column: str) -> np.ndarray:
-    """Records per dictionary code of a column (row weights of a grouped table counted)."""
-    col = ds.columns[column]
-    return np.bincount(col.codes, weights=ds.weights, minlength=col.cardinality).astype(np.int64)
-
-
-def _covers(ds: Any, q: str, level_map: np.ndarray, labels: list[str]) -> list[list[Any]]:
+def _covers(
+    values: Any, counts: np.ndarray, level_map: np.ndarray, labels: list[str]
+) -> list[list[Any]]:
     """Per released label: [label, values covered, the values with >= MIN_CELL records, values hidden].
 
     Original values held by fewer than MIN_CELL records are not named in the
     report (an exact birth date or ZIP code held by one person is personal data).
     """
-    values = np.asarray(ds.columns[q].labels, dtype=object).astype(str)
-    counts = _value_counts(ds, q)
     shown: list[list[str]] = [[] for _ in labels]
     total = np.bincount(level_map, minlength=len(labels))
     for code, g in enumerate(level_map.tolist()):
@@ -422,9 +265,9 @@ def _provided(name: str, value: Any) -> dict[str, Any] | None:
 
 def build_report(
     config_path_or_config: Any,
-    problem: Problem,
-    result: TransformationResult,
-    search_result: SearchResult | None = None,
+    problem: Any = None,
+    result: Any = None,
+    search_result: Any = None,
     released: Any = None,
     input_bytes: bytes | None = None,
     signoff: Mapping[str, Any] | None = None,
@@ -433,18 +276,23 @@ def build_report(
     dp: Any = None,
     ml: Any = None,
     *,
+    evidence: ReportEvidence | None = None,
     generated_at: datetime | None = None,
     signing_key: Any = None,
     chosen_by: str | None = None,
 ) -> Report:
-    """The release report of ``result`` (a transformation of ``problem``, built from the configuration).
+    """The release report of a generalization's transformation, rendered from its evidence.
 
     * ``config_path_or_config``: the configuration file (its input file is read
       and fingerprinted unless ``input_bytes`` is given), a ReleaseConfig, or a
       configuration mapping (the dashboard's; then only ``input_bytes`` is
       fingerprinted, the loaded table always is).
-    * ``search_result``: the search that found ``result``; its statistics, ties
-      and Pareto frontier are reported when its optimum is ``result``.
+    * ``evidence``: the figures :meth:`Session.report_evidence
+      <anon_core.services.session.Session.report_evidence>` computed (the CLI's and the
+      dashboard's way). Without it, ``problem`` and ``result`` (a transformation of the
+      problem built from the configuration) and ``search_result`` are handed to
+      :func:`anon_core.services.report_evidence.report_evidence`, which computes them; the
+      search's statistics, ties and Pareto frontier are reported when its optimum is ``result``.
     * ``released``: the released file (path, bytes or ``(name, bytes)``) to
       fingerprint; the released table's canonical CSV is fingerprinted anyway.
     * ``signoff``: ``{"name", "role", "decision": "approve"|"reject", "comments"}``;
@@ -458,19 +306,20 @@ def build_report(
       ``output.signing_key_env``), else the report is unsigned.
     """
     config, from_file = _coerce_config(config_path_or_config)
-    _check_matches(config, problem, result)
+    if evidence is None:
+        from anon_core.services.report_evidence import report_evidence
+
+        evidence = report_evidence(config, problem, result, search_result)
     name = config.input_path.name if config.input_path is not None else None
     input_file = None if input_bytes is None else file_fingerprint(name, bytes(input_bytes))
     if (
         input_bytes is None
         and config.input_path is not None
         and config.input_path.exists()
-        and (from_file or problem.dataset.grouped)
+        and (from_file or evidence.grouped)
     ):
         input_file = path_fingerprint(config.input_path)
-    figures, details = compute_figures(
-        config, problem, result, search_result, input_file, _released_fingerprint(released)
-    )
+    figures, details = render_figures(evidence, config, input_file, _released_fingerprint(released))
     provided = {
         "signoff": check_signoff(signoff),
         "audit": check_audit(audit),

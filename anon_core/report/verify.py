@@ -14,7 +14,7 @@ from anon_core.config import load_config, read_config_file
 from anon_core.data.io import output_format, table_bytes
 from anon_core.errors import ConfigError
 from anon_core.report.diff import check_released, diff_figures, short
-from anon_core.report.figures import compute_figures
+from anon_core.report.figures import render_figures
 from anon_core.report.files import read_report, unaccounted_content
 from anon_core.report.html import embedded_libraries, plotly_inline, render_html
 from anon_core.report.model import (
@@ -34,7 +34,7 @@ from anon_core.report.signature import (
     load_public_key,
     signing_payload,
 )
-from anon_core.services.inputs import problem_for_release
+from anon_core.services.report_evidence import ReportEvidence, rerun_report_evidence
 
 _MAX_DIFFERENCES = 60
 
@@ -89,34 +89,20 @@ class VerifyResult:
         return what
 
 
-def _rerun(config: Any, figures: Mapping[str, Any]) -> tuple[Any, Any, Any]:
-    """(problem, result, search) of the configuration, chosen the way the report says it was."""
-    problem, _, _ = problem_for_release(config)
-    method = (figures.get("transformation") or {}).get("selection", {}).get("method", "configured")
-    found = None
-    if config.transformation is None or method == "search":
-        found = problem.search(**config.search)
-    result = (
-        problem.evaluate(config.transformation)
-        if config.transformation is not None
-        else found.optimum
-    )
-    return problem, result, found
-
-
-def _rerun_output(config: Any, problem: Any, result: Any, reported_out: Mapping | None) -> Any:
+def _rerun_output(
+    config: Any, evidence: ReportEvidence, reported_out: Mapping | None
+) -> dict[str, Any] | None:
     """The re-run's fingerprint of the released file (regenerated where the writer is reproducible)."""
     if reported_out is None:
         return None
     suffix = Path(reported_out.get("name") or "released.csv").suffix.lower() or ".csv"
-    if problem.dataset.grouped:
+    if evidence.released_table is None:
         # A scale engine streams its release to a file: re-writing it would need a temporary
         # copy of released data, which anon_core never makes. --released checks the file.
         return reported_out
     if suffix not in REGENERATED_FORMATS:
         return reported_out  # not byte-reproducible: checked with --released only
-    released = problem.apply(result, config.suppressed_records)
-    data = _regenerate(released, suffix, config.formula_escape)
+    data = _regenerate(evidence.released_table, suffix, config.formula_escape)
     return file_fingerprint(reported_out.get("name"), data)
 
 
@@ -429,18 +415,19 @@ def verify_report(
             more = len(differences) - _MAX_DIFFERENCES
             differences = [*differences[:_MAX_DIFFERENCES], f"... and {more} more differences"]
         return VerifyResult(tuple(differences), tuple(notes), release, signature)
-    problem, result, found = _rerun(config, figures)
-    if result is None:
+    selection = (figures.get("transformation") or {}).get("selection", {}).get("method")
+    evidence, engine, grouped = rerun_report_evidence(config, selection or "configured")
+    if evidence is None:
         differences.append(
             "re-run: no transformation satisfies the privacy models within the suppression limit"
         )
     else:
         reported_out = (figures.get("output") or {}).get("file")
-        rerun_out = _rerun_output(config, problem, result, reported_out)
+        rerun_out = _rerun_output(config, evidence, reported_out)
         input_file = None
         if (figures.get("input") or {}).get("file") is not None and config.input_path is not None:
             input_file = path_fingerprint(config.input_path)
-        rerun, details = compute_figures(config, problem, result, found, input_file, rerun_out)
+        rerun, details = render_figures(evidence, config, input_file, rerun_out)
         diff_figures(figures, rerun, "", differences)
         details.pop("search_ms", None)
         if "details" in embedded:
@@ -450,9 +437,9 @@ def verify_report(
         release = check_released(Path(released_path), figures, differences)
     else:
         notes.append("the release file was NOT checked: give --released FILE to check it")
-    if problem.dataset.grouped and (figures.get("output") or {}).get("file"):
+    if grouped and (figures.get("output") or {}).get("file"):
         notes.append(
-            f"the release was written by the {problem.engine_name} engine: its bytes are checked against the "
+            f"the release was written by the {engine} engine: its bytes are checked against the "
             "report's fingerprint (--released), not regenerated"
         )
     if len(differences) > _MAX_DIFFERENCES:

@@ -11,11 +11,13 @@ dashboard's workspace. It parses the configuration once, reads the input once, a
   that evidence.
 * :meth:`Session.resolution` and :meth:`Session.write_generalization`: the generalization's
   problem and transformation on the configured engine, and its release written by that engine
-  (``anon-core anonymize``: a DuckDB or Spark engine never loads the table into memory).
+  (``anon-core anonymize``: a DuckDB or Spark engine never loads the table into memory);
+  :meth:`Session.report_evidence`: every figure of that release's report.
 
-The dossier (``anon_core.report.dossier``) renders what the session measured, the CLI prints it
-and ``verify`` re-runs it. Domain packages never orchestrate: a method releases a frame, an
-attack attacks given frames.
+The dossier (``anon_core.report.dossier``) and the release report (``anon_core.report``) render
+what the session measured, the CLI prints it and ``verify`` re-runs it. Domain packages never
+orchestrate: a method releases a frame, an attack attacks given frames, the report renders given
+evidence.
 """
 
 from __future__ import annotations
@@ -54,6 +56,7 @@ from anon_core.services.release import (
     canonical_csv,
     settled_table,
 )
+from anon_core.services.report_evidence import ReportEvidence
 from anon_core.services.resolve import Resolution, resolve
 
 Progress = Callable[[float, str], None]
@@ -206,6 +209,16 @@ class Session:
             resolution.config.suppressed_records,
             progress or no_progress,
             formula_escape=resolution.config.formula_escape,
+        )
+
+    def report_evidence(self, resolution: Resolution) -> ReportEvidence:
+        """Every figure the release report of ``resolution``'s transformation shows (risk,
+        disclosure, quality, distributions, method, population, attacks), computed once; the
+        report (``anon_core.report.build_report(config, evidence=...)``) renders it."""
+        from anon_core.services.report_evidence import report_evidence
+
+        return report_evidence(
+            self.config, resolution.problem, resolution.result, resolution.search
         )
 
     # ------------------------------------------------------------------ the release
