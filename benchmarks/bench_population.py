@@ -13,6 +13,9 @@ Each search builds a fresh problem (no cache shared between runs). Prints the me
 ``--repeat`` runs after one warm-up run, wall and CPU (time.process_time), the ratio to the
 baseline's wall time, and whether the optimum is ARX's.
 
+The load average (1 minute) is printed after each row: on a shared machine wall time also counts
+waiting for a core, so compare CPU times.
+
 Run: python benchmarks/bench_population.py [--repeat 7] [--estimators zayatz,snb,pitman,dankar]
 """
 
@@ -119,7 +122,8 @@ def main() -> int:
         )
 
     print(
-        f"Adult: {len(frame)} rows; median of {args.repeat} runs after 1 warm-up; {os.cpu_count()} CPUs"
+        f"Adult: {len(frame)} rows; median of {args.repeat} runs after 1 warm-up; {os.cpu_count()} CPUs; "
+        f"load average {' '.join(f'{v:.1f}' for v in os.getloadavg())}"
     )
     header = f"{'search':32s} {'wall s':>8s} {'CPU s':>8s} {'baseline':26s} {'wall s':>8s} {'CPU s':>8s} {'ratio':>7s}  ARX optimum"
     print(header)
@@ -130,6 +134,8 @@ def main() -> int:
         same = optimum is not None and list(optimum.transformation.values()) == levels
         print(
             f"{name:32s} {wall:8.3f} {cpu:8.3f} {base_name:26s} {bwall:8.3f} {bcpu:8.3f} {wall / bwall:7.1f}  {'yes' if same else 'NO'}"
+            f"  (load {os.getloadavg()[0]:.1f})",
+            flush=True,
         )
     return 0
 
