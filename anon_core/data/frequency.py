@@ -488,6 +488,15 @@ class ClassTable:
         uniq, inv = np.unique(key, return_inverse=True)
         return uniq // m, uniq % m, np.bincount(inv.ravel(), weights=cnt).astype(np.int64)
 
+    def _aggregate(
+        self, attribute: str, cls: np.ndarray, val: np.ndarray, cnt: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Sum (class, value, count) triplets into sorted, unique ones (for subclasses that
+        choose their own entries, e.g. Mondrian's partition batches)."""
+        m = self.freq.sensitive[attribute].cardinality
+        uniq, inv = np.unique(cls * m + val, return_inverse=True)
+        return uniq // m, uniq % m, np.bincount(inv.ravel(), weights=cnt).astype(np.int64)
+
     def sparse_hist(self, attribute: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Per-class counts of sensitive values as sorted (class, value, count) triplets.
 
