@@ -299,9 +299,19 @@ def test_page_service_audits_each_question_and_flags_a_mis_scaled_mechanism(monk
 def test_dp_page_runs_the_audit_and_charts_claimed_against_audited_epsilon():
     from streamlit.testing.v1 import AppTest
 
+    from anon_core.dp.ledger import DPLedger
     from tests.conftest import ROOT
+    from ui import session_store
 
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=180)
+    # a ledger of its own: the query spends budget, which other page tests must not see
+    session_store.set_dp_ledger(DPLedger())
+    try:
+        _audit_on_the_page(AppTest.from_file(str(ROOT / "app.py"), default_timeout=180))
+    finally:
+        session_store.set_dp_ledger(None)
+
+
+def _audit_on_the_page(at) -> None:
     at.run()
     at.switch_page("pages/dp.py").run()
     assert not at.exception, at.exception
