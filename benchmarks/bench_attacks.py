@@ -475,7 +475,7 @@ def main(argv: list[str] | None = None) -> int:
             frame = loaded[0]
             shadows = []
             if "shadow" in parts:
-                methods = ["synthetic-gaussian-copula", *(["mst"] if args.mst else [])]
+                methods = ["synthetic-gaussian-copula", *(["synthetic-mst"] if args.mst else [])]
                 shadows = [timings.shadow_timing(frame, m) for m in methods]
             rmia = timings.rmia_timing(frame, "salary-class") if "rmia" in parts else None
             timings.print_model_attacks(shadows, rmia)
