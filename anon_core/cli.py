@@ -30,10 +30,10 @@ from anon_core.commands import deidentify as deidentify_command
 from anon_core.commands import recommend as recommend_command
 from anon_core.commands import release as release_command
 from anon_core.commands import train as train_command
-from anon_core.config import load_config
 from anon_core.data.io import write_table  # noqa: F401 - re-exported for callers of the CLI module
 from anon_core.errors import AnonError, ConfigError
 from anon_core.release.engines.base import write_frame
+from anon_core.services import runs
 from anon_core.services.session import Session
 from anon_core.validation import check_arguments
 
@@ -133,10 +133,8 @@ def _anonymize(args: argparse.Namespace) -> int:
         from anon_core.report import build_report, write_report
 
         report = build_report(
-            args.config,
-            resolution.problem,
-            result,
-            search_result=resolution.search,
+            session.config,
+            evidence=session.report_evidence(resolution),
             released=Path(args.output) if args.output else None,
         )
         write_report(report, Path(args.report))
@@ -152,11 +150,12 @@ def _print_json(data: dict, allow_nan: bool = True) -> None:
 
 def _risk(args: argparse.Namespace) -> int:
     """Re-identification risk as JSON: of a released file, the original table, or the configuration's release."""
-    from anon_core.services.risk_summary import NoReleaseToAssess, risk_summary
+    from anon_core.services.risk_summary import NoReleaseToAssess
 
+    session = Session.open(args.config)
     try:
-        out = risk_summary(
-            load_config(args.config),
+        out = runs.risk(
+            session,
             released=args.released,
             original=args.original,
             force=args.force,
@@ -190,18 +189,10 @@ def _verify(args: argparse.Namespace) -> int:
 
 def _dp(args: argparse.Namespace) -> int:
     """Run the configuration's dp section on its input; print the results and the budget spent."""
-    from anon_core.dp import run_dp, validate_dp_section
-    from anon_core.transform.problem import load_input
-
-    config = load_config(args.config)
-    _check_run_paths(config, args.config, output=(args.output, "json"))
-    frame = load_input(config).frame
-    dp_config = validate_dp_section(config.sections.get("dp"), columns=list(frame.columns))
+    session = Session.open(args.config)
+    _check_run_paths(session.config, args.config, output=(args.output, "json"))
     text = (
-        json.dumps(
-            run_dp(dp_config, frame).to_dict(), indent=2, allow_nan=False, ensure_ascii=False
-        )
-        + "\n"
+        json.dumps(runs.dp(session).to_dict(), indent=2, allow_nan=False, ensure_ascii=False) + "\n"
     )
     if args.output:
         from anon_core.data.safe_write import atomic_write

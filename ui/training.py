@@ -41,7 +41,8 @@ from ui.long_work import (
     eta_progress,
     measured_estimate,
 )
-from ui.widgets import CHART_MARGIN, current_result, explain, friendly_errors, keep, kept, problem
+from ui.references import k_anonymized_table
+from ui.widgets import CHART_MARGIN, current_result, explain, friendly_errors, keep, kept
 
 CURVE_KEY = "dpsgd_curve"
 RMIA_KEY = "dpsgd_rmia"
@@ -309,11 +310,8 @@ def dpsgd_section(ws) -> None:
             original = ws.frame[columns]
             references: dict = {}
             if use_k and current is not None and current.satisfied:
-                released = (
-                    ws.sample_release(current)
-                    if ws.large is not None
-                    else problem(ws).apply(current, "mask")  # aligned: suppressed rows as '*'
-                )
+                # aligned with the input: suppressed rows as '*'
+                released = k_anonymized_table(ws, current, "mask")
                 references["k-anonymized"] = released[[c for c in columns if c in released]]
             if use_synth:
                 roles = {c: ws.roles.get(c, "insensitive") for c in columns}
@@ -490,11 +488,7 @@ def diffprivlib_section(ws, columns: list[str], kinds: dict) -> None:
                     released = None
                     current = current_result(ws) if ws.qis else None
                     if current is not None and current.satisfied:
-                        released = (
-                            ws.sample_release(current)
-                            if ws.large is not None
-                            else problem(ws).apply(current)
-                        )
+                        released = k_anonymized_table(ws, current, "remove")
                     else:
                         st.info(
                             "No k-anonymized baseline: the current transformation does not satisfy the privacy "

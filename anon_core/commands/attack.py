@@ -20,9 +20,11 @@ from typing import Any
 
 from anon_core.attacks.split import AttackSection, parse_attack_section
 from anon_core.commands import EXIT_NOT_SATISFIED, EXIT_OK
-from anon_core.config import ReleaseConfig, load_config
+from anon_core.config import ReleaseConfig
 from anon_core.errors import ConfigError
-from anon_core.services.attacks import NothingReleased, attack_release
+from anon_core.services import runs
+from anon_core.services.attacks import NothingReleased
+from anon_core.services.session import Session
 
 
 def _section(config: ReleaseConfig, args: argparse.Namespace) -> AttackSection:
@@ -40,16 +42,16 @@ def _section(config: ReleaseConfig, args: argparse.Namespace) -> AttackSection:
 
 
 def _run(args: argparse.Namespace) -> int:
-    config = load_config(args.config)
-    section = _section(config, args)
+    session = Session.open(args.config)
+    section = _section(session.config, args)
 
     def progress(fraction: float, message: str) -> None:
         if args.verbose:
             sys.stderr.write(f"{message}: {fraction:.0%}\n")
 
     try:
-        report = attack_release(
-            config,
+        report = runs.attack(
+            session,
             section,
             released_file=Path(args.released) if args.released else None,
             control_file=Path(args.control) if args.control else None,

@@ -17,11 +17,12 @@ import sys
 from pathlib import Path
 
 from anon_core.commands import EXIT_OK
-from anon_core.config import load_config
 from anon_core.data.paths import check_run_outputs
 from anon_core.errors import ConfigError
 from anon_core.release.engines.base import write_frame
-from anon_core.services.compare import BASELINE, compare, default_methods
+from anon_core.services import runs
+from anon_core.services.compare import BASELINE, default_methods
+from anon_core.services.session import Session
 
 #: Format of the releases ``--output DIR`` holds.
 SUFFIX = ".csv"
@@ -47,7 +48,8 @@ def _planned_files(args: argparse.Namespace) -> list[str]:
 
 
 def _run(args: argparse.Namespace) -> int:
-    config = load_config(args.config)
+    session = Session.open(args.config)
+    config = session.config
     if args.output:
         check_run_outputs(
             {"--output": (args.output, "folder")},
@@ -59,9 +61,9 @@ def _run(args: argparse.Namespace) -> int:
     def progress(name: str, fraction: float, message: str) -> None:
         log.info("compare %s %3.0f%% %s", name, 100 * fraction, message)
 
-    result = compare(
-        config,
-        methods=_names(args.methods),
+    result = runs.compare(
+        session,
+        _names(args.methods),
         target=args.target,
         baseline=args.baseline,
         random_state=args.seed,

@@ -25,15 +25,16 @@ import json
 import sys
 
 from anon_core.commands import EXIT_OK
-from anon_core.config import load_config
 from anon_core.errors import ConfigError
+from anon_core.services import runs
+from anon_core.services.session import Session
 
 
 def _run(args: argparse.Namespace) -> int:
-    from anon_core.training import parse_train_section, require_training, train_and_attack
-    from anon_core.transform.problem import load_input
+    from anon_core.training import parse_train_section, require_training
 
-    config = load_config(args.config)
+    session = Session.open(args.config)
+    config = session.config
     if args.epsilon is not None and not args.epsilon > 0:
         raise ConfigError(
             f"'--epsilon' must be greater than 0, got {args.epsilon:g}: smaller is more private, "
@@ -53,8 +54,7 @@ def _run(args: argparse.Namespace) -> int:
         epsilon=args.epsilon, delta=args.delta, epochs=args.epochs, random_state=args.seed
     )
     require_training()  # the install line before the table is read
-    frame = load_input(config).frame
-    result = train_and_attack(frame, section)
+    result = runs.train(session, section)
     sys.stdout.write(json.dumps(result.to_dict(), indent=2, allow_nan=False) + "\n")
     return EXIT_OK
 
