@@ -101,13 +101,13 @@ def shadow_mia_figures(
     method (a generalization's rows are the input's records)."""
     from anon_core.services.shadow_evidence import shadow_applies, shadow_figures
 
-    if not shadow_applies(method.name, bool(getattr(method, "synthetic", False))):
+    if not shadow_applies(method.name, bool(method.synthetic)):
         return {}
 
     class _Release:  # what shadow_figures reads of a release
         def __init__(self) -> None:
             self.method = method.name
-            self.synthetic = bool(getattr(method, "synthetic", False))
+            self.synthetic = bool(method.synthetic)
 
     figures, details, why = shadow_figures(
         _Release(), method, config, part, control, seed, progress
