@@ -25,7 +25,6 @@ from ui.widgets import (
     set_large_workspace,
     set_workspace,
     sidebar,
-    start_at_optimum,
     tiles,
     workspace,
 )
@@ -119,11 +118,12 @@ if wanted is not None:
                 f"{wanted[1]} was read as a single column ({str(table.frame.columns[0])[:60]!r}). A table to "
                 "anonymize needs several columns: check the separator under 'Reading options'."
             )
-        new = set_workspace(
-            table.frame, wanted[1], content=upload_bytes if wanted[0] == "upload" else None
+        set_workspace(
+            table.frame,
+            wanted[1],
+            content=upload_bytes if wanted[0] == "upload" else None,
+            at_optimum=wanted[0] == "sample",
         )
-        if wanted[0] == "sample":
-            start_at_optimum(new)
         st.session_state["loaded_from"] = wanted
         st.session_state["table_info"] = (table.format, table.separator, table.encoding)
         st.session_state["encoding_note"] = table.encoding_note

@@ -300,10 +300,11 @@ def figures_column() -> None:
     tiles(
         [
             (ev.metric.label, f"{result.quality.value:.4g}", ev.metric.description),
-            (
-                "Suppressed",
-                f"{result.suppressed_records:,} ({result.suppressed_records / n:.1%})",
-                "Records removed because their class violates a model (share of all records).",
+            (  # the share in the label: "2,000 (100.0%)" does not fit a tile at 1024 px
+                f"Suppressed ({result.suppressed_records / n:.1%})",
+                f"{result.suppressed_records:,}",
+                "Records removed because their class violates a model (in brackets: their share "
+                "of all records).",
             ),
             ("Classes", f"{result.equivalence_classes:,}", "Equivalence classes released."),
             ("Smallest class", f"{result.min_class_size:,}", "Records in the smallest class."),

@@ -105,10 +105,18 @@ def _replace_workspace(ws: Workspace) -> Workspace:
     return ws
 
 
-def set_workspace(frame: pd.DataFrame, source: str, content: bytes | None = None) -> Workspace:
-    """A new table (a sample, or an upload whose bytes are hashed in memory for the report)."""
+def set_workspace(
+    frame: pd.DataFrame, source: str, content: bytes | None = None, at_optimum: bool = False
+) -> Workspace:
+    """A new table (a sample, or an upload whose bytes are hashed in memory for the report).
+
+    ``at_optimum``: start at the optimum of the default configuration (a sample). The workspace
+    is kept only once it is there, so a first run interrupted by a click (Streamlit stops the
+    script) starts again instead of leaving the failing all-zero transformation."""
     ws = Workspace.from_frame(frame, source)
     ws.input_bytes = content
+    if at_optimum:
+        start_at_optimum(ws)
     return _replace_workspace(ws)
 
 
@@ -135,9 +143,8 @@ def workspace() -> Workspace | None:
     if ws is None:
         name = next(iter(SAMPLES.values()))
         try:
-            ws = set_workspace(load_sample(str(SAMPLE_DIR / name)).frame, name)
+            ws = set_workspace(load_sample(str(SAMPLE_DIR / name)).frame, name, at_optimum=True)
             st.session_state["loaded_from"] = ("sample", name, name, ("detect", "detect"))
-            start_at_optimum(ws)
         except AnonError as exc:
             st.error(str(exc), icon="🚫")
             return None
