@@ -25,6 +25,7 @@ PAGES = {
     ],
     "Analysis": [
         st.Page("pages/pii.py", title="PII", icon="🔍"),
+        st.Page("pages/documents.py", title="Documents", icon="📄"),
         st.Page("pages/risk.py", title="Risk", icon="🎯"),
         st.Page("pages/attacks.py", title="Attacks", icon="🗡️"),
         st.Page("pages/utility.py", title="Utility", icon="📈"),

@@ -176,7 +176,12 @@ def _verify(args: argparse.Namespace) -> int:
     from anon_core.report.verify import verify_report
 
     found = verify_report(
-        args.config, args.report, args.released, args.public_key, no_signature=args.no_signature
+        args.config,
+        args.report,
+        args.released,
+        args.public_key,
+        no_signature=args.no_signature,
+        documents_path=args.documents,
     )
     json.dump(found.to_dict(), sys.stdout, indent=2)
     sys.stdout.write("\n")
@@ -327,6 +332,12 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="do not check the sign-off or signature: check the figures, hashes and visible content only "
         "(said in the output)",
+    )
+    ver.add_argument(
+        "--documents",
+        metavar="ZIP|DIR",
+        help="also check the SHA-256 of the de-identified documents a dossier lists (the "
+        "dashboard's ZIP, or a folder holding them)",
     )
     ver.set_defaults(func=_verify)
     for command in EXTRA_COMMANDS:

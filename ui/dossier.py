@@ -13,6 +13,7 @@ from anon_core.report import DECISIONS, render_html, render_pdf
 from anon_core.report.dossier import build_dossier
 from anon_core.services.acceptance import check_approval
 from anon_core.workspace import Workspace
+from ui.documents import EVIDENCE_KEY as DOCUMENTS_EVIDENCE_KEY
 from ui.evidence import (
     download_bytes,
     measure_evidence,
@@ -159,6 +160,7 @@ def dossier_section(ws: Workspace) -> None:
                     signoff=signoff,
                     audit=ws.audit,
                     released_file=(download_name(ws, ".csv"), _csv(ws, release)),
+                    documents=st.session_state.get(DOCUMENTS_EVIDENCE_KEY),
                 )
                 st.session_state[DOSSIER_KEY] = {
                     "key": ws.config_key(),

@@ -124,10 +124,10 @@ def _check_size(path: Path) -> None:
         )
 
 
-def _check_chars(total: int, path: Path) -> None:
+def _check_chars(total: int, name: str) -> None:
     if total > LIMITS["text_chars"]:
         raise ConfigError(
-            f"{str(path)!r} holds {total} characters of text; up to {LIMITS['text_chars']} are "
+            f"{name!r} holds {total} characters of text; up to {LIMITS['text_chars']} are "
             "de-identified in one run. Split it into smaller files."
         )
 
@@ -179,16 +179,14 @@ def _edits(result: TextResult) -> list[tuple[int, int, str]]:
 
 # =============================================================================== plain text
 def _deidentify_txt(
-    path: Path, cfg: TextConfig, secrets: Mapping[str, str] | None
+    data: bytes, name: str, cfg: TextConfig, secrets: Mapping[str, str] | None
 ) -> tuple[bytes, DocumentSummary]:
-    raw = path.read_bytes()
+    raw = data
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError:
-        raise ConfigError(
-            f"{str(path)!r} is not UTF-8 text: save it as UTF-8 and run again."
-        ) from None
-    _check_chars(len(text), path)
+        raise ConfigError(f"{name!r} is not UTF-8 text: save it as UTF-8 and run again.") from None
+    _check_chars(len(text), name)
     parts = re.split(r"(\r?\n[ \t\r]*\n)", text)  # paragraphs and the blank lines between them
     blocks = parts[0::2]
     results, language, notices = _analyse(blocks, cfg, secrets)
@@ -206,20 +204,20 @@ def _docx_module() -> Any:
     return docx
 
 
-def _check_docx_zip(path: Path) -> None:
+def _check_docx_zip(data: bytes, name: str) -> None:
     try:
-        with zipfile.ZipFile(path) as z:
+        with zipfile.ZipFile(io.BytesIO(data)) as z:
             infos = z.infolist()
     except zipfile.BadZipFile:
-        raise ConfigError(f"{str(path)!r} is not a DOCX file (not a ZIP archive).") from None
+        raise ConfigError(f"{name!r} is not a DOCX file (not a ZIP archive).") from None
     if len(infos) > LIMITS["docx_members"]:
         raise ConfigError(
-            f"{str(path)!r} holds {len(infos)} parts; at most {LIMITS['docx_members']} are read."
+            f"{name!r} holds {len(infos)} parts; at most {LIMITS['docx_members']} are read."
         )
     total = sum(i.file_size for i in infos)
     if total > LIMITS["docx_uncompressed_bytes"]:
         raise ConfigError(
-            f"{str(path)!r} unpacks to {total} bytes; at most {LIMITS['docx_uncompressed_bytes']} are read."
+            f"{name!r} unpacks to {total} bytes; at most {LIMITS['docx_uncompressed_bytes']} are read."
         )
 
 
@@ -282,7 +280,7 @@ def _docx_parts(document: Any) -> list[Any]:
 _DOCX_IMAGE_TYPES = {"image/png": "png", "image/jpeg": "jpeg", "image/tiff": "tiff"}
 
 
-def _docx_images(document: Any, path: Path) -> tuple[list[tuple[Any, str, list]], str | None]:
+def _docx_images(document: Any, name: str) -> tuple[list[tuple[Any, str, list]], str | None]:
     """The document's PNG, JPEG and TIFF images read by OCR: (part, kind, [(frame, OcrPage)]),
     and a notice when they could not be read (tesseract missing) or some were of other formats."""
     parts = [
@@ -309,12 +307,12 @@ def _docx_images(document: Any, path: Path) -> tuple[list[tuple[Any, str, list]]
     out, count = [], 0
     for part, kind in parts:
         frames = read_image_frames(
-            io.BytesIO(part.blob), kind, label=f"image {part.partname} of {str(path)!r}"
+            io.BytesIO(part.blob), kind, label=f"image {part.partname} of {name!r}"
         )
         count += len(frames)
         if count > OCR_LIMITS["ocr_pages"]:
             raise ConfigError(
-                f"{str(path)!r} holds more than {OCR_LIMITS['ocr_pages']} images; at most that many are "
+                f"{name!r} holds more than {OCR_LIMITS['ocr_pages']} images; at most that many are "
                 "read by OCR."
             )
         out.append((part, kind, [(f, ocr_image(f, number=count)) for f in frames]))
@@ -334,15 +332,15 @@ def _part_root(part: Any) -> Any:
 
 
 def _deidentify_docx(
-    path: Path, cfg: TextConfig, secrets: Mapping[str, str] | None
+    data: bytes, name: str, cfg: TextConfig, secrets: Mapping[str, str] | None
 ) -> tuple[bytes, DocumentSummary]:
     docx = _docx_module()
-    _check_docx_zip(path)
+    _check_docx_zip(data, name)
     try:
-        document = docx.Document(str(path))
+        document = docx.Document(io.BytesIO(data))
     except Exception as exc:  # noqa: BLE001 - any parse failure: one line
         raise ConfigError(
-            f"{str(path)!r} cannot be read as a DOCX file ({type(exc).__name__})."
+            f"{name!r} cannot be read as a DOCX file ({type(exc).__name__})."
         ) from None
     roots = [(part, *_part_root(part)) for part in _docx_parts(document)]
     paragraphs = []
@@ -356,11 +354,11 @@ def _deidentify_docx(
         for rel in part.rels.values()
         if rel.is_external and isinstance(rel.target_ref, str)
     ]
-    images, image_notice = _docx_images(document, path)
+    images, image_notice = _docx_images(document, name)
     ocr = [page for _part, _kind, frames in images for page in frames]
     blocks = [t for t, _ in paragraphs] + [rel.target_ref for rel in links]
     blocks += [b for _frame, page in ocr for b in page.blocks]
-    _check_chars(sum(len(t) for t in blocks), path)
+    _check_chars(sum(len(t) for t in blocks), name)
     results, language, notices = _analyse(blocks, cfg, secrets)
     if image_notice:
         notices.append(image_notice)
@@ -409,28 +407,26 @@ def _has_image(page: Any) -> bool:
     )
 
 
-def _pdf_pages(path: Path) -> list[str]:
+def _pdf_pages(data: bytes, name: str) -> list[str]:
     """Each page's text layer; "" for a page to read by OCR (no text, or an image with fewer
     than :data:`SCAN_TEXT_CHARS` characters of text)."""
     from pypdf import PdfReader
     from pypdf.errors import PdfReadError
 
     try:
-        reader = PdfReader(str(path))
+        reader = PdfReader(io.BytesIO(data))
         if reader.is_encrypted:
-            raise ConfigError(
-                f"{str(path)!r} is encrypted: save an unencrypted copy and run again."
-            )
+            raise ConfigError(f"{name!r} is encrypted: save an unencrypted copy and run again.")
         count = len(reader.pages)
         if count > LIMITS["pdf_pages"]:
             raise ConfigError(
-                f"{str(path)!r} has {count} pages; at most {LIMITS['pdf_pages']} are read."
+                f"{name!r} has {count} pages; at most {LIMITS['pdf_pages']} are read."
             )
         pages, total = [], 0
         for page in reader.pages:
             text = page.extract_text() or ""
             total += len(text)
-            _check_chars(total, path)
+            _check_chars(total, name)
             if len("".join(text.split())) < SCAN_TEXT_CHARS and _has_image(page):
                 text = ""  # a scan with a stamp or page number as its only text: read by OCR
             pages.append(text)
@@ -438,7 +434,7 @@ def _pdf_pages(path: Path) -> list[str]:
         raise
     except (PdfReadError, Exception) as exc:  # noqa: BLE001 - any parse failure: one line
         raise ConfigError(
-            f"{str(path)!r} cannot be read as a PDF file ({type(exc).__name__})."
+            f"{name!r} cannot be read as a PDF file ({type(exc).__name__})."
         ) from None
     return pages
 
@@ -492,17 +488,17 @@ def _boxed(
 
 
 def _deidentify_pdf(
-    path: Path, cfg: TextConfig, secrets: Mapping[str, str] | None
+    data: bytes, name: str, cfg: TextConfig, secrets: Mapping[str, str] | None
 ) -> tuple[bytes, DocumentSummary]:
-    texts = _pdf_pages(path)
+    texts = _pdf_pages(data, name)
     scanned = [i for i, t in enumerate(texts) if not t.strip()]
-    rendered = render_pdf_pages(path, scanned) if scanned else []
+    rendered = render_pdf_pages(data, scanned, label=repr(name)) if scanned else []
     ocr = [
         ocr_image(image, number=i + 1) for i, (image, _size) in zip(scanned, rendered, strict=True)
     ]
     text_pages = [i for i, t in enumerate(texts) if t.strip()]
     blocks = [texts[i] for i in text_pages] + [b for page in ocr for b in page.blocks]
-    _check_chars(sum(len(b) for b in blocks), path)
+    _check_chars(sum(len(b) for b in blocks), name)
     results, language, notices = _analyse(blocks, cfg, secrets)
     out: list[str | tuple[Any, tuple[float, float]]] = list(texts)
     for i, result in zip(text_pages, results, strict=False):
@@ -520,19 +516,44 @@ def _deidentify_pdf(
 
 # =============================================================================== images
 def _deidentify_image(
-    path: Path, cfg: TextConfig, secrets: Mapping[str, str] | None, kind: str
+    data: bytes, name: str, cfg: TextConfig, secrets: Mapping[str, str] | None, kind: str
 ) -> tuple[bytes, DocumentSummary]:
-    frames = read_image_frames(path, kind)
+    frames = read_image_frames(io.BytesIO(data), kind, label=repr(name))
     ocr = [ocr_image(frame, number=i + 1) for i, frame in enumerate(frames)]
     blocks = [b for page in ocr for b in page.blocks]
-    _check_chars(sum(len(b) for b in blocks), path)
+    _check_chars(sum(len(b) for b in blocks), name)
     results, language, notices = _analyse(blocks, cfg, secrets)
     redacted = [redact(f, b) for f, b in zip(frames, _boxed(ocr, results), strict=True)]
     notices.append("Read by OCR: found words are covered by black boxes; metadata is removed.")
     return image_bytes(redacted, kind), _summary(kind, results, language, notices)
 
 
-# =============================================================================== entry point
+# =============================================================================== entry points
+def deidentify_bytes(
+    data: bytes, name: str, cfg: TextConfig, secrets: Mapping[str, str] | None = None
+) -> tuple[bytes, DocumentSummary]:
+    """The de-identified document of ``data`` read as a file called ``name`` (its suffix gives
+    the kind), in memory: nothing is written to disk (OCR pages go to tesseract on its stdin)."""
+    kind = document_kind(name)
+    if len(data) > LIMITS["file_bytes"]:
+        raise ConfigError(
+            f"{name!r} has {len(data)} bytes; documents up to {LIMITS['file_bytes']} bytes are "
+            "read. Split it into smaller files."
+        )
+    if kind in IMAGE_FORMATS:
+        out, summary = _deidentify_image(data, name, cfg, secrets, kind)
+    else:
+        handler = {"txt": _deidentify_txt, "docx": _deidentify_docx, "pdf": _deidentify_pdf}[kind]
+        out, summary = handler(data, name, cfg, secrets)
+    log.info(
+        "de-identified a %s document: %d blocks, %d changed",
+        kind,
+        summary.blocks,
+        summary.blocks_changed,
+    )
+    return out, summary
+
+
 def deidentify_document(
     source: str | Path,
     target: str | Path,
@@ -549,16 +570,6 @@ def deidentify_document(
     if document_kind(target) != kind:
         raise ConfigError(f"the output must be a .{kind} file like the input, got {str(target)!r}.")
     _check_size(source)
-    if kind in IMAGE_FORMATS:
-        data, summary = _deidentify_image(source, cfg, secrets, kind)
-    else:
-        handler = {"txt": _deidentify_txt, "docx": _deidentify_docx, "pdf": _deidentify_pdf}[kind]
-        data, summary = handler(source, cfg, secrets)
+    data, summary = deidentify_bytes(source.read_bytes(), str(source), cfg, secrets)
     atomic_write(target, data)
-    log.info(
-        "de-identified a %s document: %d blocks, %d changed",
-        kind,
-        summary.blocks,
-        summary.blocks_changed,
-    )
     return summary

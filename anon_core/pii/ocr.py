@@ -290,11 +290,15 @@ def image_bytes(frames: Sequence[Any], kind: str) -> bytes:
     return buffer.getvalue()
 
 
-def render_pdf_pages(path: Path, indexes: Sequence[int]) -> list[tuple[Any, tuple[float, float]]]:
-    """Render the given pages (0-based) to greyscale images; each with its size in points."""
+def render_pdf_pages(
+    path: Path | bytes, indexes: Sequence[int], label: str | None = None
+) -> list[tuple[Any, tuple[float, float]]]:
+    """Render the given pages (0-based) of a PDF file or of its bytes to greyscale images; each
+    with its size in points. ``label`` names it in messages (default: the path)."""
+    name = label if label is not None else repr(str(path))
     if len(indexes) > LIMITS["ocr_pages"]:
         raise ConfigError(
-            f"{str(path)!r} has {len(indexes)} pages without text; at most {LIMITS['ocr_pages']} "
+            f"{name} has {len(indexes)} pages without text; at most {LIMITS['ocr_pages']} "
             "are read by OCR. Split the document."
         )
     try:
@@ -305,10 +309,10 @@ def render_pdf_pages(path: Path, indexes: Sequence[int]) -> list[tuple[Any, tupl
         ) from None
     out = []
     try:
-        pdf = pdfium.PdfDocument(str(path))
+        pdf = pdfium.PdfDocument(path if isinstance(path, bytes) else str(path))
     except Exception as exc:  # noqa: BLE001 - any parse failure: one line
         raise ConfigError(
-            f"{str(path)!r} cannot be rendered as a PDF file ({type(exc).__name__})."
+            f"{name} cannot be rendered as a PDF file ({type(exc).__name__})."
         ) from None
     try:
         for index in indexes:

@@ -74,10 +74,13 @@ def build_dossier(
     signing_key: Any = None,
     generated_at: datetime | None = None,
     released_file: Path | tuple[str, bytes] | None = None,
+    documents: Sequence[Mapping[str, Any]] | None = None,
 ) -> Report:
     """The dossier of ``release`` (measured by ``session``); ``released_file`` is the file
-    written, or a download's (name, bytes): its name and SHA-256 are recorded. Refuses an
-    approval of a failing release without a justification."""
+    written, or a download's (name, bytes): its name and SHA-256 are recorded. ``documents``:
+    the documents de-identified with it (per file name, kind, language, input and output
+    SHA-256 and entity counts, as :meth:`anon_core.services.documents.DocumentsRun.evidence`
+    gives). Refuses an approval of a failing release without a justification."""
     check_approval(verdict, signoff)
     config = session.config
     name = config.input_path.name if config.input_path is not None else None
@@ -86,6 +89,8 @@ def build_dossier(
         figures["output"]["file"] = file_fingerprint(released_file[0], released_file[1])
     elif released_file is not None:
         figures["output"]["file"] = path_fingerprint(Path(released_file))
+    if documents:
+        figures["documents"] = plain([dict(d) for d in documents])
     details = {
         "timings": {"release_seconds": release.seconds, "release_cpu_seconds": release.cpu_seconds}
     }

@@ -184,4 +184,52 @@ def dossier_method(report: Report) -> dict[str, Any] | None:
     return section("method", "Release method and hashes", kv_block(rows))
 
 
-DOSSIER_SECTION_BUILDERS = (dossier_summary, dossier_checklist, dossier_evidence, dossier_method)
+def dossier_documents(report: Report) -> dict[str, Any] | None:
+    """The documents de-identified with the release: per file its input and output SHA-256 and
+    the entity types and counts found (never a value)."""
+    if not is_dossier(report) or not report.figures.get("documents"):
+        return None
+    rows = []
+    for d in report.figures["documents"]:
+        found = ", ".join(f"{e} {count(n)}" for e, n in sorted(d["entities"].items())) or "none"
+        model = "yes" if d.get("names_by_model") else "no (patterns only)"
+        rows.append(
+            [
+                d["name"],
+                d["kind"],
+                d["language"],
+                model,
+                found,
+                d["input_sha256"],
+                d["output_sha256"],
+            ]
+        )
+    return section(
+        "documents",
+        "Documents",
+        text_block(
+            "Documents de-identified with this release. 'verify --documents' checks that the "
+            "de-identified files hash as recorded here."
+        ),
+        table_block(
+            [
+                "file",
+                "kind",
+                "language",
+                "names by a model",
+                "entities found",
+                "input SHA-256",
+                "output SHA-256",
+            ],
+            rows,
+        ),
+    )
+
+
+DOSSIER_SECTION_BUILDERS = (
+    dossier_summary,
+    dossier_checklist,
+    dossier_evidence,
+    dossier_method,
+    dossier_documents,
+)

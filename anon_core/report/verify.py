@@ -362,6 +362,7 @@ def verify_report(
     released_path: str | os.PathLike[str] | None = None,
     public_key: str | os.PathLike[str] | None = None,
     no_signature: bool = False,
+    documents_path: str | os.PathLike[str] | None = None,
 ) -> VerifyResult:
     """Re-run the configuration and check the report, its visible content, its signature and the release.
 
@@ -408,13 +409,15 @@ def verify_report(
     if is_dossier(figures):
         from anon_core.report.verify_dossier import verify_dossier
 
-        release = verify_dossier(config, figures, released_path, differences, notes)
+        release = verify_dossier(config, figures, released_path, differences, notes, documents_path)
         if released_path is None and release == "not checked":
             notes.append("the release file was NOT checked: give --released FILE to check it")
         if len(differences) > _MAX_DIFFERENCES:
             more = len(differences) - _MAX_DIFFERENCES
             differences = [*differences[:_MAX_DIFFERENCES], f"... and {more} more differences"]
         return VerifyResult(tuple(differences), tuple(notes), release, signature)
+    if documents_path is not None:
+        differences.append("documents: this report is not a dossier and lists no documents")
     selection = (figures.get("transformation") or {}).get("selection", {}).get("method")
     evidence, engine, grouped = rerun_report_evidence(config, selection or "configured")
     if evidence is None:

@@ -11,8 +11,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from pathlib import Path
+import hashlib
+import zipfile
+from collections.abc import Mapping, Sequence
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from anon_core.config import ReleaseConfig
@@ -63,14 +65,90 @@ def _release_from_file(
     )
 
 
+#: Largest de-identified document hashed by ``verify --documents`` (bytes read per member).
+DOCUMENT_READ_BYTES = 2 * 1024**3
+
+
+def _hash_stream(stream: Any) -> str | None:
+    digest, read = hashlib.sha256(), 0
+    while chunk := stream.read(1 << 20):
+        read += len(chunk)
+        if read > DOCUMENT_READ_BYTES:
+            return None
+        digest.update(chunk)
+    return digest.hexdigest()
+
+
+def check_documents(
+    path: str | Path, recorded: Sequence[Mapping[str, Any]], differences: list[str]
+) -> None:
+    """Each recorded document's de-identified file, found by name in the ZIP the dashboard gave
+    (``deidentified/NAME``) or in a folder, must hash as recorded."""
+    path = Path(path)
+    if not path.exists():
+        differences.append(f"documents: {str(path)!r} does not exist")
+        return
+    if path.is_dir():
+        opened = {d["name"]: path / d["name"] for d in recorded}
+        for d in recorded:
+            file = opened[d["name"]]
+            if not file.is_file():
+                differences.append(f"documents: {d['name']} is not in {path.name}")
+                continue
+            with file.open("rb") as stream:
+                _compare_document(d, _hash_stream(stream), differences)
+        return
+    try:
+        with zipfile.ZipFile(path) as z:
+            members = {PurePosixPath(i.filename).name: i for i in z.infolist() if not i.is_dir()}
+            for d in recorded:
+                info = members.get(d["name"])
+                if info is None:
+                    differences.append(f"documents: {d['name']} is not in {path.name}")
+                    continue
+                with z.open(info) as stream:
+                    _compare_document(d, _hash_stream(stream), differences)
+    except (zipfile.BadZipFile, OSError) as exc:
+        differences.append(
+            f"documents: {path.name} is neither a folder nor a readable ZIP ({type(exc).__name__})"
+        )
+
+
+def _compare_document(
+    recorded: Mapping[str, Any], digest: str | None, differences: list[str]
+) -> None:
+    if digest is None:
+        differences.append(
+            f"documents: {recorded['name']} is larger than {DOCUMENT_READ_BYTES} bytes; not read"
+        )
+    elif digest != recorded["output_sha256"]:
+        differences.append(
+            f"documents: {recorded['name']}: SHA-256 {digest}, the dossier records "
+            f"{recorded['output_sha256']}"
+        )
+
+
 def verify_dossier(
     config: ReleaseConfig,
     figures: Mapping[str, Any],
     released_path: str | Path | None,
     differences: list[str],
     notes: list[str],
+    documents_path: str | Path | None = None,
 ) -> str:
-    """Re-check a dossier's figures; returns what was found of the released file."""
+    """Re-check a dossier's figures; returns what was found of the released file. The documents
+    it lists are checked against ``documents_path`` (their inputs are not at hand, so their
+    counts are taken as recorded)."""
+    documents = figures.get("documents") or []
+    if documents and documents_path is not None:
+        check_documents(documents_path, documents, differences)
+    elif documents:
+        notes.append(
+            f"the {len(documents)} de-identified document(s) were NOT checked: give "
+            "--documents ZIP|FOLDER to check their SHA-256"
+        )
+    elif documents_path is not None:
+        differences.append("documents: the dossier lists no documents to check")
     session = Session(config)
     rel = figures["release"]
     options = (figures.get("evidence") or {}).get("options") or {}
@@ -126,6 +204,8 @@ def verify_dossier(
     again = dossier_figures(release, evidence, verdict, name, len(session.frame))
     if recorded_file is not None:
         again["output"]["file"] = recorded_file
+    if "documents" in figures:
+        again["documents"] = figures["documents"]
     from anon_core.services.shadow_evidence import keep_unreproducible_shadow
 
     unchecked = keep_unreproducible_shadow(figures, again)

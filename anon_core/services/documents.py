@@ -1,0 +1,345 @@
+"""Documents as the dashboard de-identifies them: several uploaded files, in memory, one ZIP.
+
+Each file goes through the engine of ``anon-core deidentify``
+(:func:`anon_core.pii.documents.deidentify_bytes`): the same text section, the same language
+routing, the same DOCX, PDF, text and OCR handling. Nothing of a document is written to disk:
+the upload is read from memory, OCR pages go to tesseract on its standard input, and the
+de-identified files are kept in memory until they are downloaded.
+
+What is kept of each file (:class:`DocumentRecord`) is what the log, the page and the dossier
+show: kind, language, whether names were looked for by a model of that language, entity types
+and counts, notices, and the SHA-256 of the uploaded and of the de-identified bytes (the exact
+bytes in the ZIP). Never a found value.
+
+Uploads are bounded (:func:`upload_limits`): per file the engine's own limit
+(:data:`anon_core.pii.documents.LIMITS` ``file_bytes``, 50 MB), per batch
+:data:`BATCH_FILES` files and :data:`BATCH_MB` MB in all (the environment variable
+``ANON_DOCUMENTS_BATCH_MB`` changes the latter).
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import json
+import logging
+import os
+import re
+import zipfile
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import PurePath
+from typing import Any
+
+from anon_core.data.io import escape_formula_text
+from anon_core.errors import AnonError, ConfigError
+from anon_core.pii.documents import LIMITS, SUFFIXES, deidentify_bytes, document_kind
+from anon_core.pii.engine import LANGUAGE, LANGUAGE_MODELS
+from anon_core.pii.settings import TextConfig, validate_text_section
+
+log = logging.getLogger(__name__)
+
+#: At most this many files in one batch.
+BATCH_FILES = 50
+#: At most this many megabytes (10**6 bytes) of uploads in one batch, unless
+#: ``ANON_DOCUMENTS_BATCH_MB`` says otherwise.
+BATCH_MB = 100
+BATCH_ENV = "ANON_DOCUMENTS_BATCH_MB"
+#: The placeholder column a document's text section is validated with (as the CLI does).
+DOCUMENT_COLUMN = "document"
+#: Folder of the de-identified files inside the ZIP, and the logs beside it.
+ZIP_FOLDER = "deidentified"
+LOG_JSON, LOG_CSV = "deidentification-log.json", "deidentification-log.csv"
+LOG_SCHEMA = "anon-core/documents-log/1"
+NO_NAME_MODEL = (
+    "names were not looked for by a model of this language (pattern and title recognizers only, "
+    "or a model of another language): names without a title may be left"
+)
+
+
+@dataclass(frozen=True)
+class UploadLimits:
+    file_bytes: int
+    batch_bytes: int
+    batch_files: int
+
+    def sentence(self) -> str:
+        return (
+            f"Up to {self.batch_files} files and {self.batch_bytes / 1e6:,.0f} MB per batch, "
+            f"{self.file_bytes / 1e6:,.0f} MB per file."
+        )
+
+
+def upload_limits(environ: Mapping[str, str] | None = None) -> UploadLimits:
+    """The bounds of one batch; ``ANON_DOCUMENTS_BATCH_MB`` (a positive whole number of MB)
+    overrides :data:`BATCH_MB`."""
+    env = os.environ if environ is None else environ
+    raw = env.get(BATCH_ENV, "").strip()
+    mb = BATCH_MB
+    if raw:
+        if not raw.isdigit() or int(raw) <= 0:
+            raise ConfigError(
+                f"{BATCH_ENV}={raw!r}: give a positive whole number of megabytes, e.g. 200."
+            )
+        mb = int(raw)
+    return UploadLimits(int(LIMITS["file_bytes"]), mb * 1_000_000, BATCH_FILES)
+
+
+def check_batch(files: Sequence[tuple[str, bytes]], limits: UploadLimits) -> None:
+    """One message when the batch is too large, or a file is not a kind the engine reads."""
+    if not files:
+        raise ConfigError("No document given: upload at least one file.")
+    if len(files) > limits.batch_files:
+        raise ConfigError(
+            f"{len(files)} files were given; at most {limits.batch_files} are de-identified in "
+            "one batch. Upload them in several batches."
+        )
+    total = sum(len(data) for _name, data in files)
+    if total > limits.batch_bytes:
+        raise ConfigError(
+            f"The files hold {total / 1e6:,.1f} MB; at most {limits.batch_bytes / 1e6:,.0f} MB "
+            f"are de-identified in one batch. Upload them in several batches, or set {BATCH_ENV}."
+        )
+    for name, data in files:
+        document_kind(name)
+        if len(data) > limits.file_bytes:
+            raise ConfigError(
+                f"{name!r} has {len(data) / 1e6:,.1f} MB; documents up to "
+                f"{limits.file_bytes / 1e6:,.0f} MB are read. Split it into smaller files."
+            )
+
+
+def text_config(section: Mapping[str, Any] | None) -> TextConfig:
+    """The validated ``text`` section for documents (``columns`` not needed); defaults without."""
+    section = dict(section or {})
+    section.pop("columns", None)
+    return validate_text_section({"columns": [DOCUMENT_COLUMN], **section})
+
+
+def name_model(language: str) -> str | None:
+    """The spaCy pipeline that looks for names in ``language``, or None when that language has
+    no model of its own installed (the English model or patterns only stand in)."""
+    model = LANGUAGE_MODELS.get(language)
+    if model is None:
+        return None
+    if language != LANGUAGE:
+        import spacy
+
+        if not spacy.util.is_package(model):
+            return None
+    return model
+
+
+@dataclass(frozen=True)
+class DocumentRecord:
+    """One de-identified file: counts, types and hashes, never a value."""
+
+    name: str  # the name in the ZIP (the upload's own, or document-001.docx when numbered)
+    kind: str
+    language: str
+    name_model: str | None
+    input_sha256: str
+    output_sha256: str
+    input_bytes: int
+    output_bytes: int
+    entities: dict[str, int]
+    notices: tuple[str, ...] = ()
+
+    @property
+    def names_by_model(self) -> bool:
+        return self.name_model is not None
+
+    @property
+    def total(self) -> int:
+        return sum(self.entities.values())
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "kind": self.kind,
+            "language": self.language,
+            "name_model": self.name_model,
+            "input_sha256": self.input_sha256,
+            "output_sha256": self.output_sha256,
+            "input_bytes": self.input_bytes,
+            "output_bytes": self.output_bytes,
+            "entities": dict(sorted(self.entities.items())),
+            "notices": list(self.notices),
+        }
+
+
+@dataclass
+class DocumentsRun:
+    """The files of one batch: records with their de-identified bytes, and the files refused."""
+
+    records: list[DocumentRecord] = field(default_factory=list)
+    outputs: dict[str, bytes] = field(default_factory=dict)  # output_name -> bytes
+    failed: list[tuple[str, str]] = field(default_factory=list)  # (name, one-line message)
+
+    def entity_totals(self) -> dict[str, int]:
+        out: dict[str, int] = {}
+        for r in self.records:
+            for entity, n in r.entities.items():
+                out[entity] = out.get(entity, 0) + n
+        return dict(sorted(out.items()))
+
+    def evidence(self) -> list[dict[str, Any]]:
+        """Per file, what the dossier records: name, kind, language, hashes and counts."""
+        return [
+            {
+                "name": r.name,
+                "kind": r.kind,
+                "language": r.language,
+                "names_by_model": r.names_by_model,
+                "input_sha256": r.input_sha256,
+                "output_sha256": r.output_sha256,
+                "entities": dict(sorted(r.entities.items())),
+            }
+            for r in self.records
+        ]
+
+
+def _safe_name(name: str, taken: set[str]) -> str:
+    """A plain file name (no folder, no control characters), unique in the batch."""
+    base = PurePath(str(name).replace("\\", "/")).name
+    base = re.sub(r"[\x00-\x1f\x7f]", "", base).strip() or "document"
+    stem, dot, suffix = base.rpartition(".")
+    candidate, n = base, 1
+    while candidate.lower() in taken:
+        n += 1
+        candidate = f"{stem} ({n}){dot}{suffix}" if dot else f"{base} ({n})"
+    taken.add(candidate.lower())
+    return candidate
+
+
+def output_names(names: Sequence[str], numbered: bool = False) -> list[str]:
+    """The names the de-identified files get in the ZIP: the upload's own name, made unique, or
+    ``document-001.docx``, ... when ``numbered`` (file names can hold personal data)."""
+    taken: set[str] = set()
+    out = []
+    for i, name in enumerate(names, start=1):
+        suffix = PurePath(str(name)).suffix.lower()
+        out.append(_safe_name(f"document-{i:03d}{suffix}" if numbered else name, taken))
+    return out
+
+
+def deidentify_uploads(
+    files: Sequence[tuple[str, bytes]],
+    section: Mapping[str, Any] | None = None,
+    *,
+    secrets: Mapping[str, str] | None = None,
+    numbered: bool = False,
+    limits: UploadLimits | None = None,
+    progress: Callable[[float, str], None] | None = None,
+) -> DocumentsRun:
+    """De-identify each ``(name, bytes)`` in memory with the ``text`` section ``section``.
+
+    A file the engine refuses (not UTF-8, broken DOCX, too many pages, ...) is listed in
+    ``failed`` with its one-line message and the others go on. ``progress(fraction, message)``
+    is called before each file and at the end (a caller stops the batch by raising from it).
+    """
+    limits = limits or upload_limits()
+    check_batch(files, limits)
+    cfg = text_config(section)
+    run = DocumentsRun()
+    names = output_names([n for n, _ in files], numbered)
+    for i, ((_name, data), out_name) in enumerate(zip(files, names, strict=True)):
+        if progress is not None:
+            progress(i / len(files), f"File {i + 1} of {len(files)}: {out_name}")
+        try:
+            written, summary = deidentify_bytes(data, out_name, cfg, secrets)
+        except AnonError as exc:
+            run.failed.append((out_name, str(exc)))
+            continue
+        run.outputs[out_name] = written
+        run.records.append(
+            DocumentRecord(
+                name=out_name,
+                kind=summary.kind,
+                language=summary.language,
+                name_model=name_model(summary.language),
+                input_sha256=hashlib.sha256(data).hexdigest(),
+                output_sha256=hashlib.sha256(written).hexdigest(),
+                input_bytes=len(data),
+                output_bytes=len(written),
+                entities=dict(summary.entities),
+                notices=tuple(summary.notices),
+            )
+        )
+    if progress is not None:
+        progress(1.0, f"{len(run.records)} of {len(files)} file(s) de-identified")
+    log.info("de-identified %d of %d uploaded documents", len(run.records), len(files))
+    return run
+
+
+# ----------------------------------------------------------------------------- logs and ZIP
+def log_json(run: DocumentsRun) -> bytes:
+    """The batch's log: per file kind, language, hashes, entity counts and notices."""
+    body = {
+        "schema": LOG_SCHEMA,
+        "files": [r.to_dict() for r in run.records],
+        "failed": [{"name": n, "error": e} for n, e in run.failed],
+        "entities": run.entity_totals(),
+    }
+    return (json.dumps(body, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+
+
+CSV_COLUMNS = (
+    "name",
+    "kind",
+    "language",
+    "names_by_model",
+    "entity",
+    "count",
+    "input_sha256",
+    "output_sha256",
+    "error",
+)
+
+
+def log_csv(run: DocumentsRun) -> bytes:
+    """One row per file and entity type (a file with nothing found has one row, entity empty);
+    text cells that a spreadsheet would read as a formula get a leading apostrophe."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(CSV_COLUMNS)
+    for r in run.records:
+        rows = sorted(r.entities.items()) or [("", 0)]
+        for entity, n in rows:
+            writer.writerow(
+                [
+                    escape_formula_text(r.name),
+                    r.kind,
+                    r.language,
+                    "yes" if r.names_by_model else "no",
+                    entity,
+                    n,
+                    r.input_sha256,
+                    r.output_sha256,
+                    "",
+                ]
+            )
+    for name, error in run.failed:
+        writer.writerow([escape_formula_text(name), "", "", "", "", "", "", "", error])
+    return buffer.getvalue().encode("utf-8")
+
+
+def documents_zip(run: DocumentsRun) -> bytes:
+    """One ZIP: the de-identified files under ``deidentified/`` and the two logs beside them.
+    Fixed timestamps, so the same batch gives the same bytes."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as z:
+        members = [(f"{ZIP_FOLDER}/{n}", b) for n, b in run.outputs.items()]
+        members += [(LOG_JSON, log_json(run)), (LOG_CSV, log_csv(run))]
+        for name, data in members:
+            info = zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0))
+            info.compress_type = zipfile.ZIP_DEFLATED
+            info.external_attr = 0o644 << 16
+            z.writestr(info, data)
+    return buffer.getvalue()
+
+
+def accepted_suffixes() -> list[str]:
+    """File suffixes the uploader accepts (without the dot)."""
+    return [s[1:] for s in SUFFIXES]
