@@ -5,7 +5,11 @@ battery and the same utility yardstick (:func:`anon_core.services.compare.compar
 JSON object ``{"methods": {NAME: {"parameters", "seconds", "attacks", "utility",
 "privacy_guarantee", ...}}, "split": {...}}``; ``--output DIR`` also writes each release to
 ``DIR/NAME.csv`` (refused before anything runs when one of those files is a file the run reads
-or not a regular file). Progress goes to stderr with ``--verbose``.
+or not a regular file). ``--shadow`` (opt-in, as ``anon-core release --shadow``) adds the
+shadow-model membership attack on the 10 most vulnerable records to every synthetic and
+perturbative method (``attacks.shadow_mia``: mean AUC and advantage with intervals); it is refused
+before anything runs when no compared method is synthetic or perturbative. Progress goes to
+stderr with ``--verbose``.
 """
 
 from __future__ import annotations
@@ -19,10 +23,12 @@ from pathlib import Path
 from anon_core.commands import EXIT_OK
 from anon_core.data.paths import check_run_outputs
 from anon_core.errors import ConfigError
+from anon_core.methods import METHODS
 from anon_core.release.engines.base import write_frame
 from anon_core.services import runs
 from anon_core.services.compare import BASELINE, default_methods
 from anon_core.services.session import Session
+from anon_core.services.shadow_evidence import SHADOW_SHADOWS, SHADOW_TARGETS, shadow_applies
 
 #: Format of the releases ``--output DIR`` holds.
 SUFFIX = ".csv"
@@ -47,7 +53,25 @@ def _planned_files(args: argparse.Namespace) -> list[str]:
     return [f"{name}{SUFFIX}" for name in names]
 
 
+def _check_shadow(args: argparse.Namespace) -> None:
+    """``--shadow`` needs a compared method it is defined for (synthetic or perturbative)."""
+    if not args.shadow:
+        return
+    names = _names(args.methods) or default_methods()
+    known = [n for n in names if n in METHODS or n == BASELINE]  # others: refused by compare
+    if known and not any(
+        n in METHODS and shadow_applies(n, bool(METHODS[n].synthetic)) for n in known
+    ):
+        raise ConfigError(
+            f"--shadow attacks synthetic and perturbative releases only, and the compared methods "
+            f"({', '.join(known)}) are neither: a generalized release's rows are the input's "
+            "records. Add a method such as noise or synthetic-gaussian-copula to --methods, or "
+            "leave out --shadow."
+        )
+
+
 def _run(args: argparse.Namespace) -> int:
+    _check_shadow(args)
     session = Session.open(args.config)
     config = session.config
     if args.output:
@@ -73,6 +97,7 @@ def _run(args: argparse.Namespace) -> int:
         else None,
         progress=progress,
         keep_releases=bool(args.output),
+        shadow=bool(args.shadow),
     )
     out = result.to_dict()
     if args.output:
@@ -112,5 +137,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "--ml-models",
         metavar="M1,M2",
         help="ML utility models (default: logistic_regression,random_forest)",
+    )
+    parser.add_argument(
+        "--shadow",
+        action="store_true",
+        help=f"also run shadow-model membership inference on the {SHADOW_TARGETS} most vulnerable "
+        "records for each synthetic and perturbative method (re-fits each such method "
+        f"{2 * SHADOW_SHADOWS} times; off by default)",
     )
     parser.set_defaults(func=_run)
