@@ -429,6 +429,10 @@ def _input(data: Mapping[str, Any], base: Path) -> Fields:
 
 def _attributes(data: Mapping[str, Any], base: Path) -> Fields:
     attrs = check_mapping("attributes", data.get("attributes", {}))
+    if data.get("geo") is not None:  # a location made one quasi-identifier by the geo section
+        from anon_core.geo.location import geo_attributes
+
+        attrs = geo_attributes(attrs, data["geo"])
     roles: dict[str, Role] = {}
     hspecs: dict[str, Mapping[str, Any]] = {}
     for name, spec in attrs.items():

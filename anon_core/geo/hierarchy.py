@@ -15,8 +15,9 @@ like any other generalized attribute. Two builders (``attributes.<column>.hierar
 
 A generalized value is the cell's centre and what the cell is: ``"52.09012,5.12035 (500 m
 cell)"`` or ``"52.09012,5.12035 (H3 891f1d4a93bffff)"``. To generalize a latitude/longitude
-pair, put it in one column first (:func:`point_column`) and mark the two source columns as
-identifiers, so that they are removed.
+pair, give the configuration's ``geo`` section a ``hierarchy``
+(:mod:`anon_core.geo.location` makes the column), or put it in one column first
+(:func:`point_column`) and mark the two source columns as identifiers.
 """
 
 from __future__ import annotations
@@ -73,8 +74,8 @@ def parse_points(
             bad.append(text)
     if bad:
         raise HierarchyError(
-            f"Column {name!r} has {len(bad):,} distinct value(s) that are not points in range "
-            f"(e.g. {bad[0][:40]!r}); a location column holds {EXAMPLE}, latitude in [-90, 90] "
+            f"Column {name!r} has {len(bad):,} distinct value(s) that are not points in range; "
+            f"a location column holds {EXAMPLE}, latitude in [-90, 90] "
             "and longitude in [-180, 180]. Fix or blank those cells."
         )
     return lat, lon

@@ -21,7 +21,13 @@ import pandas as pd
 from anon_core.errors import ConfigError
 from anon_core.geo import masking
 from anon_core.geo.grid import h3_cells, square_cells
-from anon_core.geo.section import EXAMPLE, GeoSection, geo_section_of, read_locations
+from anon_core.geo.section import (
+    EXAMPLE,
+    GeoSection,
+    geo_section_of,
+    read_locations,
+    wkt_points,
+)
 from anon_core.methods.registry import (
     MethodContext,
     MethodOutput,
@@ -50,6 +56,13 @@ class _GeoMethod(ReleaseMethod):
                 f"Method {self.name!r} needs a 'geo' section naming the location columns, "
                 f"e.g. {EXAMPLE}."
             )
+        if section.hierarchy is not None:
+            raise ConfigError(
+                f"Method {self.name!r} moves points, but the geo section's 'hierarchy' makes the "
+                f"location the generalized quasi-identifier {section.column!r} and removes "
+                f"{list(section.columns)}; remove 'hierarchy' (and 'column') from the geo "
+                "section to geomask, or use method generalization."
+            )
         return section
 
     def _mask(
@@ -70,8 +83,11 @@ class _GeoMethod(ReleaseMethod):
         rng = np.random.default_rng(random_state)
         mlat, mlon, guarantee, details = self._mask(lat, lon, rng)
         out = frame.copy()
-        out[section.latitude] = mlat
-        out[section.longitude] = mlon
+        if section.point is not None:  # written back as WKT, whatever form the input had
+            out[section.point] = wkt_points(mlat, mlon)
+        else:
+            out[str(section.latitude)] = mlat
+            out[str(section.longitude)] = mlon
         report(progress, 1.0, f"{self.label}: {len(frame):,} location(s) masked")
         return MethodOutput(
             out, guarantee, {"columns": list(section.columns), "rows": int(len(frame)), **details}

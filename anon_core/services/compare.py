@@ -29,6 +29,7 @@ from anon_core.config import ReleaseConfig
 from anon_core.data.dataset import Role
 from anon_core.data.hierarchy import Hierarchy
 from anon_core.errors import AnonError, ConfigError
+from anon_core.geo.location import with_location
 from anon_core.methods import METHODS, method_available
 from anon_core.methods.config import MethodSection, method_section, parse_method_section
 from anon_core.methods.generalization import problem_for
@@ -41,7 +42,7 @@ from anon_core.methods.registry import (
     make_context,
     make_method,
 )
-from anon_core.services.compare_figures import extra_attack_figures
+from anon_core.services.compare_figures import extra_attack_figures, spatial_figures
 from anon_core.services.compare_target import TargetBins, target_bins
 from anon_core.services.release import jsonable
 from anon_core.transform.problem import load_input
@@ -94,6 +95,7 @@ def prepare_input(
         from anon_core.pii import apply_release_sections  # Presidio loads only when needed
 
         frame, config = apply_release_sections(frame, config)[:2]
+    frame = with_location(frame, config)  # the geo section's location quasi-identifier
     missing = [c for c in config.roles if c not in frame.columns]
     if missing:
         raise ConfigError(
@@ -447,6 +449,10 @@ def compare(
         utility = _measure(
             "utility", notes, utility_fn, *_binned(bins, part, control, released), target, seed
         )
+        spatial_attacks, spatial_utility, spatial_notes = spatial_figures(config, part, released)
+        attacks.update(spatial_attacks)
+        utility.update(spatial_utility)
+        notes += spatial_notes
         if progress is not None:
             progress(name, 1.0, "done")
         if keep_releases:

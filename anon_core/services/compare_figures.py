@@ -64,14 +64,81 @@ FIGURES: dict[str, tuple[str, str]] = {
 }
 
 
+#: Spatial figures (a ``geo`` section whose points are released as points; see
+#: :mod:`anon_core.services.geo_evidence`): the risk ones join a method's attack figures, the
+#: utility ones its utility figures, under ``spatial.``.
+SPATIAL_FIGURES: dict[str, tuple[str, str]] = {
+    "spatial.nn_reidentification": (
+        "Spatial: nearest-neighbour re-identification (share of people, 0–1)",
+        "An attacker who holds every original address links each released point to the nearest "
+        "one; the share linked to the right person.",
+    ),
+    "spatial.spatial_k_share_below": (
+        "Spatial: people with spatial k below 5 (share, 0–1)",
+        "Spatial k of a person: how many original addresses lie closer to their released point "
+        "than their true home; the share below 5.",
+    ),
+    "spatial.displacement_median_m": (
+        "Spatial: median displacement (metres)",
+        "Median great-circle distance between a person's true and released location.",
+    ),
+    "spatial.displacement_p95_m": (
+        "Spatial: 95th-percentile displacement (metres)",
+        "95 % of the people moved at most this far (great-circle distance).",
+    ),
+    "spatial.ripley_l_max_diff_m": (
+        "Spatial: Ripley's L, largest difference from the original (metres; 0 = same)",
+        "Largest |L_release(r) − L_original(r)| over 12 radii from 1 % to 25 % of the side of "
+        "the original's hull: how much the clustering changed at any of these scales.",
+    ),
+    "spatial.nn_index_release": (
+        "Spatial: nearest-neighbour index of the release (1 = random, <1 clustered)",
+        "Clark-Evans: mean distance to the nearest other point over its value under complete "
+        "spatial randomness; compare with the unprotected copy's.",
+    ),
+    "spatial.hotspot_recovery": (
+        "Spatial: hot spots recovered (share of the original's clusters, 0–1)",
+        "DBSCAN at eps 500 m and at least 20 points on both tables; the share of the original's "
+        "clusters with a release cluster centre within 500 m.",
+    ),
+}
+
+
 def figure_label(key: str) -> str | None:
-    found = FIGURES.get(key)
+    found = FIGURES.get(key) or SPATIAL_FIGURES.get(key)
     return None if found is None else found[0]
 
 
 def figure_explanation(key: str) -> str | None:
-    found = FIGURES.get(key)
+    found = FIGURES.get(key) or SPATIAL_FIGURES.get(key)
     return None if found is None else found[1]
+
+
+def spatial_figures(
+    config: Any, part: pd.DataFrame, released: pd.DataFrame
+) -> tuple[dict[str, Any], dict[str, Any], list[str]]:
+    """({"spatial": risk figures}, {"spatial": utility figures}, notes) of one method's release
+    of ``part``; empty without a ``geo`` section, a note when the points cannot be paired."""
+    from anon_core.geo.section import geo_section_of
+    from anon_core.services.geo_evidence import geo_figures
+
+    try:
+        section = geo_section_of(config)
+    except AnonError:
+        return {}, {}, []
+    if section is None:
+        return {}, {}, []
+    try:
+        figures, details = geo_figures(section, part, released)
+    except (AnonError, ValueError) as exc:
+        return {}, {}, [f"The spatial figures could not be measured: {exc}"]
+    if details is None:
+        why = next(iter(figures.values())).get("why", "")
+        return {}, {}, [f"The spatial figures were not measured: {why}."]
+    value = {name: f["value"] for name, f in figures.items()}
+    risk = {k: value[k] for k in ("nn_reidentification", "spatial_k_share_below")}
+    utility = {k: v for k, v in value.items() if k not in risk and k != "spatial_k_min"}
+    return {"spatial": risk}, {"spatial": utility}, []
 
 
 def exposure_figures(

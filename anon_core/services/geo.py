@@ -54,9 +54,9 @@ def location_columns(
             section = parse_geo_section(raw)
         except AnonError:
             return None
-        if all(c in frame.columns for c in section.columns):
-            return section.columns
-        return None
+        if section.point is None and all(c in frame.columns for c in section.columns):
+            return (str(section.latitude), str(section.longitude))
+        return None  # a point column (WKT/GeoJSON) is not drawn
     by_name = {str(c).strip().lower(): c for c in frame.columns}
     lat = next((by_name[n] for n in LAT_NAMES if n in by_name), None)
     lon = next((by_name[n] for n in LON_NAMES if n in by_name), None)

@@ -24,6 +24,7 @@ from anon_core.data.hierarchy import Hierarchy
 from anon_core.data.hierarchy_spec import hierarchy_for
 from anon_core.data.io import LoadedTable, load_table
 from anon_core.errors import ConfigError, DataError, PrivacyWarning
+from anon_core.geo.location import refuse_engine, with_location
 from anon_core.privacy.models import PrivacyModel, make_model
 from anon_core.privacy.presence import research_subset_rows
 from anon_core.quality.metrics import QualityMetric, make_metric
@@ -102,6 +103,7 @@ class Problem:
             if name != "pandas":
                 return cls.from_source(config, name, progress=progress)
             frame = load_input(config).frame
+        frame = with_location(frame, config)  # the geo section's location quasi-identifier
         cls._check_columns(config, list(frame.columns))
         hierarchies = {
             name: hierarchy_for(name, spec, frame, config.base_dir)
@@ -140,6 +142,7 @@ class Problem:
         progress: Progress = no_progress,
     ) -> Problem:
         """Build the problem with a scale engine: it groups the file, nothing is loaded whole."""
+        refuse_engine(config, engine if isinstance(engine, str) else engine.name)
         if source is None:
             if config.input_path is None:
                 raise ConfigError("'input.path' is missing: name the data file to anonymize.")
