@@ -40,6 +40,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from anon_core.errors import ConfigError
+from anon_core.search import flash
 from anon_core.search.evaluate import Evaluator, TransformationResult
 
 log = logging.getLogger(__name__)
@@ -311,11 +312,6 @@ class _Search:
         """The full result of a node (for the optimum)."""
         return self.ev.evaluate(tuple(int(v) for v in self.nodes[idx]), validate=False)
 
-    def successors(self, idx: int) -> np.ndarray:
-        lv = self.nodes[idx]
-        can = lv < self.lattice.upper
-        return idx + self.lattice.stride[can]
-
     def predecessors_all_fail(self, status: np.ndarray, ids: np.ndarray) -> np.ndarray:
         """Of the nodes ``ids``, those none of whose direct predecessors has status 1 (pass)."""
         ok = np.ones(len(ids), dtype=bool)
@@ -324,78 +320,25 @@ class _Search:
             ok[has] &= status[ids[has] - self.lattice.stride[j]] != 1
         return ids[ok]
 
-    def upset(self, idx: int) -> np.ndarray:
-        region = np.zeros(self.n, dtype=bool)
-        self.region(region, idx, up=True)[...] = True
-        return region
-
     # ---------------------------------------------------------------- phase 1
-    def predecessors(self, idx: int) -> np.ndarray:
-        lv = self.nodes[idx]
-        can = lv > self.lattice.lower
-        return idx - self.lattice.stride[can]
-
     def tag_monotone(
         self,
         passes: Callable[[int], bool],
         bound: np.ndarray | None = None,
         best: Callable[[], float] | None = None,
     ) -> np.ndarray:
-        """Status per node for a monotone predicate: 1 pass, -1 fail, 0 undecided.
-
-        Binary search on greedy paths finds where a path crosses the boundary
-        between failing and passing nodes; then the walk follows the boundary:
-        the undecided predecessors of a passing node and successors of a
-        failing node are checked next, as they are likely on the boundary too.
-        Every check tags its whole up-set (pass) or down-set (fail).
-
-        With a lower bound of quality (monotone in generalization) and ``best()``,
-        the best satisfying quality so far, start nodes and boundary nodes whose
-        bound exceeds it are not checked: they cannot be optimal, and may stay
-        undecided. Without them every node is decided.
-        """
-        status = np.zeros(self.n, dtype=np.int8)
-        frontier: list[int] = []
-
-        def check(idx: int) -> bool:
-            ok = passes(idx)
-            region = self.region(status, idx, up=ok)  # a view: tagging writes through
-            region[region == 0] = 1 if ok else -1
-            neighbours = self.predecessors(idx) if ok else self.successors(idx)
-            frontier.extend(int(i) for i in neighbours[status[neighbours] == 0])
-            return ok
-
-        def hopeless(idx: int) -> bool:
-            return bound is not None and best is not None and bound[idx] > _tie_limit(best())
-
-        done = 0
-        for start in self.order:
-            if status[start] != 0 or hopeless(int(start)):
-                continue
-            path = [int(start)]
-            while True:
-                succ = self.successors(path[-1])
-                succ = succ[status[succ] == 0]
-                if len(succ) == 0:
-                    break
-                path.append(int(succ[np.argmin(self.rank[succ])]))
-            lo, hi = 0, len(path) - 1
-            while lo <= hi:
-                mid = (lo + hi) // 2
-                idx = path[mid]
-                ok = status[idx] == 1 if status[idx] != 0 else check(idx)
-                if ok:
-                    hi = mid - 1
-                else:
-                    lo = mid + 1
-            while frontier:  # follow the boundary from what was just decided
-                idx = frontier.pop()
-                if status[idx] == 0 and not hopeless(idx):
-                    check(idx)
-            done += 1
-            if self.progress is not None and done % 16 == 0:
-                self.progress(0.5 * float((status != 0).mean()))
-        return status
+        """Status per node for a monotone predicate: 1 pass, -1 fail, 0 undecided (Flash's
+        predictive tagging, :func:`anon_core.search.flash.tag_monotone`)."""
+        return flash.tag_monotone(
+            self.lattice.radix,
+            self.order,
+            self.rank,
+            passes,
+            bound,
+            best,
+            tie_limit=_tie_limit,
+            progress=self.progress,
+        )
 
 
 def search(
