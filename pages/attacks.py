@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import streamlit as st
 
+from ui.attack_lab import external_source, linkage_section, vulnerable_section
 from ui.attacks import (
     RATE_LINES,
     attack_settings,
-    external_upload,
-    linkage_chart,
     risk_chart,
     run_attacks,
     singling_out_notes,
@@ -26,10 +25,12 @@ with friendly_errors():
         f"page's); the other {n_control:,} are never released and serve as the control. Each attack "
         "guesses about both; what it gets right only about released records is the release's risk."
     )
-    external, external_key = external_upload()
+    external, external_key, mode = external_source(ws, section)
+    section = section.with_options(linkage_mode=mode)
     levels = current_levels(ws)
-    report = run_attacks(ws, levels, section, external, external_key, current_result(ws).satisfied)
-    if report is not None:
+    ran = run_attacks(ws, levels, section, external, external_key, current_result(ws).satisfied)
+    if ran is not None:
+        report, profile, profile_note = ran
         st.subheader("Risk per attack")
         st.plotly_chart(risk_chart(report), key="attack_risk_chart")
         for name, line in RATE_LINES.items():
@@ -54,23 +55,8 @@ with friendly_errors():
                 "released record is near (threshold chosen on half the records, measured on the other half)."
             )
         if report.linkage is not None:
-            st.subheader("Linkage with the external table")
-            link = report.linkage
-            c = st.columns(4)
-            c[0].metric("external records", f"{link.external_records:,}")
-            c[1].metric("matched", f"{link.matched_records:,}")
-            c[2].metric("unique matches", f"{link.unique_matches:,}")
-            c[3].metric("expected re-identified", f"{link.expected_reidentified:,.1f}")
-            st.plotly_chart(linkage_chart(link), key="attack_linkage_chart")
-            explain(
-                "Each external record matches a group of released records; the attacker picks one, so "
-                "a group of size s re-identifies with probability 1/s.",
-                "Expected re-identified = sum of 1/size over matched records "
-                + (
-                    "whose true record was released (the identifier column tells)."
-                    if link.truth_known
-                    else "(no shared identifier: the attacker's expected successes)."
-                ),
-            )
+            st.subheader("Linkage results")
+            linkage_section(report.linkage)
+        vulnerable_section(profile, profile_note)
         with st.expander("Figures as JSON (what `anon-core attack` prints)"):
             st.json(report.to_dict())

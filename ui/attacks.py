@@ -10,6 +10,8 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
+from anon_core.errors import AnonError
+from anon_core.services.attack_lab import VulnerableProfile, vulnerable_profile
 from anon_core.services.rehearsal import (
     CANDIDATE_ATTACKS,
     AttackReport,
@@ -23,6 +25,7 @@ from anon_core.services.rehearsal import (
 )
 from anon_core.services.tables import load_table
 from anon_core.workspace import Workspace
+from ui.long_work import cancel_button, eta_progress
 
 RESULTS_KEY = "attack_reports"
 RATE_LINES = {
@@ -89,8 +92,10 @@ def run_attacks(
     external: pd.DataFrame | None,
     external_key: str,
     full_table_satisfied: bool | None = None,
-) -> AttackReport | None:
-    """Run the battery on the current transformation with a progress bar; cached per fingerprint.
+) -> tuple[AttackReport, VulnerableProfile | None, str | None] | None:
+    """Run the battery and rank the vulnerable records on the current transformation, with a
+    progress bar (time left) and a Cancel button; cached per fingerprint. Returns (report, the
+    vulnerable records' profile or None, why the profile is missing) once run, else None.
 
     ``full_table_satisfied``: whether the transformation satisfies the models on the whole table
     (the Privacy page's status); when it does and only the released part fails, that is said as
@@ -112,11 +117,17 @@ def run_attacks(
     ).hexdigest()
     cache: dict[str, Any] = st.session_state.setdefault(RESULTS_KEY, {})
     if fingerprint in cache:
-        report, satisfied = cache[fingerprint]
-    elif not st.button("Run the attacks", type="primary", key="attack_run"):
-        return None
+        report, satisfied, profile, note = cache[fingerprint]
     else:
-        report, satisfied = _run(ws, levels, section, external, fingerprint, cache)
+        left, right, _ = st.columns([1, 1, 3])
+        go_ = left.button("Run the attacks", type="primary", key="attack_run")
+        with right:
+            cancelled = cancel_button("attack_cancel")
+        if cancelled and not go_:
+            st.info("The attacks were cancelled; nothing was kept.", icon="⏹️")
+        if not go_:
+            return None
+        report, satisfied, profile, note = _run(ws, levels, section, external, fingerprint, cache)
     if not satisfied and full_table_satisfied:
         st.info(
             "Rehearsal note: the whole table satisfies the privacy models with this transformation "
@@ -132,7 +143,7 @@ def run_attacks(
             "Pick a satisfying transformation on the Explore page.",
             icon="⚠️",
         )
-    return report
+    return report, profile, note
 
 
 def _run(
@@ -142,17 +153,22 @@ def _run(
     external: pd.DataFrame | None,
     fingerprint: str,
     cache: dict[str, Any],
-) -> tuple[AttackReport, bool]:
+) -> tuple[AttackReport, bool, VulnerableProfile | None, str | None]:
     bar = st.progress(0.0, text="Splitting and releasing…")
-
-    def progress(fraction: float, message: str) -> None:
-        bar.progress(min(max(float(fraction), 0.0), 1.0), text=f"{message}: {fraction:.0%}")
-
-    report, satisfied = attack_rehearsal(ws, levels, section, external, progress)
+    update = eta_progress(bar)
+    report, satisfied = attack_rehearsal(
+        ws, levels, section, external, lambda f, m: update(0.95 * float(f), m)
+    )
+    update(0.95, "ranking the most vulnerable records")
+    profile, note = None, None
+    try:
+        profile = vulnerable_profile(ws, levels, section)
+    except AnonError as exc:
+        note = f"The vulnerable records could not be ranked: {exc}"
     bar.empty()
     cache.clear()  # one report per session is enough; the next fingerprint replaces it
-    cache[fingerprint] = (report, satisfied)
-    return report, satisfied
+    cache[fingerprint] = (report, satisfied, profile, note)
+    return report, satisfied, profile, note
 
 
 def risk_chart(report: AttackReport) -> go.Figure:

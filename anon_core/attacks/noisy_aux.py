@@ -28,10 +28,13 @@ def _typo(rng: np.random.Generator, s: str) -> str:
     kind = int(rng.integers(3))
     i = int(rng.integers(len(s) - 1))
     if kind == 0:
-        letters = _LETTERS.upper() if s[i].isupper() else _LETTERS
-        c = letters[int(rng.integers(26))]
+        # a digit becomes another digit (a mistyped ZIP code stays digits), a letter a letter
+        letters = (
+            "0123456789" if s[i].isdigit() else _LETTERS.upper() if s[i].isupper() else _LETTERS
+        )
+        c = letters[int(rng.integers(len(letters)))]
         if c == s[i]:
-            c = letters[(letters.index(c) + 1) % 26]
+            c = letters[(letters.index(c) + 1) % len(letters)]
         return s[:i] + c + s[i + 1 :]
     if kind == 1 and s[i] != s[i + 1]:
         return s[:i] + s[i + 1] + s[i] + s[i + 2 :]
@@ -56,9 +59,12 @@ def _kind(series: pd.Series) -> str:
     if pd.api.types.is_datetime64_any_dtype(series):
         return "date"
     present = series.dropna()
+    text = present.astype(str)
+    if text.str.match(r"[+-]?0\d").any():
+        return "text"  # digits with a leading zero are a code (a ZIP code), not a number
     if len(present) and pd.to_numeric(present, errors="coerce").notna().all():
         return "number"  # numbers read as text (e.g. a CSV column kept as strings)
-    sample = present.astype(str).head(50)
+    sample = text.head(50)
     if len(sample) and sample.str.fullmatch(r"\d{4}-\d{2}-\d{2}").all():
         return "date"
     return "text"
