@@ -6,7 +6,10 @@ For the 1% most vulnerable records of the original (:mod:`anon_core.attacks.vuln
   exactly one released row (the strictest multivariate predicate of anonymeter's singling out);
 * **linked**: with the quasi-identifiers split in two halves (first half of the columns, the
   rest), the nearest released row by the first half is the nearest by the second (anonymeter's
-  linkability with one neighbour, Giomi et al., PETS 2023), under the Gower distance.
+  linkability with one neighbour, Giomi et al., PETS 2023), under the Gower distance. A nearest
+  row counts only when it is strictly nearer than every other row: with a tie (every row of a
+  generalized class is equally near) the attacker has no single row to link, and the order in
+  which the rows happen to be stored must not decide.
 
 Counts only: never a record's values.
 """
@@ -73,10 +76,14 @@ def vulnerable_exposure(
     linked = None
     if len(qis) >= 2:
         halves = (qis[: len(qis) // 2], qis[len(qis) // 2 :])
-        nearest = []
+        nearest, unique = [], []
         for cols in halves:
             enc = MixedEncoder([original, released], cols)
-            _, idx = knn_distances(enc.transform(released), 1, enc.transform(targets))
+            k_near = min(2, len(released))
+            dist, idx = knn_distances(enc.transform(released), k_near, enc.transform(targets))
             nearest.append(idx[:, 0])
-        linked = int(np.sum(nearest[0] == nearest[1]))
+            # a tie at the smallest distance (e.g. a generalized release, where every row of a
+            # class is as near as the next) leaves no single nearest row: nothing is linked
+            unique.append(dist[:, 0] < dist[:, 1] if k_near == 2 else np.ones(len(idx), bool))
+        linked = int(np.sum((nearest[0] == nearest[1]) & unique[0] & unique[1]))
     return Exposure(n, singled, linked)
