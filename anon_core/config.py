@@ -432,7 +432,7 @@ def _attributes(data: Mapping[str, Any], base: Path) -> Fields:
     if data.get("geo") is not None:  # a location made one quasi-identifier by the geo section
         from anon_core.geo.location import geo_attributes
 
-        attrs = geo_attributes(attrs, data["geo"])
+        attrs = geo_attributes(attrs, data["geo"], base)
     roles: dict[str, Role] = {}
     hspecs: dict[str, Mapping[str, Any]] = {}
     for name, spec in attrs.items():

@@ -10,5 +10,8 @@ spatial risk and spatial utility.
 * :mod:`anon_core.geo.balls`: exact compiled ball counts behind spatial k;
 * :mod:`anon_core.geo.utility`: displacement, nearest-neighbour index, Ripley's L, hot-spot
   recovery;
-* :mod:`anon_core.geo.hierarchy`: the geo-grid and h3 hierarchies of a location quasi-identifier.
+* :mod:`anon_core.geo.hierarchy`: the geo-grid and h3 hierarchies of a location quasi-identifier;
+* :mod:`anon_core.geo.polygons`: the polygons hierarchy (an uploaded GeoJSON layer);
+* :mod:`anon_core.geo.location`: the ``geo`` section's pair or point column as ONE location
+  quasi-identifier.
 """

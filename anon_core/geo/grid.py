@@ -22,7 +22,7 @@ import numpy as np
 from anon_core.errors import ConfigError
 from anon_core.geo.sphere import EARTH_RADIUS_M
 
-INSTALL = "pip install -e '.[geo]'  (or: pip install pyproj h3)"
+INSTALL = "pip install -e '.[geo]'  (or: pip install pyproj h3 shapely)"
 
 
 def have(module: str) -> bool:

@@ -90,7 +90,7 @@ def _table(values: np.ndarray, levels: list[list[str]], missing: bool, name: str
     return Hierarchy(table, name=name)
 
 
-def _split(values: Sequence[Any] | np.ndarray) -> tuple[np.ndarray, bool]:
+def split_missing(values: Sequence[Any] | np.ndarray) -> tuple[np.ndarray, bool]:
     arr = np.asarray(pd.unique(pd.Series(np.asarray(values, dtype=object)).astype(str)))
     mask = arr == MISSING
     return arr[~mask], bool(mask.any())
@@ -135,7 +135,7 @@ def grid_hierarchy(
     """Square cells of ``cell_m`` metres doubling ``levels`` times (nested), then ``*``."""
     cell_m = check_float(f"{name}.hierarchy.cell_m", cell_m, minimum=1.0, maximum=1e7)
     levels = check_int(f"{name}.hierarchy.levels", levels, minimum=1, maximum=MAX_LEVELS)
-    distinct, missing = _split(values)
+    distinct, missing = split_missing(values)
     lat, lon = parse_points(distinct, name)
     forward, inverse = _projection(lat, lon)
     x, y = forward(lat, lon)
@@ -169,7 +169,7 @@ def h3_hierarchy(
         raise HierarchyError(f"The 'h3' builder needs the h3 package, not installed: {INSTALL}.")
     import h3
 
-    distinct, missing = _split(values)
+    distinct, missing = split_missing(values)
     lat, lon = parse_points(distinct, name)
     finest = [h3.latlng_to_cell(float(a), float(b), res[0]) for a, b in zip(lat, lon, strict=True)]
     out = []

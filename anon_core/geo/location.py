@@ -18,12 +18,14 @@ A released value is the cell's centroid and its id (``"52.09012,5.12035 (H3 891f
 from __future__ import annotations
 
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
 from anon_core.errors import ConfigError
 from anon_core.geo.hierarchy import point_column
+from anon_core.geo.polygons import resolve_layer
 from anon_core.geo.section import GeoSection, geo_section_of, parse_geo_section, read_locations
 
 
@@ -33,9 +35,12 @@ def location_section(config: Any) -> GeoSection | None:
     return section if section is not None and section.hierarchy is not None else None
 
 
-def geo_attributes(attributes: Mapping[str, Any], raw_geo: Any) -> dict[str, Any]:
+def geo_attributes(
+    attributes: Mapping[str, Any], raw_geo: Any, base: Path | None = None
+) -> dict[str, Any]:
     """``attributes`` with the ``geo`` section's location quasi-identifier (unchanged without a
-    ``geo.hierarchy``): the source columns become identifiers, the location column is added."""
+    ``geo.hierarchy``): the source columns become identifiers, the location column is added (a
+    polygon layer's path resolved against ``base``, the configuration's folder)."""
     if raw_geo is None:
         return dict(attributes)
     section = parse_geo_section(raw_geo)
@@ -47,7 +52,10 @@ def geo_attributes(attributes: Mapping[str, Any], raw_geo: Any) -> dict[str, Any
             "location; leave it out of 'attributes' (its hierarchy is geo.hierarchy) or name the "
             "location column differently with geo.column."
         )
-    location = {"role": "quasi-identifier", "hierarchy": dict(section.hierarchy)}
+    hierarchy = dict(section.hierarchy)
+    if hierarchy["builder"] == "polygons":
+        hierarchy["layer"] = resolve_layer(hierarchy.get("layer"), base)
+    location = {"role": "quasi-identifier", "hierarchy": hierarchy}
     out: dict[str, Any] = {}
     for name, spec in attributes.items():
         if name in section.columns:
