@@ -359,3 +359,22 @@ def test_the_dossier_lists_each_document_and_verify_checks_their_hashes(batch, t
     (folder / "case.docx").unlink()
     code, err = verify("--documents", str(folder))
     assert code == 4 and "case.docx is not in out" in err
+
+
+def test_neighbouring_entities_of_one_type_in_a_docx_are_replaced_not_refused():
+    """Regression: two deny-list words separated by a space become one replacement in the
+    anonymizer, which made every DOCX and scanned page holding such a pair fail."""
+    docx = pytest.importorskip("docx")
+    document = docx.Document()
+    document.add_paragraph("The codes zorbax quillfeather are secret, and zorbax  alone.")
+    buffer = io.BytesIO()
+    document.save(buffer)
+    section = {"deny_list": {"CODENAME": ["zorbax", "quillfeather"]}}
+    run = deidentify_uploads([("codes.docx", buffer.getvalue())], section)
+    assert not run.failed
+    assert run.records[0].entities == {"CODENAME": 3}
+    out = docx.Document(io.BytesIO(run.outputs["codes.docx"]))
+    # hand-written: the pair is one replacement, the lone word another, the rest unchanged
+    assert [p.text for p in out.paragraphs] == [
+        "The codes <CODENAME> are secret, and <CODENAME>  alone."
+    ]

@@ -165,15 +165,29 @@ def _summary(
 
 
 def _edits(result: TextResult) -> list[tuple[int, int, str]]:
-    """``(start, end, replacement)`` in the original text, from the anonymizer's output."""
-    found = sorted(result.found, key=lambda s: s.start)
+    """``(start, end, replacement)`` in the original text, from the anonymizer's output.
+
+    The anonymizer replaces neighbouring spans of one type separated only by spaces with one
+    replacement (presidio-anonymizer's ``merge_entities_with_spaces``), so such spans are
+    grouped here the same way before each group is paired with its replacement."""
+    groups: list[list[Any]] = []
+    for f in sorted(result.found, key=lambda s: s.start):
+        last = groups[-1] if groups else None
+        if (
+            last is not None
+            and last[2] == f.entity
+            and re.fullmatch(r" +", result.original[last[1] : f.start])
+        ):
+            last[1] = f.end
+        else:
+            groups.append([f.start, f.end, f.entity])
     replaced = sorted(result.replaced, key=lambda s: s.start)
-    if len(found) != len(replaced):  # cannot happen with non-overlapping spans; refuse to guess
+    if len(groups) != len(replaced):  # cannot happen with non-overlapping spans; refuse to guess
         raise ConfigError(
             "internal: replacements do not match the spans found; nothing was written."
         )
     return [
-        (f.start, f.end, result.text[r.start : r.end]) for f, r in zip(found, replaced, strict=True)
+        (g[0], g[1], result.text[r.start : r.end]) for g, r in zip(groups, replaced, strict=True)
     ]
 
 
