@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ctypes
 from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
@@ -44,6 +45,40 @@ class EncodedColumn:
         return len(self.labels)
 
 
+#: Object columns at least this long are factorized by object identity first.
+_BY_IDENTITY_MIN_ROWS = 1024
+
+
+def factorize_values(series: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+    """``pd.factorize(series, sort=False)``: codes by first appearance (-1 for missing values)
+    and the first value of each code.
+
+    An object column is first grouped by object identity (the address of each value, hashed
+    as an integer), then only its distinct objects are factorized by value. CSV readers give
+    equal strings of a column one shared object, so the per-row pass hashes integers instead
+    of comparing strings; equal values held by distinct objects are merged by the second
+    step, so the result is pandas' whichever way the column was made.
+    """
+    values = series.to_numpy() if series.dtype == object else None
+    if values is None or len(values) < _BY_IDENTITY_MIN_ROWS or ctypes.sizeof(ctypes.c_void_p) != 8:
+        return pd.factorize(series, sort=False)
+    values = np.ascontiguousarray(values)
+    addresses = np.frombuffer(
+        (ctypes.c_int64 * len(values)).from_address(values.ctypes.data), dtype=np.int64
+    )
+    object_codes, distinct = pd.factorize(addresses, sort=False)
+    del addresses  # a view of ``values``' pointers: not kept past this point
+    if len(distinct) == len(values):  # nothing shared: no gain from the second step
+        return pd.factorize(series, sort=False)
+    running_max = np.maximum.accumulate(object_codes)
+    opens = np.empty(len(values), dtype=bool)
+    opens[0] = True
+    np.greater(object_codes[1:], running_max[:-1], out=opens[1:])
+    first_objects = values[opens]  # each distinct object, in order of first appearance
+    value_codes, uniques = pd.factorize(first_objects, sort=False)
+    return value_codes[object_codes], uniques
+
+
 def encode_labels(series: pd.Series) -> tuple[np.ndarray, np.ndarray]:
     """(int32 code per row, label per code) of a column's canonical labels (``to_labels``),
     codes by first appearance.
@@ -52,7 +87,7 @@ def encode_labels(series: pd.Series) -> tuple[np.ndarray, np.ndarray]:
     so the per-row cost is one hash pass; values that print alike (1.0 and 1, a missing
     value and ``NULL``) are then merged, which keeps the order of first appearance.
     """
-    raw_codes, raw_uniques = pd.factorize(series, sort=False)  # missing values: -1
+    raw_codes, raw_uniques = factorize_values(series)  # missing values: -1
     labels = to_labels(pd.Series(raw_uniques, dtype=series.dtype))
     has_missing = bool(len(raw_codes)) and bool((raw_codes < 0).any())
     if has_missing:  # one more label for the missing values, at the end of the table

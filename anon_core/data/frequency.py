@@ -24,8 +24,6 @@ from anon_core.errors import ConfigError
 #: Cells of a dense (classes x values) block of sensitive counts (8 MB of float64): such blocks
 #: are made only while a model reads them, never kept.
 BLOCK_CELLS = 1 << 20
-#: Bytes of roll-up maps kept (per pair of transformations).
-_UPS_BUDGET = 32 * 1024 * 1024
 #: Smallest tables grouped by the compiled kernels (loading them costs about a second of CPU).
 KERNEL_MIN_ROWS = 10_000
 KERNEL_MIN_TUPLES = 1_000
@@ -167,12 +165,19 @@ class FrequencyTable:
         heights = [h.height for h in self._hierarchies]
         self._gen_offset = np.concatenate(([0], np.cumsum(heights)[:-1])).astype(np.int64)
         self._gen = np.empty((int(sum(heights)), self.n_tuples), dtype=np.int32)
-        self._gen_filled = np.zeros(int(sum(heights)), dtype=bool)
+        self._gen_filled = [False] * int(sum(heights))
+        self._gen_unfilled = int(sum(heights))  # rows not filled yet
+        self._gen_start = [int(x) for x in self._gen_offset]
         self._weighted_codes: list[list[np.ndarray | None]] = [[None] * h for h in heights]
-        self._ups: dict[tuple[tuple[int, ...], ...], tuple[np.ndarray, ...] | None] = {}
-        self._ups_bytes = 0
-        cards = [max(dataset.hierarchy(q).cardinality(0), 1) for q in self.qis]
+        # Cardinality of every QI's every level (radices of a transformation's key, one gather).
+        self._card = np.ones((len(self.qis), max(heights, default=1)), dtype=np.int64)
+        for j, h in enumerate(self._hierarchies):
+            self._card[j, : h.height] = [max(h.cardinality(level), 1) for level in range(h.height)]
+        self._qidx = np.arange(len(self.qis))
+        cards = [int(c) for c in self._card[:, 0]]
+        # No level has more codes than level 0, so when level 0's key fits every level's does.
         fits = float(np.prod(np.asarray(cards, dtype=float))) < 2.0**62
+        self._all_fit = fits
         self._strides = (
             np.concatenate(([1], np.cumprod(cards[:-1]))).astype(np.int64)
             if fits and cards
@@ -260,7 +265,7 @@ class FrequencyTable:
 
         ``validate=False`` skips the level checks (for levels the search made itself).
         """
-        lv = self.check_levels(levels) if validate else tuple(int(v) for v in levels)
+        lv = self.check_levels(levels) if validate else tuple(map(int, levels))
         hit = self._cache.get(lv)
         if hit is not None:
             return hit
@@ -280,6 +285,7 @@ class FrequencyTable:
             enc = self.dataset.hierarchy(self.qis[j])
             np.take(enc.maps[level], self.tuples[:, j], out=self._gen[row])
             self._gen_filled[row] = True
+            self._gen_unfilled -= 1
         return self._gen[row]
 
     def _level0_injective(self) -> bool:
@@ -304,24 +310,31 @@ class FrequencyTable:
             self._weighted_codes[j][level] = col
         return col
 
+    def _rows(self, lv: tuple[int, ...]) -> np.ndarray:
+        """Rows of the generalized codes of a transformation's levels (filled if needed)."""
+        if self._gen_unfilled:
+            for j, level in enumerate(lv):
+                if not self._gen_filled[self._gen_start[j] + level]:
+                    self.generalized(j, level)
+        return self._gen_offset + np.asarray(lv, dtype=np.int64)
+
     def _group(self, lv: tuple[int, ...]) -> ClassTable:
-        hs = self._hierarchies
-        cols = [self.generalized(j, level) for j, level in enumerate(lv)]
-        radices = [h.cardinality(level) for h, level in zip(hs, lv, strict=True)]
-        if cols and not any(lv) and self._level0_injective():
+        if lv and not any(lv) and self._level0_injective():
             # Every tuple is its own class at level 0 (tuples are distinct there).
             first = np.arange(self.n_tuples, dtype=np.int64)
             table = ClassTable(self, lv, None, self.counts.copy(), tuple_class=first.copy())
-            table.set_codes_from(cols, first)
+            table.set_rep(first)
             return table
-        if self.use_kernels and cols and _fits(radices):
-            rows = self._gen_offset + np.asarray(lv, dtype=np.int64)
-            tuple_class, first, sizes = kernels.group_levels(
-                self._gen, rows, np.asarray(radices, dtype=np.int64), self.counts
-            )
+        if self.use_kernels and lv and self._all_fit:
+            rows = self._rows(lv)
+            radices = self._card[self._qidx, lv]
+            tuple_class, first, sizes = kernels.group_levels(self._gen, rows, radices, self.counts)
             table = ClassTable(self, lv, None, sizes, tuple_class=tuple_class)
-            table.set_codes_from(cols, first)
+            table.set_rep(first)
             return table
+        hs = self._hierarchies
+        cols = [self.generalized(j, level) for j, level in enumerate(lv)]
+        radices = [h.cardinality(level) for h, level in zip(hs, lv, strict=True)]
         if self._strides is not None and cols:
             key = self._weighted(0, lv[0]).copy()
             for j in range(1, len(lv)):
@@ -334,7 +347,7 @@ class FrequencyTable:
             tuple_class, first = np.zeros(self.n_tuples, np.int64), np.zeros(1, np.int64)
         sizes = np.bincount(tuple_class, weights=self.counts, minlength=len(first)).astype(np.int64)
         table = ClassTable(self, lv, None, sizes, tuple_class=tuple_class)
-        table.set_codes_from(cols, first)  # built only if needed (roll-up base, metrics, apply)
+        table.set_rep(first)  # codes built only if needed (roll-up base, metrics, apply)
         return table
 
     def regroup(self, levels: tuple[int, ...]) -> np.ndarray:
@@ -344,23 +357,14 @@ class FrequencyTable:
 
     def _rollup(self, base: ClassTable, lv: tuple[int, ...]) -> ClassTable:
         hs = self._hierarchies
-        if self.use_kernels and self.qis:
-            pair = (base.levels, lv)
-            hit = self._ups.get(pair)
-            if hit is None:
-                ups = [h.up(src, dst) for h, src, dst in zip(hs, base.levels, lv, strict=True)]
-                radices = [h.cardinality(level) for h, level in zip(hs, lv, strict=True)]
-                offsets = np.cumsum([0] + [len(u) for u in ups[:-1]]).astype(np.int64)
-                hit = (np.concatenate(ups), offsets, np.asarray(radices, dtype=np.int64))
-                hit = hit if _fits(radices) else None
-                size = 0 if hit is None else sum(a.nbytes for a in hit)
-                if self._ups_bytes + size <= _UPS_BUDGET:
-                    self._ups[pair] = hit
-                    self._ups_bytes += size
-            if hit is not None:
-                codes = np.ascontiguousarray(base.codes, dtype=np.int32)
-                inv, new_codes, sizes = kernels.roll_up(codes, *hit, base.sizes)
-                return ClassTable(self, lv, new_codes, sizes, parent=base, parent_class=inv)
+        if self.use_kernels and self._all_fit and self.qis and base.rep is not None:
+            # Each class's codes at the coarser levels, read at its representative tuple.
+            rows = self._rows(lv)
+            radices = self._card[self._qidx, lv]
+            inv, rep, sizes = kernels.roll_up_rep(self._gen, rows, radices, base.rep, base.sizes)
+            table = ClassTable(self, lv, None, sizes, parent=base, parent_class=inv)
+            table.set_rep(rep)
+            return table
         ups = [h.up(src, dst) for h, src, dst in zip(hs, base.levels, lv, strict=True)]
         # One gather for all QIs through the concatenated level maps.
         offsets = np.cumsum([0] + [len(u) for u in ups[:-1]])
@@ -404,8 +408,8 @@ class ClassTable:
     ) -> None:
         self.freq = freq
         self.levels = levels
-        self._codes = codes  # (classes, qis) generalized codes; None = build from _codes_from
-        self._codes_from: tuple[list[np.ndarray], np.ndarray] | None = None
+        self._codes = codes  # (classes, qis) generalized codes; None = build from the reps
+        self.rep: np.ndarray | None = None  # a tuple of each class (its first), when known
         self.sizes = sizes
         self._tuple_class = tuple_class
         self._parent = weakref.ref(parent) if parent is not None else None
@@ -431,9 +435,9 @@ class ClassTable:
         if delta and self.cache is not None:
             self.cache.grew(self, delta)
 
-    def set_codes_from(self, cols: list[np.ndarray], first: np.ndarray) -> None:
-        """Build the codes from these columns at the classes' first tuples when first read."""
-        self._codes_from = (cols, first)
+    def set_rep(self, first: np.ndarray) -> None:
+        """A tuple of each class (the first): the codes are built from them when first read."""
+        self.rep = first
         self._grew((first,))
 
     def _live_parent(self) -> ClassTable | None:
@@ -460,15 +464,24 @@ class ClassTable:
     def codes(self) -> np.ndarray:
         """Generalized code of each class for each QI, shape (classes, qis)."""
         if self._codes is None:
-            first = None
-            if self._codes_from is None:
-                self._codes = np.zeros((len(self.sizes), 0), dtype=np.int32)
+            if self.rep is None or not self.levels:
+                self._codes = np.zeros((len(self.sizes), len(self.levels)), dtype=np.int32)
             else:
-                cols, first = self._codes_from
-                self._codes = np.column_stack([c[first] for c in cols])
-                self._codes_from = None
-            self._grew((self._codes,), (first,))
+                rep = self.rep
+                self._codes = np.column_stack(
+                    [self.freq.generalized(j, lv)[rep] for j, lv in enumerate(self.levels)]
+                )
+            self._grew((self._codes,))
         return self._codes
+
+    def codes_of(self, classes: np.ndarray) -> np.ndarray:
+        """``codes[classes]`` (a mask or indices), without building every class's codes."""
+        if self._codes is not None or self.rep is None or not self.levels:
+            return self.codes[classes]
+        rep = self.rep[classes]
+        return np.column_stack(
+            [self.freq.generalized(j, lv)[rep] for j, lv in enumerate(self.levels)]
+        )
 
     @property
     def n_classes(self) -> int:

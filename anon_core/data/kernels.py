@@ -44,6 +44,7 @@ def _load() -> dict[str, Callable]:
         for name, fn in (
             ("group_levels", _group_levels),
             ("roll_up", _roll_up),
+            ("roll_up_rep", _roll_up_rep),
             ("group_pairs", _group_pairs),
             ("hierarchical_levels", _hierarchical_levels),
             ("finest_below", _finest_below),
@@ -74,6 +75,16 @@ def roll_up(codes, ups, offsets, radices, weights):
     ``weights`` per new class), new classes numbered by first appearance.
     """
     return _load()["roll_up"](codes, ups, offsets, radices, weights)
+
+
+def roll_up_rep(gen, rows, radices, rep, weights):
+    """Group classes by their codes at other levels, read at each class's representative tuple:
+    ``gen[rows[j], rep[c]]`` for QI ``j`` (a class's tuples share their generalized codes).
+
+    Returns (new class of each old class, each new class's representative tuple, summed
+    ``weights`` per new class), new classes numbered by first appearance, as ``roll_up``.
+    """
+    return _load()["roll_up_rep"](gen, rows, radices, rep, weights)
 
 
 def group_pairs(mapping, idx, val, cnt, n_classes, m):
@@ -188,6 +199,21 @@ def _roll_up(codes, ups, offsets, radices, weights):
     for g in range(len(first)):
         out[g] = mapped[first[g]]
     return inv, out, sizes
+
+
+def _roll_up_rep(gen, rows, radices, rep, weights):
+    n = len(rep)
+    key = np.zeros(n, dtype=np.int64)
+    for j in range(len(rows)):
+        r = radices[j]
+        col = gen[rows[j]]
+        for i in range(n):
+            key[i] = key[i] * r + col[rep[i]]
+    inv, first, sizes = _group_keys(key, weights)
+    new_rep = np.empty(len(first), dtype=np.int64)
+    for g in range(len(first)):
+        new_rep[g] = rep[first[g]]
+    return inv, new_rep, sizes
 
 
 def _group_pairs(mapping, idx, val, cnt, n_classes, m):

@@ -222,7 +222,7 @@ class Loss(QualityMetric):
             # gather through the concatenated share tables, one matrix product.
             level_shares = [shares[j][lv] for j, lv in enumerate(table.levels)]
             offsets = np.cumsum([0] + [len(x) for x in level_shares[:-1]])
-            gathered = np.concatenate(level_shares)[table.codes[suppressed] + offsets]
+            gathered = np.concatenate(level_shares)[table.codes_of(suppressed) + offsets]
             totals += table.sizes[suppressed].astype(float) @ (1.0 - gathered)
         v = self._normalise(freq, totals, bases)
         per = {q: float(x) for q, x in zip(freq.qis, v, strict=True)}

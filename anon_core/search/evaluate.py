@@ -121,6 +121,13 @@ class Evaluator:
         self, table: ClassTable
     ) -> tuple[np.ndarray, list[np.ndarray | None], dict[int, bool], bool]:
         """Classes to suppress, per-model class verdicts, sample-model verdicts, and overall verdict."""
+        suppressed, per_model_ok, sample_ok, satisfied, _ = self._verdict(table)
+        return suppressed, per_model_ok, sample_ok, satisfied
+
+    def _verdict(
+        self, table: ClassTable
+    ) -> tuple[np.ndarray, list[np.ndarray | None], dict[int, bool], bool, int]:
+        """:meth:`_suppress` and the number of suppressed records."""
         ok: np.ndarray | None = None
         per_model_ok: list[np.ndarray | None] = []
         for model, state in zip(self.models, self._states, strict=True):
@@ -140,7 +147,7 @@ class Evaluator:
                     sample_ok[i] = model.released_ok(table.sizes[~suppressed])  # type: ignore[attr-defined]
         outliers = int(table.sizes[suppressed].sum()) if suppressed.any() else 0
         satisfied = outliers <= self.max_outliers and all(sample_ok.values())
-        return suppressed, per_model_ok, sample_ok, satisfied
+        return suppressed, per_model_ok, sample_ok, satisfied, outliers
 
     def satisfies(self, levels: Sequence[int]) -> bool:
         """Does a (valid) transformation satisfy the configuration? The search's cheap check."""
@@ -157,20 +164,13 @@ class Evaluator:
         transformation satisfies the configuration; otherwise it is NaN.
         """
         table = self.freq.classes(levels, validate=False)
-        suppressed, _, _, satisfied = self._suppress(table)
-        any_suppressed = bool(suppressed.any())
-        kept = table.sizes[~suppressed] if any_suppressed else table.sizes
+        suppressed, _, _, satisfied, outliers = self._verdict(table)
+        kept = table.sizes[~suppressed] if outliers else table.sizes
         scored = with_quality is True or (with_quality == "satisfied" and satisfied)
         quality = (
             self.metric.compute(table, suppressed, self._metric_state).value if scored else math.nan
         )
-        return (
-            satisfied,
-            quality,
-            int(table.sizes[suppressed].sum()) if any_suppressed else 0,
-            len(kept),
-            int(kept.min()) if len(kept) else 0,
-        )
+        return (satisfied, quality, outliers, len(kept), int(kept.min()) if len(kept) else 0)
 
     def evaluate(
         self, levels: Mapping[str, int] | Sequence[int], validate: bool = True

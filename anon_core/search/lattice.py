@@ -292,7 +292,7 @@ class _Search:
             with_quality == "satisfied" and (rec is None or rec.satisfied)
         )
         if rec is None or (wants and math.isnan(rec.quality)):
-            levels = tuple(int(v) for v in self.nodes[idx])
+            levels = tuple(self.nodes[idx].tolist())
             satisfied, quality, suppressed, classes, smallest = self.ev.assess(levels, with_quality)
             self.checked.add(idx)
             kept = self.ev.freq.n_records - suppressed
