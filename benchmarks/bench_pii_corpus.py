@@ -25,7 +25,9 @@ Two protocols, both re-implemented here (presidio-evaluator itself is not instal
 * **token level**: words (``\\w+`` or one punctuation mark) outside skip words (punctuation,
   spaCy's English stop words, "street", "st.", ...) get the gold type of the span covering them
   and the predicted type of the prediction covering them; per type TP/FP/FN;
-* **span level** (presidio-research's ``SpanEvaluator`` defaults): a gold span is found when the
+* **span level** (presidio-research's ``SpanEvaluator`` defaults): adjacent spans separated only
+  by skip words are merged first, in the labels and in the predictions alike (per type; across
+  types for "PII"), as its ``_merge_adjacent_spans`` does; a gold span is then found when the
   predictions of its type overlapping it reach a character IoU >= 0.9, counted on the characters
   of non-skip words; a prediction is correct when it is part of such a match.
 
@@ -86,24 +88,21 @@ IOU_THRESHOLD = 0.9
 TOKEN = re.compile(r"\w+|[^\w\s]")
 
 
+#: presidio-research's skip words (``evaluation/skipwords.py``) besides punctuation, whitespace
+#: and spaCy's English stop words; "mr", "mrs" and "inc" because our tokens split off the dot.
+SKIP_WORDS = (
+    "'s", "street", "st.", "st", "de", "rue", "via", "and", "a", "the", "or", "do", "as", "of",
+    "day", "address", "country", "state", "city", "zip", "po", "apt", "unit", "corner", "p.o.",
+    "box", "suite", "mr.", "mrs.", "miss", "year", "years", "y/o", "month", "months", "old",
+    "morning", "noon", "afternoon", "night", "evening", "this", "first", "last", "week", "weeks",
+    "weekend", "days", "age", "ago", "inc", "inc.", "ltd", "mr", "mrs",
+)  # fmt: skip
+
+
 def _skip_words() -> set[str]:
     from spacy.lang.en.stop_words import STOP_WORDS
 
-    words = set(string.punctuation) | set(STOP_WORDS)
-    words |= {
-        "'s",
-        "street",
-        "st.",
-        "st",
-        "de",
-        "rue",
-        "via",
-        "avenue",
-        "road",
-        "rd",
-        "apt",
-        "suite",
-    }
+    words = set(string.punctuation) | set(STOP_WORDS) | set(SKIP_WORDS)
     return {w.lower() for w in words}
 
 
@@ -210,33 +209,62 @@ def _chars(text: str, start: int, end: int, words) -> set[int]:
     return out
 
 
+def merge_adjacent(spans, text: str, skip: set[str], typed: bool = True) -> list:
+    """Spans of one type (any type with ``typed=False``) joined when only skip words lie between.
+
+    presidio-research's ``SpanEvaluator`` builds spans from token tags and merges adjacent spans
+    of the same type separated only by skip words, punctuation or whitespace
+    (``_merge_adjacent_spans``), for the annotations and the predictions alike; its type-agnostic
+    figure tags every entity "PII" first, so there spans of different types merge too. An
+    address labelled as six pieces (number, street, unit, city, country, postcode) is one span.
+    """
+    out: list[tuple[int, int, str]] = []
+    for start, end, kind in sorted(spans):
+        kind = kind if typed else "PII"
+        if out:
+            a, b, k = out[-1]
+            between = text[b:start] if start > b else ""
+            if k == kind and all(w.lower() in skip for w in TOKEN.findall(between)):
+                out[-1] = (a, max(b, end), k)
+                continue
+        out.append((start, end, kind))
+    return out
+
+
 def span_counts(rows, predictions, skip) -> tuple[Counter, Counter, Counter, Counter]:
-    """(gold found, gold total, predictions correct, predictions total) per type and "PII"."""
+    """(gold found, gold total, predictions correct, predictions total) per type and "PII".
+
+    Gold spans and predictions are first merged as presidio-research does
+    (:func:`merge_adjacent`): per type for the per-type figures, across types for "PII".
+    """
     found, gold_total, correct, pred_total = Counter(), Counter(), Counter(), Counter()
     for row, pred in zip(rows, predictions, strict=True):
         text, words = row["text"], _words(row["text"], skip)
-        good_typed: set[int] = set()
-        good_any: set[int] = set()
-        for start, end, kind in row["spans"]:
-            gold = _chars(text, start, end, words)
-            if not gold:
-                continue
-            gold_total[kind] += 1
-            gold_total["PII"] += 1
-            overlapping = [i for i, (a, b, _k) in enumerate(pred) if a < end and start < b]
-            for typed, bucket, label in ((True, good_typed, kind), (False, good_any, "PII")):
-                chosen = [i for i in overlapping if not typed or pred[i][2] == kind]
-                guess = set().union(*(_chars(text, pred[i][0], pred[i][1], words) for i in chosen))
+        for typed in (True, False):
+            gold_spans = merge_adjacent(row["spans"], text, skip, typed)
+            pred_spans = merge_adjacent(pred, text, skip, typed)
+            good: set[int] = set()
+            for start, end, kind in gold_spans:
+                gold = _chars(text, start, end, words)
+                if not gold:
+                    continue
+                gold_total[kind] += 1
+                chosen = [
+                    i
+                    for i, (a, b, k) in enumerate(pred_spans)
+                    if a < end and start < b and k == kind
+                ]
+                guess = set().union(
+                    *(_chars(text, pred_spans[i][0], pred_spans[i][1], words) for i in chosen)
+                )
                 if guess and len(gold & guess) / len(gold | guess) >= IOU_THRESHOLD:
-                    found[label] += 1
-                    bucket.update(chosen)
-        for i, (a, b, kind) in enumerate(pred):
-            if not _chars(text, a, b, words):
-                continue
-            pred_total[kind] += 1
-            pred_total["PII"] += 1
-            correct[kind] += i in good_typed
-            correct["PII"] += i in good_any
+                    found[kind] += 1
+                    good.update(chosen)
+            for i, (a, b, kind) in enumerate(pred_spans):
+                if not _chars(text, a, b, words):
+                    continue
+                pred_total[kind] += 1
+                correct[kind] += i in good
     return found, gold_total, correct, pred_total
 
 

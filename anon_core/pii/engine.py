@@ -36,9 +36,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from anon_core.pii.names import name_aware_recognizer_class
 from anon_core.pii.recognizers import (  # noqa: F401 - PHONE_REGIONS re-exported
     MATCHER_PHONE_REGIONS,
     PHONE_REGIONS,
+    address_recognizer,
     card_recognizer,
     iban_recognizer_class,
     national_phone_recognizer,
@@ -52,8 +54,9 @@ LANGUAGE = "en"
 #: Languages an engine can be built for: the spaCy pipeline each loads (an optional extra for French).
 LANGUAGE_MODELS = {"en": DEFAULT_MODEL, "fr": "fr_core_news_md"}
 
-#: spaCy labels mapped to Presidio entities (as Presidio's conf/default.yaml);
-#: ORGANIZATION and the numeric labels are ignored (many false positives).
+#: spaCy labels mapped to Presidio entities (as Presidio's conf/default.yaml); the numeric
+#: labels are ignored (many false positives). ORGANIZATION spans are reviewed by
+#: :mod:`anon_core.pii.names` (person-shaped ones become PERSON, "IBAN" alone is dropped).
 NER_CONFIGURATION: dict[str, Any] = {
     "model_to_presidio_entity_mapping": {
         "PER": "PERSON",
@@ -71,7 +74,6 @@ NER_CONFIGURATION: dict[str, Any] = {
     "low_confidence_score_multiplier": 0.4,
     "low_score_entity_names": [],
     "labels_to_ignore": [
-        "ORGANIZATION",
         "CARDINAL",
         "EVENT",
         "LANGUAGE",
@@ -169,14 +171,15 @@ BUILTIN_RECOGNIZERS: tuple[RecognizerSpec, ...] = (
         # one to three capitalised words (capitals matched case-sensitively) after a cue word;
         # NER misses names it has not seen ("Ines Quinn"), the cue does not
         patterns=(_AFTER_CUE + r"(?-i:" + _NAME_WORD + r"(?: " + _NAME_WORD + r"){0,2})\b",),
-        score=0.7,
+        # above the model's 0.85, so that the cue outranks an ORGANIZATION label on the same words
+        score=0.9,
         context=(),
     ),
     RecognizerSpec(
         "Person after 'my name is' (any case)",
         "PERSON",
         patterns=(_AFTER_STRONG_CUE + _NOT_A_NAME + r"[^\W\d_](?:[^\W\d_]|['’-])+",),
-        score=0.6,
+        score=0.9,
         context=(),
     ),
     RecognizerSpec(
@@ -342,6 +345,7 @@ def _predefined_recognizers(language: str = LANGUAGE) -> list[Any]:
         phone,
         national_phone_recognizer(language),
         card_recognizer(language),
+        address_recognizer(language),
         _email_recognizer_class()(supported_language=language),
     ]
 
@@ -495,7 +499,12 @@ def load_engine(model: str | None = DEFAULT_MODEL, language: str = LANGUAGE) -> 
         nlp_engine = NoOpNlpEngine(models=[{"lang_code": language, "model_name": "no_op"}])
         nlp_engine.load()
     else:
-        registry.add_nlp_recognizer(nlp_engine=nlp_engine)
+        registry.add_recognizer(
+            name_aware_recognizer_class()(
+                supported_language=language,
+                supported_entities=nlp_engine.get_supported_entities(),
+            )
+        )
     analyzer = AnalyzerEngine(
         registry=registry, nlp_engine=nlp_engine, supported_languages=[language]
     )

@@ -151,3 +151,70 @@ def national_phone_recognizer(language: str) -> Any:
         ],  # fmt: skip
         supported_language=language,
     )
+
+
+# ----------------------------------------------------------------------------- street addresses
+#: Street words that open a street name in Romance, Slavic and other European addresses
+#: ("Rue de Tanger 29", "Via Tasso 129", "ul. Północna 73", "Avda. Rio Nalon 58").
+_STREET_OPENERS = (
+    r"Rue|Rua|Via|Viale|Vicolo|Piazza|Piazzale|Corso|Largo|Strada|Calle|Carrer|Camino|Avenida|Avda\.|"
+    r"Av\.?|Avenue|Boulevard|Bd|Chemin|Allée|Impasse|Place|Quai|Cours|Route|Travessa|Praça|Alameda|"
+    r"Estrada|ul\.|ulica|Aleja|al\.|Plac|Strasse|Straße|Platz|Gasse|Weg|Rua|Paseo|Plaza|Ronda"
+)
+#: Endings of one-word street names in Germanic, Nordic, Baltic and Finnish languages
+#: ("Pohlstrasse", "Wingertweg", "Søndergade", "Hansinegata", "Kiannonkatu", "Brixtonlaan").
+_STREET_ENDINGS = (
+    r"stra(?:ss|ß)e|str\.|weg|gasse|platz|allee|ring|damm|ufer|gade|vej|gata|gatan|vägen|veien|"
+    r"katu|tie|kuja|polku|laan|straat|gracht|plein|kade|dreef|utca|iela|gatvė|tänav|põik"
+)
+_CAP = r"\p{Lu}[\p{L}'’.-]*"
+_WORD = r"[\p{L}][\p{L}'’.-]*"
+_PARTICLE = (
+    r"(?:de|do|da|dos|das|del|della|dei|degli|di|du|des|la|le|les|el|van|von|der|den|am|im|an)"
+)
+_HOUSE = r"\d{1,5}(?:\s?[A-Za-z](?![\p{L}]))?(?:[/-]\d{1,4})?"
+#: The street: a number then a street name then a number, a number then words ending in a street
+#: suffix (English style), an opener then words then a number, or a suffixed word then a number.
+#: Words after a number that make it a quantity, not a house number ("300 Euros 45 days ago").
+_NOT_STREET = (
+    r"(?!(?:Euros?|Dollars?|Pounds?|Francs?|Kron[aeo]r?|Years?|Days?|Hours?|Minutes?|Weeks?|Months?|"
+    r"Pages?|Points?|Miles?|Kilometers?|Songs?|Times?|Calories?|Percent|Hundred|Thousand|Million)\b)"
+)
+_STREET = (
+    r"(?:\d{1,5}\s+)?(?:"
+    rf"\d{{1,5}}\s+{_NOT_STREET}{_CAP}(?:\s+(?:{_PARTICLE}|{_CAP})){{0,4}}\s+{_HOUSE}"
+    rf"|\d{{1,5}}\s+(?:{_CAP}\s+){{1,4}}(?:Street|St\.?|Avenue|Ave\.?|Road|Rd\.?|Boulevard|Blvd\.?|"
+    r"Lane|Ln\.?|Drive|Dr\.?|Court|Ct\.?|Way|Place|Pl\.?|Terrace|Crescent|Close|Grove|Gardens|Row|"
+    r"Square|Sq\.?|Highway|Hwy\.?|Parkway|Circle|Str\.)"
+    rf"|(?:{_STREET_OPENERS})\s+(?:(?:{_PARTICLE}|{_CAP})\s+){{0,5}}{_WORD}\s+{_HOUSE}"
+    rf"|\p{{Lu}}\p{{L}}*(?:{_STREET_ENDINGS})\s+{_HOUSE}"
+    r")"
+)
+#: After the street: a unit, then up to four parts (city, region, country, postcode), each after a
+#: comma or a line break (quoted lines "> ..." too), each opening with a capital or a postcode.
+_UNIT = r"(?:,?[ \t]*(?:\n[ \t>]*)?(?:Apt\.?|Apartment|Suite|Unit|Flat|Floor|#)[ \t]*\w{1,6})"
+_PART = (
+    r"(?:[ \t]*(?:,|\n[\s>]*)[ \t]*,?[ \t]*"
+    rf"(?:{_CAP}(?:[ \t]+(?:{_PARTICLE}|{_CAP}|\p{{Lu}}{{1,3}}))*(?:[ \t]+[A-Z0-9]{{2,4}}[ -]?\d{{0,5}})?"
+    r"|\d{4,6}(?:-\d{3,4})?(?:[ \t]+" + _CAP + r")*))"
+)
+ADDRESS_PATTERN = rf"(?-i:(?<![\w-]){_STREET}{_UNIT}?{_PART}{{0,4}})"
+
+
+def address_recognizer(language: str) -> Any:
+    """Street addresses in European and American formats, with their unit, city, country, postcode.
+
+    Presidio has no address recognizer and the small NER model finds only the city and country
+    of "20789 Allika 46, Suite 501, Riisa, Estonia 62488". The street must have a shape: a house
+    number and a capitalised street name with a number after it ("Søndergade 52"), an English
+    street suffix, a street word ("Rue", "Via", "ul.") or a street ending ("-straße", "-gade").
+    """
+    from presidio_analyzer import Pattern, PatternRecognizer
+
+    return PatternRecognizer(
+        supported_entity="STREET_ADDRESS",
+        name="Street address (international)",
+        patterns=[Pattern("street address", ADDRESS_PATTERN, 0.6)],
+        context=["address", "lives", "street", "adresse", "rue", "domicile", "anschrift", "via"],
+        supported_language=language,
+    )

@@ -1,0 +1,359 @@
+"""Person names beyond the small NER model: gazetteers, token shape, and the model's spans reviewed.
+
+Only small spaCy pipelines install offline, and they miss names they have not seen ("Homero
+Portillo", "Usamov and Bowers") or call them organizations or places. :class:`NameAwareNerRecognizer`
+replaces Presidio's ``SpacyRecognizer``: it keeps the model's spans, then
+
+* finds runs of capitalised words (with middle initials) whose given name or surname is in the
+  gazetteer, and single given names; a surname alone only beside another name ("Kónya, Becker and
+  Vasquez"); two lower-case words when the first is a given name and the second a surname;
+* turns an ORGANIZATION or LOCATION span of the model into PERSON when it is such a name run
+  (an ORGANIZATION span needs one gazetteer word, a LOCATION span a given name and a surname);
+* drops ORGANIZATION spans made only of identifier words ("IBAN", "SSN", "Card") and digits: the
+  small model tags the word "IBAN" before an IBAN as an organization.
+
+The gazetteer is every Latin-script given name and surname of Faker's person providers (all its
+locales; Faker is MIT-licensed and ships them in the package, so nothing is downloaded), minus
+common words: Faker's English and French lorem word lists and spaCy's English stop words, so that
+"Will", "May" or "Young" alone are not names. Loaded once (about 0.4 s).
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import pkgutil
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+#: Words that make a capitalised run an organization, a place or a document part, not a person.
+NOT_NAME_WORDS = frozenset(
+    """
+    avenue ave street st road rd boulevard blvd lane drive court way place plaza square terrace
+    parkway highway bridge park beach bay lake river mount hill hills valley island islands port
+    city town county state states republic kingdom united north south east west new saint santa
+    san los las university college school institute academy hospital clinic center centre bank
+    group inc corp corporation company co ltd llc plc gmbh sa ag foundation association council
+    ministry department agency office committee services service solutions systems technologies
+    technology software partners holdings insurance capital global international industries
+    markets media records music studios entertainment airlines airways motors energy health
+    care pharmacy labs network networks communications consulting management trust fund church
+    cathedral hotel restaurant cafe club team league museum library station airport road
+    monday tuesday wednesday thursday friday saturday sunday january february march april june
+    july august september october november december street rue via calle strasse straße
+    """.split()
+)
+#: Words that may precede a name in its run and are stripped from it ("Dear Ines", "Contact Ella").
+LEADING_WORDS = frozenset(
+    """
+    dear patient doctor dr nurse professor prof mister mr mrs ms miss madam sir hello hi thanks
+    regards best contact call ask tell meet from to with by for and or but about directed written
+    produced starring signed
+    """.split()
+)
+#: Words of identifiers and of their cues: never an organization on their own ("IBAN", "Card").
+IDENTIFIER_WORDS = frozenset(
+    """
+    iban bic swift ssn sin nino nhs nir bsn pesel dni nie nif cpr pin cvv cvc vat tin itin ein
+    id ids dob mrn card cards visa mastercard amex maestro email e-mail mail phone tel fax mobile
+    passport licence license account acct no number routing sort code ip mac url
+    """.split()
+)
+_NAME_WORD = re.compile(
+    r"[A-ZÀ-ÖØ-Þ\u0100-\u017f][a-zß-öø-ÿ\u0100-\u017f]+(?:[-'’][A-ZÀ-ÖØ-Þ\u0100-\u017f]?[a-zß-öø-ÿ\u0100-\u017f]+)*"
+)
+_LOWER_WORD = re.compile(r"[a-zß-öø-ÿ\u0100-\u017f]{3,}")
+_INITIAL = re.compile(r"[A-Z]\.?")
+_LATIN = re.compile(r"[A-Za-zÀ-ÖØ-öø-ÿ\u0100-\u017f'’-]{2,}")
+#: A date or time names a day, a month, a season, a holiday or has digits; else it is a duration.
+_DATE_WORD = re.compile(
+    r"\d|\b(?:january|february|march|april|may|june|july|august|september|october|november|"
+    r"december|jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec|monday|tuesday|wednesday|thursday|"
+    r"friday|saturday|sunday|mon|tues?|wed|thu(?:rs?)?|fri|sat|sun|spring|summer|autumn|fall|"
+    r"winter|christmas|easter|noon|midnight|tonight|today|yesterday|tomorrow)\b",
+    re.IGNORECASE,
+)
+_POSSESSIVE = re.compile(r"['’]s$")
+_LIST_JOINERS = frozenset({",", "and", "&", "et", "und", "y", "e"})
+#: Scores: a name run with a given name and a surname outranks the model's ORGANIZATION (0.85).
+STRONG, MEDIUM, WEAK = 0.9, 0.7, 0.5
+
+
+@dataclass(frozen=True)
+class Gazetteer:
+    """Lower-case given names and surnames, and the common words that are never a name alone."""
+
+    given: frozenset[str]
+    family: frozenset[str]
+    common: frozenset[str]
+
+    def is_given(self, word: str) -> bool:
+        w = word.lower()
+        return w in self.given and w not in self.common
+
+    def is_family(self, word: str) -> bool:
+        w = word.lower()
+        return w in self.family and w not in self.common
+
+    def is_name(self, word: str) -> bool:
+        return self.is_given(word) or self.is_family(word)
+
+
+def _provider_words(provider: Any, prefixes: Sequence[str]) -> Iterable[str]:
+    for attr in dir(provider):
+        if not attr.startswith(tuple(prefixes)):
+            continue
+        value = getattr(provider, attr)
+        if callable(value) or isinstance(value, str):
+            continue
+        try:
+            items = list(value.keys()) if hasattr(value, "keys") else list(value)
+        except TypeError:
+            continue
+        for item in items:
+            if isinstance(item, str):
+                yield from (w.lower() for w in item.split() if _LATIN.fullmatch(w))
+
+
+@functools.lru_cache(maxsize=1)
+def gazetteer() -> Gazetteer:
+    """Faker's given names and surnames of every locale (Latin script), minus common words."""
+    import faker.providers.person as person
+    from faker.providers.lorem.en_US import Provider as EnglishWords
+    from faker.providers.lorem.fr_FR import Provider as FrenchWords
+    from spacy.lang.en.stop_words import STOP_WORDS
+
+    given: set[str] = set()
+    family: set[str] = set()
+    for module in pkgutil.iter_modules(person.__path__):
+        provider = getattr(
+            importlib.import_module(f"{person.__name__}.{module.name}"), "Provider", None
+        )
+        if provider is None:
+            continue
+        given.update(_provider_words(provider, ("first_name", "first_romanized")))
+        family.update(_provider_words(provider, ("last_name", "last_romanized")))
+    common = {w.lower() for w in EnglishWords.word_list} | {
+        w.lower() for w in FrenchWords.word_list
+    }
+    common |= {w.lower() for w in STOP_WORDS} | NOT_NAME_WORDS | IDENTIFIER_WORDS | LEADING_WORDS
+    return Gazetteer(frozenset(given), frozenset(family), frozenset(common))
+
+
+# =============================================================================== finding names
+@dataclass(frozen=True)
+class NameSpan:
+    start: int
+    end: int
+    score: float
+
+
+def _sentence_start(tokens: Sequence[Any], i: int) -> bool:
+    j = i - 1
+    while j >= 0 and tokens[j].is_space:
+        j -= 1
+    return j < 0 or tokens[j].text in {".", "!", "?", ":", ";", '"', ">", "-", "(", "…"}
+
+
+def _runs(tokens: Sequence[Any]) -> list[list[int]]:
+    """Runs of capitalised words and middle initials joined by single spaces (one line)."""
+    runs: list[list[int]] = []
+    current: list[int] = []
+    for i, tok in enumerate(tokens):
+        text = _POSSESSIVE.sub("", tok.text)
+        if _NAME_WORD.fullmatch(text) or (current and _INITIAL.fullmatch(text)):
+            current.append(i)
+            if tok.whitespace_ != " " or text != tok.text:  # punctuation, a line end or 's
+                runs.append(current)
+                current = []
+        elif current:
+            runs.append(current)
+            current = []
+    if current:
+        runs.append(current)
+    out = []
+    for run in runs:  # an initial cannot end a name ("Type B")
+        while run and _INITIAL.fullmatch(tokens[run[-1]].text):
+            run = run[:-1]
+        if run:
+            out.append(run)
+    return out
+
+
+def _run_score(words: Sequence[str], gaz: Gazetteer, sentence_start: bool) -> float:
+    """How much a run of capitalised words looks like a person's name (0: not a name)."""
+    lowered = [w.lower() for w in words]
+    if any(w in NOT_NAME_WORDS or w in IDENTIFIER_WORDS for w in lowered) or len(words) > 4:
+        return 0.0
+    if len(words) == 1:
+        if gaz.is_given(words[0]):
+            return MEDIUM
+        return 0.0
+    first, last = words[0], words[-1]
+    if any(w in gaz.common for w in lowered[:1]) and not gaz.is_family(last):
+        return 0.0
+    if gaz.is_given(first) and gaz.is_family(last):
+        return STRONG
+    if gaz.is_given(first) or (gaz.is_family(last) and not sentence_start):
+        return MEDIUM
+    if gaz.is_family(last) and lowered[0] not in gaz.common:
+        return MEDIUM
+    return 0.0
+
+
+def _lower_case_names(tokens: Sequence[Any], gaz: Gazetteer) -> list[NameSpan]:
+    """Two lower-case words, a given name then a surname ("eva kleist", "patricia desrosiers")."""
+    out = []
+    for a, b in zip(tokens, tokens[1:], strict=False):
+        if a.whitespace_ != " " or not (
+            _LOWER_WORD.fullmatch(a.text) and _LOWER_WORD.fullmatch(b.text)
+        ):
+            continue
+        if (
+            a.text in gaz.given
+            and b.text in gaz.family
+            and not (a.text in gaz.common or b.text in gaz.common)
+        ):
+            out.append(NameSpan(a.idx, b.idx + len(b.text), WEAK))
+    return out
+
+
+def _listed_names(tokens: Sequence[Any], found: list[NameSpan], gaz: Gazetteer) -> list[NameSpan]:
+    """A lone surname of the gazetteer listed with a name ("Usamov and Bowers", "Kónya, Becker")."""
+    starts = {s.start for s in found}
+    out = []
+    for i, tok in enumerate(tokens):
+        if tok.idx in starts or not (_NAME_WORD.fullmatch(tok.text) and gaz.is_family(tok.text)):
+            continue
+        joined = [
+            tokens[i + 2 * step]
+            for step in (-1, 1)
+            if 0 <= i + 2 * step < len(tokens) and tokens[i + step].text in _LIST_JOINERS
+        ]
+        if any(_NAME_WORD.fullmatch(n.text) and gaz.is_name(n.text) for n in joined):
+            out.append(NameSpan(tok.idx, tok.idx + len(tok.text), MEDIUM))
+    return out
+
+
+def _speakers(tokens: Sequence[Any], gaz: Gazetteer) -> list[NameSpan]:
+    """A capitalised word opening a line and followed by a colon: a speaker ("Ubul: What a wife.")."""
+    out = []
+    for i, tok in enumerate(tokens[:-1]):
+        line_start = i == 0 or "\n" in tokens[i - 1].text or "\n" in tokens[i - 1].whitespace_
+        if (
+            line_start
+            and tokens[i + 1].text == ":"
+            and _NAME_WORD.fullmatch(tok.text)
+            and tok.text.lower() not in gaz.common
+        ):
+            out.append(NameSpan(tok.idx, tok.idx + len(tok.text), WEAK))
+    return out
+
+
+def find_names(doc: Any, gaz: Gazetteer | None = None) -> list[NameSpan]:
+    """Person names in a spaCy ``Doc`` by gazetteer and token shape (no model needed)."""
+    gaz = gaz or gazetteer()
+    tokens = list(doc)
+    found: list[NameSpan] = []
+    for run in _runs(tokens):
+        while run and tokens[run[0]].text.lower() in gaz.common:  # "Contact Ella H. Snider"
+            run = run[1:]
+        while run and _INITIAL.fullmatch(tokens[run[0]].text):
+            run = run[1:]
+        if not run:
+            continue
+        words = [_POSSESSIVE.sub("", tokens[i].text) for i in run]
+        names = [w for w in words if not _INITIAL.fullmatch(w)]
+        score = _run_score(names, gaz, _sentence_start(tokens, run[0]))
+        if score:
+            last = tokens[run[-1]]
+            end = last.idx + len(_POSSESSIVE.sub("", last.text))
+            found.append(NameSpan(tokens[run[0]].idx, end, score))
+    found += _lower_case_names(tokens, gaz)
+    found += _speakers(tokens, gaz)
+    found += _listed_names(tokens, found, gaz)
+    return found
+
+
+def _overlaps(a: tuple[int, int], b: tuple[int, int]) -> bool:
+    return a[0] < b[1] and b[0] < a[1]
+
+
+def _only_identifier_words(text: str) -> bool:
+    words = re.findall(r"[^\W_]+", text.lower())
+    return bool(words) and all(w in IDENTIFIER_WORDS or w.isdigit() for w in words)
+
+
+def review_entities(
+    text: str,
+    entities: Sequence[tuple[int, int, str, float]],
+    names: Sequence[NameSpan],
+    common: frozenset[str] = frozenset(),
+) -> list[tuple[int, int, str, float]]:
+    """The model's spans, reviewed against the name spans, plus the name spans it missed.
+
+    ``entities`` are (start, end, Presidio entity, score) from the NER model; ``common`` the
+    words that may stand beside a name inside the model's span (the gazetteer's common words).
+    """
+    out: list[tuple[int, int, str, float]] = []
+    claimed: list[NameSpan] = []
+    for start, end, entity, score in entities:
+        if entity == "ORGANIZATION" and _only_identifier_words(text[start:end]):
+            continue
+        if entity in ("ORGANIZATION", "LOCATION"):
+            inside = [n for n in names if start <= n.start and n.end <= end]
+            need = MEDIUM if entity == "ORGANIZATION" else STRONG
+            rest = text[start : inside[0].start] + " " + text[inside[0].end : end] if inside else ""
+            if (
+                len(inside) == 1
+                and inside[0].score >= need
+                and all(w.lower() in common for w in re.findall(r"[^\W\d_]+", rest))
+            ):  # the name and common words ("Contact Ella H. Snider", "Ms Ines Quinn's")
+                claimed.append(inside[0])
+                out.append((inside[0].start, inside[0].end, "PERSON", max(score, inside[0].score)))
+                continue
+        if entity == "DATE_TIME" and not _DATE_WORD.search(text[start:end]):
+            continue  # a duration ("a couple of months", "years"): no date to link on
+        if entity == "PERSON" and _POSSESSIVE.search(text[start:end]):
+            end -= 2
+        out.append((start, end, entity, score))
+    for name in names:
+        if name in claimed:
+            continue
+        clash = [e for e in out if _overlaps((e[0], e[1]), (name.start, name.end))]
+        if any(e[2] == "PERSON" for e in clash):
+            continue
+        if any(e[2] in ("LOCATION", "ORGANIZATION") for e in clash) and name.score < STRONG:
+            continue
+        out.append((name.start, name.end, "PERSON", name.score))
+    return out
+
+
+def name_aware_recognizer_class() -> type:
+    """Presidio's ``SpacyRecognizer`` whose spans are reviewed by :func:`review_entities`."""
+    from presidio_analyzer import RecognizerResult
+    from presidio_analyzer.predefined_recognizers import SpacyRecognizer
+
+    class NameAwareNerRecognizer(SpacyRecognizer):
+        """The NER model's spans, with gazetteer names added and organizations reviewed."""
+
+        def analyze(self, text: str, entities: Any, nlp_artifacts: Any = None) -> list[Any]:
+            base = super().analyze(text, self.supported_entities, nlp_artifacts)
+            if not nlp_artifacts or nlp_artifacts.tokens is None:
+                return base
+            names = find_names(nlp_artifacts.tokens)
+            reviewed = review_entities(
+                text,
+                [(r.start, r.end, r.entity_type, r.score) for r in base],
+                names,
+                gazetteer().common,
+            )
+            return [
+                RecognizerResult(entity, start, end, score)
+                for start, end, entity, score in reviewed
+                if entity in entities
+            ]
+
+    return NameAwareNerRecognizer
