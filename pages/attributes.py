@@ -7,6 +7,7 @@ import streamlit as st
 
 from anon_core.data.dataset import Role
 from anon_core.errors import AnonError
+from anon_core.services.geo import location_suggestion
 from anon_core.services.hierarchies import (
     DATE_LEVELS,
     natural_order,
@@ -49,6 +50,10 @@ suggestions = {
     c: dict(v)
     for c, v in cached("role-suggestions", ws.frame_hash, lambda: suggest_roles(ws.frame)).items()
 }
+geo_hint = cached("geo-suggestion", ws.frame_hash, lambda: location_suggestion(ws.frame))
+if geo_hint is not None:  # a latitude/longitude pair: suggest one location quasi-identifier
+    st.info(geo_hint["reason"], icon="📍")
+    st.code(geo_hint["config"], language="json")
 kinds = cached(
     "column-kinds",
     ws.frame_hash,

@@ -22,6 +22,7 @@ from anon_core.cli import EXIT_BAD_INPUT, main
 from anon_core.config import parse_config
 from anon_core.data.dataset import Role
 from anon_core.errors import AnonError, ConfigError, DataError
+from anon_core.services.geo import location_suggestion
 from anon_core.services.session import Session
 
 R = 6_371_008.8
@@ -238,3 +239,17 @@ def test_scale_engine_and_geomasking_refuse_a_generalized_location(tmp_path):
     raw = config(3, method={"name": "geomask-donut"})
     with pytest.raises(AnonError, match="remove 'hierarchy'"):
         Session.open(raw, frame).release()
+
+
+def test_the_attributes_page_suggests_a_pair_whose_names_and_ranges_fit():
+    frame = pd.DataFrame({"Latitude": [52.1, 52.1, 52.3, 51.9], "lng": [5.1, 5.1, 4.9, 5.2]})
+    hint = location_suggestion(frame)
+    assert (hint["latitude"], hint["longitude"]) == ("Latitude", "lng")
+    # by hand: 4 of 4 rows in range; rows 3 and 4 have a pair no other row has (2 of 4 = 50 %)
+    assert "4 of 4 rows hold numbers within -90..90" in hint["reason"]
+    assert "2 rows (50%) have a pair no other row has, so most people" in hint["reason"]
+    assert "52.1" not in hint["reason"]  # counts and names, never values
+    section = json.loads("{" + hint["config"] + "}")["geo"]
+    assert parse_config(config(geo=section)).roles["location"] == Role.QUASI_IDENTIFIER
+    assert location_suggestion(frame.assign(Latitude=[95.0, 1, 2, 3])) is None  # out of range
+    assert location_suggestion(frame.rename(columns={"Latitude": "y"})) is None  # names

@@ -140,3 +140,15 @@ def test_raw_points_only_after_ticking_the_box(geo_workspace):
     assert not at.exception, at.exception
     names = [t.get("name") for t in _plotly(at, "data_geo_map")["data"]]
     assert "original (personal data)" in names
+
+
+def test_attributes_page_suggests_the_location_pair_with_its_reason():
+    ws = Workspace.from_frame(generate(400, seed=3), source="geo_patients.csv")
+    at = AppTest.from_file(str(APP), default_timeout=240)
+    at.run()
+    at.session_state["workspace"] = ws
+    at.switch_page("pages/attributes.py").run()
+    assert not at.exception, at.exception
+    hints = [i.value for i in at.info if "look like a location" in i.value]
+    assert len(hints) == 1 and "'lat' and 'lon'" in hints[0] and "400 of 400 rows" in hints[0]
+    assert any('"builder": "h3"' in c.value for c in at.code)

@@ -71,6 +71,34 @@ def location_columns(
     return (str(lat), str(lon))
 
 
+def location_suggestion(frame: pd.DataFrame) -> dict[str, str] | None:
+    """A latitude/longitude pair to suggest on the Attributes page (named like lat/lon, numbers
+    in range in at least 90 % of rows), with the reason in words and a ``geo`` section to copy;
+    None when no pair fits. The reason gives counts and names, never values."""
+    pair = location_columns(None, frame)
+    if pair is None:
+        return None
+    lat, lon = pair
+    a = pd.to_numeric(frame[lat], errors="coerce")
+    b = pd.to_numeric(frame[lon], errors="coerce")
+    located = a.notna() & b.notna()
+    unique = int((~pd.DataFrame({"a": a[located], "b": b[located]}).duplicated(keep=False)).sum())
+    share = unique / max(int(located.sum()), 1)
+    reason = (
+        f"Columns {lat!r} and {lon!r} look like a location: named like latitude and longitude, "
+        f"{int(located.sum()):,} of {len(frame):,} rows hold numbers within -90..90 and "
+        f"-180..180. {unique:,} rows ({share:.0%}) have a pair no other row has"
+        + (", so most people are unique by location alone" if share >= 0.5 else "")
+        + ". Generalize them as one location quasi-identifier with a geo section in the "
+        "configuration (below), or move the points with a geomasking method on the Compare page."
+    )
+    section = (
+        f'"geo": {{"latitude": "{lat}", "longitude": "{lon}",\n'
+        '        "hierarchy": {"builder": "h3", "resolutions": [9, 7, 5, 3]}}'
+    )
+    return {"latitude": lat, "longitude": lon, "reason": reason, "config": section}
+
+
 @dataclass(frozen=True)
 class DensityGrid:
     """Original points counted on square cells (cells under MIN_CELL left out as NaN)."""
