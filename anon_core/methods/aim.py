@@ -8,8 +8,7 @@ downward closure, each weighted by its overlap with the workload. With the budge
 
 1. every 1-way marginal is measured with the Gaussian mechanism, sigma = sqrt(T / (2 * 0.9 rho)),
    T = ``rounds`` (default 4 x the number of columns; the paper's 16 x plans smaller rounds, which
-   costs many more refits: each round takes about 12 s of CPU on Adult, most of it compiling the
-   refit for the round's new model structure);
+   costs more refits);
 2. each round picks the candidate the current model answers worst with the exponential
    mechanism (epsilon_r = sqrt(8 * 0.1 rho / T); score = weight x (L1 error of the model's
    marginal - sqrt(2/pi) sigma x cells), sensitivity = the largest weight), among the candidates
@@ -20,9 +19,11 @@ downward closure, each weighted by its overlap with the workload. With the budge
    what is left, so the epsilon spent never exceeds the configured epsilon;
 4. the released rows are sampled from the final model.
 
-The data's marginals are counted once per clique (not once per round), and the model's marginals
-of the candidates are computed eagerly: mbi compiles its variable elimination once per clique and
-model structure, which cost more than half of AIM's time on Adult.
+The data's marginals are counted once per clique (not once per round). The model is fitted, and
+its marginals on the candidates computed, by Private-PGM's algorithms run in NumPy
+(:mod:`anon_core.methods.pgm_numpy`) on mbi's structures: through JAX, every round's new model
+structure compiled anew, which took over 90% of AIM's time on Adult, while the arithmetic of a
+refit takes a fraction of a second. mbi samples the released rows from the final model.
 
 Domains, binning and reproducibility as for MST (:mod:`anon_core.methods.dp_marginals`).
 Each round refits the model, so AIM is slower than MST; fewer ``rounds`` (more budget per
@@ -48,6 +49,7 @@ from anon_core.methods.mst import (
     numpy_seed,
     output,
 )
+from anon_core.methods.pgm_numpy import mirror_descent
 from anon_core.methods.registry import (
     MethodContext,
     MethodOutput,
@@ -106,9 +108,8 @@ class Aim(MarginalSynthesizer):
         random_state: int | None = None,
         progress: Progress | None = None,
     ) -> MethodOutput:
-        jax = jax_x64()
+        jax_x64()
         import mbi
-        from mbi.estimation import MirrorDescent
         from mbi.junction_tree import hypothetical_model_size
 
         p = self.parameters
@@ -121,27 +122,21 @@ class Aim(MarginalSynthesizer):
         acc = Accountant(budget, rng)
         columns = list(domains)
         domain = mbi.Domain(columns, [domains[c].size for c in columns])
-        data = mbi.Dataset(codes, domain)
         candidates = aim_candidates(columns, int(p["degree"]))
         rounds = int(p["rounds"]) if p["rounds"] is not None else 4 * len(columns)
         iters = int(p["iters"])
         sigma = math.sqrt(rounds / (2 * 0.9 * rho))
         eps = math.sqrt(8 * 0.1 * rho / rounds)
-        estimator = MirrorDescent()
 
         truth: dict[tuple[str, ...], np.ndarray] = {}
 
         def marginal(clique: tuple[str, ...]) -> np.ndarray:
             """The data's marginal on a clique, counted once (the data never changes)."""
             if clique not in truth:
-                truth[clique] = np.asarray(data.project(clique).datavector(), dtype=float)
+                shape = [domain[c] for c in clique]
+                cells = np.ravel_multi_index([codes[c] for c in clique], shape)
+                truth[clique] = np.bincount(cells, minlength=math.prod(shape)).astype(float)
             return truth[clique]
-
-        def fitted(cl: tuple[str, ...]) -> np.ndarray:
-            """The model's marginal, eagerly: compiling one program per clique and model
-            structure (mbi's jitted variable elimination) cost far more than it saves."""
-            with jax.disable_jit():
-                return np.asarray(model.project(cl).datavector())
 
         def measure(clique: tuple[str, ...], std: float) -> Any:
             x = marginal(clique)
@@ -151,7 +146,7 @@ class Aim(MarginalSynthesizer):
         report(progress, 0.02, "AIM: measuring 1-way marginals")
         measurements = [measure((c,), sigma) for c in columns]
         used = len(columns) * 0.5 / sigma**2
-        model = estimator.estimate(domain, measurements, iters=iters)
+        model = mirror_descent(domain, measurements, iters)
         chosen: list[tuple[str, ...]] = []
         final = False
         while not final:
@@ -169,15 +164,15 @@ class Aim(MarginalSynthesizer):
             top = max(candidates[cl] for cl in small)
             scores = []
             for cl in small:
-                error = np.abs(marginal(cl) - fitted(cl)).sum()
+                error = np.abs(marginal(cl) - model.marginal(cl)).sum()
                 bias = math.sqrt(2 / math.pi) * sigma * domain.size(cl)
                 scores.append(candidates[cl] * (float(error) - bias) / top)
             pick = small[acc.exponential(np.array(scores), eps, f"select round {len(chosen) + 1}")]
             chosen.append(pick)
-            before = fitted(pick)
+            before = model.marginal(pick)
             measurements.append(measure(pick, sigma))
-            model = estimator.estimate(domain, measurements, iters=iters, warm_start=model)
-            after = fitted(pick)
+            model = mirror_descent(domain, measurements, iters, warm_start=model)
+            after = model.marginal(pick)
             if np.abs(after - before).sum() <= math.sqrt(2 / math.pi) * sigma * domain.size(pick):
                 sigma, eps = sigma / 2, eps * 2
             report(progress, 0.05 + 0.85 * min(used / rho, 1.0), f"AIM: round {len(chosen)}")
@@ -185,7 +180,7 @@ class Aim(MarginalSynthesizer):
         seed = None if rng is None else int(rng.integers(2**31 - 1))
         n = release_rows(self, len(frame), float(model.total))
         with numpy_seed(seed):
-            sampled = model.synthetic_data(rows=n)
+            sampled = model.to_mbi().synthetic_data(rows=n)
         draw = rng if rng is not None else np.random.default_rng()
         full = {c: np.asarray(sampled.data[c], dtype=np.int64) for c in columns}
         table = decode_table(frame, domains, full, draw)
