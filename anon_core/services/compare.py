@@ -262,7 +262,8 @@ def default_attack_runner(
     hierarchies: Mapping[str, Hierarchy] | None = None,
     n_attacks: int | None = None,
 ) -> AttackRunner:
-    """The attack battery of :mod:`anon_core.attacks.battery` with the configuration's section.
+    """The attack battery of :mod:`anon_core.attacks.battery` with the configuration's section
+    (linkage too, exact or probabilistic, when the section names an ``external`` table).
 
     With the configuration's ``hierarchies`` a generalized release's original and control
     records are generalized to the release's levels before the attacks."""
@@ -274,6 +275,11 @@ def default_attack_runner(
     section = parse_attack_section(config.sections.get("attack"), config.base_dir)
     if n_attacks is not None:
         section = section.with_options(n_attacks=n_attacks)
+    external = None
+    if section.external is not None:  # the section's external table: linkage joins the battery
+        from anon_core.services.attacks import load_frame
+
+        external = load_frame(section.external, "external")
 
     def run(original, released, control, context, random_state):
         try:
@@ -284,6 +290,7 @@ def default_attack_runner(
                 config_section=section.with_options(random_state=random_state),
                 roles=context.roles,
                 hierarchies=hierarchies,
+                external=external,
             )
         except ImportError as exc:  # pragma: no cover - a partial installation
             raise ConfigError(f"An attack is not available in this build ({exc}).") from None
