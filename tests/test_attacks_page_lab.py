@@ -202,3 +202,24 @@ def test_attacks_page_runs_both_linkage_modes_on_a_noisy_external_table():
     # the vulnerable records' profile is on the page too
     profile = next(d.value for d in at.dataframe if "rare in" in d.value.columns)
     assert len(profile) == 10 and "pid" not in " ".join(profile["the release shows"])
+
+
+def test_attacks_page_warns_when_the_control_size_fit_fails(monkeypatch):
+    from streamlit.testing.v1 import AppTest
+
+    from anon_core.attacks import size_correction
+
+    def no_fit(*args, **kwargs):
+        raise RuntimeError("Optimal parameters not found")
+
+    # the control part (99 records) is smaller than the released one (201): a fit is needed
+    monkeypatch.setattr(size_correction, "curve_fit", no_fit)
+    at = AppTest.from_file(str(APP), default_timeout=300)
+    at.run()
+    at.session_state["workspace"] = _people_workspace()
+    at.switch_page("pages/attacks.py").run()
+    at.number_input(key="attack_n").set_value(40).run()
+    at.button(key="attack_run").click().run()
+    assert not at.exception, at.exception
+    warnings = [w.value for w in at.warning if "control-size correction was not used" in w.value]
+    assert warnings and all("did not converge" in w for w in warnings)
