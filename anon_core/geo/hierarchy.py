@@ -59,23 +59,28 @@ def parse_points(
     values: Sequence[Any] | np.ndarray, name: str = ""
 ) -> tuple[np.ndarray, np.ndarray]:
     """(latitudes, longitudes) of point texts; HierarchyError naming how many are unreadable or
-    out of range, with an example and the expected form."""
-    lat = np.full(len(values), np.nan)
-    lon = np.full(len(values), np.nan)
-    bad: list[str] = []
-    for i, v in enumerate(values):
-        text = str(v)
+    out of range (never the values) and the expected form. Plain ``"lat,lon"`` texts are read
+    vectorized; only the others go through the patterns one by one."""
+    texts = pd.Series(np.asarray(values, dtype=object)).astype(str)
+    parts = texts.str.split(",", n=1, expand=True)
+    if parts.shape[1] == 2:
+        lat = pd.to_numeric(parts[0], errors="coerce").to_numpy(float)
+        lon = pd.to_numeric(parts[1], errors="coerce").to_numpy(float)
+    else:
+        lat = np.full(len(texts), np.nan)
+        lon = np.full(len(texts), np.nan)
+    for i in np.flatnonzero(~(np.isfinite(lat) & np.isfinite(lon))):
+        text = texts.iat[i]
         m = _PAIR.match(text)
         if m:
             lat[i], lon[i] = float(m.group(1)), float(m.group(2))
         elif (m := _WKT.match(text)) is not None:
             lon[i], lat[i] = float(m.group(1)), float(m.group(2))
-        if not (np.isfinite(lat[i]) and abs(lat[i]) <= 90 and abs(lon[i]) <= 180):
-            bad.append(text)
-    if bad:
+    bad = ~(np.isfinite(lat) & (np.abs(lat) <= 90) & np.isfinite(lon) & (np.abs(lon) <= 180))
+    if bad.any():
         raise HierarchyError(
-            f"Column {name!r} has {len(bad):,} distinct value(s) that are not points in range; "
-            f"a location column holds {EXAMPLE}, latitude in [-90, 90] "
+            f"Column {name!r} has {int(bad.sum()):,} distinct value(s) that are not points in "
+            f"range; a location column holds {EXAMPLE}, latitude in [-90, 90] "
             "and longitude in [-180, 180]. Fix or blank those cells."
         )
     return lat, lon
@@ -145,10 +150,14 @@ def grid_hierarchy(
     for level in range(levels):
         size = cell_m * 2**level
         cx, cy = ix >> level, iy >> level
-        clat, clon = inverse((cx + 0.5) * size, (cy + 0.5) * size)
-        out.append(
-            [f"{a:.5f},{b:.5f} ({size:,.0f} m cell)" for a, b in zip(clat, clon, strict=True)]
-        )
+        span = int(cy.max() - cy.min()) + 1 if len(cy) else 1
+        key = (cx - (cx.min() if len(cx) else 0)) * span + (cy - (cy.min() if len(cy) else 0))
+        codes, uniques = pd.factorize(key)
+        first = np.zeros(len(uniques), dtype=np.int64)
+        first[codes] = np.arange(len(codes))  # a row of each cell (all share its indices)
+        clat, clon = inverse((cx[first] + 0.5) * size, (cy[first] + 0.5) * size)
+        text = [f"{a:.5f},{b:.5f} ({size:,.0f} m cell)" for a, b in zip(clat, clon, strict=True)]
+        out.append(np.asarray(text, dtype=object)[codes])
     return _table(distinct, out, missing, name)
 
 
@@ -171,12 +180,17 @@ def h3_hierarchy(
 
     distinct, missing = split_missing(values)
     lat, lon = parse_points(distinct, name)
-    finest = [h3.latlng_to_cell(float(a), float(b), res[0]) for a, b in zip(lat, lon, strict=True)]
+    finest = [
+        h3.latlng_to_cell(float(a), float(b), res[0])
+        for a, b in zip(lat.tolist(), lon.tolist(), strict=True)
+    ]
+    codes, cells = pd.factorize(np.asarray(finest, dtype=object))  # each distinct cell once
     out = []
     for r in res:
-        cells = finest if r == res[0] else [h3.cell_to_parent(c, r) for c in finest]
-        centre = {c: h3.cell_to_latlng(c) for c in set(cells)}
-        out.append([f"{centre[c][0]:.5f},{centre[c][1]:.5f} (H3 {c})" for c in cells])
+        level = cells if r == res[0] else [h3.cell_to_parent(c, r) for c in cells]
+        centre = {c: h3.cell_to_latlng(c) for c in set(level)}
+        text = [f"{centre[c][0]:.5f},{centre[c][1]:.5f} (H3 {c})" for c in level]
+        out.append(np.asarray(text, dtype=object)[codes])
     return _table(distinct, out, missing, name)
 
 
