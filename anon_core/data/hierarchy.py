@@ -95,6 +95,51 @@ def _factorize_table(text: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return ids, np.asarray(labels, dtype=object)
 
 
+def _valid_ids(table: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """The ids of a valid table of non-empty strings without hashing every cell, or None when
+    the table may be anything else (the careful path then decides, and words the fault).
+
+    Level 0 is factorized (its values must be distinct); at each further level only the label
+    of every parent's first row is hashed, and each other row's label must equal that one
+    (which is what monotonic means), checked by plain comparison. Ids are numbered per level,
+    by first appearance, levels after one another.
+    """
+    n, height = table.shape
+    codes, uniques = pd.factorize(table[:, 0], sort=False)
+    if len(uniques) != n or not _all_text(uniques):
+        return None  # a repeated or missing value
+    ids = np.empty((n, height), dtype=np.int64)
+    ids[:, 0] = codes
+    labels, offset = [np.asarray(uniques, dtype=object)], n
+    parent, first = codes, np.arange(n)
+    for h in range(1, height):
+        column = table[:, h]
+        heads = column[first]  # the label under each parent's first row
+        if len(first) < n and not bool(np.all(column == heads[parent])):
+            return None  # not monotonic (or labels that compare oddly)
+        child, uniques = pd.factorize(heads, sort=False)
+        if (child < 0).any() or not _all_text(uniques):
+            return None
+        parent = child[parent]
+        ids[:, h] = parent + offset
+        labels.append(np.asarray(uniques, dtype=object))
+        offset += len(uniques)
+        # Child ids are numbered by first appearance in the rows too: their first rows.
+        running = np.maximum.accumulate(parent)
+        opens = np.empty(n, dtype=bool)
+        opens[0] = True
+        np.greater(parent[1:], running[:-1], out=opens[1:])
+        first = np.flatnonzero(opens)
+    return ids, np.concatenate(labels)
+
+
+def _all_text(values: np.ndarray) -> bool:
+    """Are these labels all non-empty strings?"""
+    return pd.api.types.infer_dtype(values, skipna=False) == "string" and not bool(
+        np.any(values == "")
+    )
+
+
 def _structure_problem(ids: np.ndarray) -> tuple[str, int, np.ndarray] | None:
     """The first structural fault of a table of label ids, vectorized: ("duplicate", 0, ids of
     level-0 labels listed again, by first repetition) or ("monotonic", level, ids of level-1
@@ -169,6 +214,11 @@ class Hierarchy:
                 f"Hierarchy {self.name!r} is empty: it needs one row per value and at least one column."
             )
         object.__setattr__(self, "table", table)
+        fast = _valid_ids(table)
+        if fast is not None:
+            object.__setattr__(self, "_ids", fast[0])
+            object.__setattr__(self, "_labels", fast[1])
+            return
         # Whitespace-only labels (a value " ") are labels like any other; only empty cells are missing.
         text = _as_text(table)
         if text is None:  # some cell is missing (None / NaN)
