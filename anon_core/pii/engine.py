@@ -44,6 +44,7 @@ from anon_core.pii.recognizers import (  # noqa: F401 - PHONE_REGIONS re-exporte
     card_recognizer,
     iban_recognizer_class,
     national_phone_recognizer,
+    nir_recognizer,
 )
 
 log = logging.getLogger(__name__)
@@ -305,7 +306,6 @@ def _email_recognizer_class() -> type:
 def _predefined_recognizers(language: str = LANGUAGE) -> list[Any]:
     """Presidio's generic and US recognizers (other countries' IDs add noise on US-style data)."""
     from presidio_analyzer.predefined_recognizers import (
-        CreditCardRecognizer,
         CryptoRecognizer,
         DateRecognizer,
         IbanRecognizer,
@@ -321,8 +321,9 @@ def _predefined_recognizers(language: str = LANGUAGE) -> list[Any]:
         UsSsnRecognizer,
     )
 
+    # Presidio's CreditCardRecognizer is left out: card_recognizer finds every Luhn-valid 13-19
+    # digit number it finds, and knows a French NIR that passes Luhn by chance is not a card
     classes = [
-        CreditCardRecognizer,
         CryptoRecognizer,
         DateRecognizer,
         IbanRecognizer,
@@ -346,6 +347,7 @@ def _predefined_recognizers(language: str = LANGUAGE) -> list[Any]:
         national_phone_recognizer(language),
         card_recognizer(language),
         address_recognizer(language),
+        nir_recognizer(language),
         _email_recognizer_class()(supported_language=language),
     ]
 

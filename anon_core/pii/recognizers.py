@@ -33,6 +33,8 @@ def card_recognizer(language: str) -> Any:
     class LuhnCardRecognizer(PatternRecognizer):
         def validate_result(self, pattern_text: str) -> bool:
             digits = re.sub(r"\D", "", pattern_text)
+            if len(digits) == 15 and nir_valid(digits):
+                return False  # a French social security number whose digits pass Luhn by chance
             return 13 <= len(digits) <= 19 and len(set(digits)) > 1 and luhn_valid(digits)
 
     return LuhnCardRecognizer(
@@ -167,6 +169,11 @@ _STREET_ENDINGS = (
     r"stra(?:ss|ß)e|str\.|weg|gasse|platz|allee|ring|damm|ufer|gade|vej|gata|gatan|vägen|veien|"
     r"katu|tie|kuja|polku|laan|straat|gracht|plein|kade|dreef|utca|iela|gatvė|tänav|põik"
 )
+_FRENCH_STREETS = (
+    r"rue|avenue|av\.|boulevard|bd|chemin|allée|impasse|place|quai|route|cours|square|voie|"
+    r"passage|sentier|rond-point|faubourg|lotissement|résidence|hameau"
+)
+_FRENCH_LINK = r"(?:(?:de la|de l['’]|de|du|des|la|le|les|d['’]|l['’])\s*)"
 _CAP = r"\p{Lu}[\p{L}'’.-]*"
 _WORD = r"[\p{L}][\p{L}'’.-]*"
 _PARTICLE = (
@@ -188,6 +195,9 @@ _STREET = (
     r"Square|Sq\.?|Highway|Hwy\.?|Parkway|Circle|Str\.)"
     rf"|(?:{_STREET_OPENERS})\s+(?:(?:{_PARTICLE}|{_CAP})\s+){{0,5}}{_WORD}\s+{_HOUSE}"
     rf"|\p{{Lu}}\p{{L}}*(?:{_STREET_ENDINGS})\s+{_HOUSE}"
+    # French: "11, rue de Boucher", "41 bis avenue Victor Hugo", "chemin de Carlier"
+    rf"|(?:\d{{1,4}}(?:\s?(?:bis|ter))?,?\s+)?(?i:{_FRENCH_STREETS})\s+"
+    rf"{_FRENCH_LINK}?\p{{Lu}}[\p{{L}}'’-]*(?:\s+{_FRENCH_LINK}?\p{{Lu}}[\p{{L}}'’-]*){{0,4}}"
     r")"
 )
 #: After the street: a unit, then up to four parts (city, region, country, postcode), each after a
@@ -216,5 +226,43 @@ def address_recognizer(language: str) -> Any:
         name="Street address (international)",
         patterns=[Pattern("street address", ADDRESS_PATTERN, 0.6)],
         context=["address", "lives", "street", "adresse", "rue", "domicile", "anschrift", "via"],
+        supported_language=language,
+    )
+
+
+# ----------------------------------------------------------------------------- national identifiers
+_NIR = (
+    r"(?<![\w-])[12][ .]?\d{2}[ .]?(?:0[1-9]|1[0-2]|[2-9]\d)[ .]?(?:\d{2}|2[ABab])[ .]?\d{3}"
+    r"[ .]?\d{3}[ .]?\d{2}(?![\w-])"
+)
+
+
+def nir_valid(value: str) -> bool:
+    """French social security number (NIR): 13 characters then the key 97 - (number mod 97).
+
+    Corsican departments 2A and 2B count as 19 and 18 in the number (INSEE's rule).
+    """
+    compact = re.sub(r"[ .]", "", value).upper()
+    if len(compact) != 15:
+        return False
+    body = compact[:13].replace("2A", "19", 1).replace("2B", "18", 1)
+    if not (body.isdigit() and compact[13:].isdigit()):
+        return False
+    return 97 - int(body) % 97 == int(compact[13:])
+
+
+def nir_recognizer(language: str) -> Any:
+    """French NIR (numéro de sécurité sociale) with its key checked: score 1.0 when valid."""
+    from presidio_analyzer import Pattern, PatternRecognizer
+
+    class NirRecognizer(PatternRecognizer):
+        def validate_result(self, pattern_text: str) -> bool:
+            return nir_valid(pattern_text)
+
+    return NirRecognizer(
+        supported_entity="FR_NIR",
+        name="French social security number (NIR, key checked)",
+        patterns=[Pattern("NIR", _NIR, 0.5)],
+        context=["sécurité sociale", "securite sociale", "nir", "insee", "social security"],
         supported_language=language,
     )

@@ -51,6 +51,7 @@ IDENTIFIER_ENTITIES = frozenset(
         "MAC_ADDRESS",
         "STREET_ADDRESS",
         "UK_NHS",
+        "FR_NIR",
     }
 )
 #: Entity types an attacker can link on (dates, small geographic units, age, sex).
