@@ -142,6 +142,13 @@ class Workspace:
         base = Path(base_dir) if base_dir is not None else Path.cwd()
         if allowed_roots is not None:
             check_config_files(config, base, allowed_roots, allowed_files)
+        geo = config.get("geo")
+        if isinstance(geo, Mapping) and geo.get("hierarchy") is not None:  # before any file
+            raise ConfigError(
+                "The dashboard does not yet generalize a location made by the geo section's "
+                "'hierarchy'; run this configuration with anon-core anonymize, or remove "
+                "geo.hierarchy to use the map and the geomasking methods here."
+            )
         parsed = parse_config(config, base_dir=base)  # validates every section now
         missing = [a for a in parsed.roles if a not in frame.columns]
         if missing:

@@ -253,3 +253,10 @@ def test_the_attributes_page_suggests_a_pair_whose_names_and_ranges_fit():
     assert parse_config(config(geo=section)).roles["location"] == Role.QUASI_IDENTIFIER
     assert location_suggestion(frame.assign(Latitude=[95.0, 1, 2, 3])) is None  # out of range
     assert location_suggestion(frame.rename(columns={"Latitude": "y"})) is None  # names
+
+
+def test_the_dashboard_says_it_cannot_yet_load_a_generalized_location():
+    from anon_core.workspace import Workspace
+
+    with pytest.raises(ConfigError, match="does not yet generalize a location"):
+        Workspace.from_config(config(3), frame_xy())
