@@ -13,7 +13,15 @@ on the Gaussian release, with hot-spot recovery and Ripley's L. The baselines ar
 
 The load average (os.getloadavg) is printed before and after, since other jobs share the CPUs.
 
+With ``--location`` it times the location as ONE quasi-identifier instead: the ``geo`` section
+turning the latitude/longitude pair into the location column, the H3 (9, 7, 5, 3), square-grid
+(250 m, 6 levels) and polygon hierarchies on the distinct points (the polygon layer is a
+synthetic 20 x 20 grid of districts in 16 regions over the points' extent, written to a
+temporary folder), and the whole resolution (problem and optimal search, k = 10, location and
+sex) with the H3 levels.
+
 Run: python benchmarks/bench_geo.py [--sizes 100000,1000000] [--only NAME,..] [--no-risk]
+     [--location]
 """
 
 from __future__ import annotations
@@ -106,15 +114,81 @@ def baselines() -> tuple[float, float]:
     return per_point, per_pair
 
 
+def polygon_layer(lat, lon, folder: Path) -> Path:
+    """A 20 x 20 grid of square districts over the points' extent, nested in 4 x 4 regions."""
+    import json
+
+    lat0, lat1 = float(lat.min()) - 1e-6, float(lat.max()) + 1e-6
+    lon0, lon1 = float(lon.min()) - 1e-6, float(lon.max()) + 1e-6
+    dy, dx = (lat1 - lat0) / 20, (lon1 - lon0) / 20
+    features = []
+    for i in range(20):
+        for j in range(20):
+            a, b = lat0 + i * dy, lon0 + j * dx
+            ring = [[b, a], [b + dx, a], [b + dx, a + dy], [b, a + dy], [b, a]]
+            props = {"name": f"D{i:02d}{j:02d}", "parent": f"R{i // 5}{j // 5}"}
+            geometry = {"type": "Polygon", "coordinates": [ring]}
+            features.append({"type": "Feature", "properties": props, "geometry": geometry})
+    path = folder / "districts.geojson"
+    path.write_text(json.dumps({"type": "FeatureCollection", "features": features}))
+    return path
+
+
+def location_steps(n: int) -> None:
+    """Time the location quasi-identifier's steps on ``n`` points (see the module doc)."""
+    import tempfile
+
+    import pandas as pd
+
+    from anon_core.data.builders import build_hierarchy
+    from anon_core.geo.location import with_location
+    from anon_core.services.session import Session
+
+    frame = generate(n, seed=1)[["lat", "lon", "sex"]]
+    h3_levels = {"builder": "h3", "resolutions": [9, 7, 5, 3]}
+    raw = {
+        "attributes": {"sex": {"role": "quasi-identifier"}},
+        "privacy_models": [{"model": "k-anonymity", "k": 10}],
+        "suppression_limit": 0.05,
+        "geo": {"latitude": "lat", "longitude": "lon", "hierarchy": h3_levels},
+    }
+    config = parse_config(raw, ".")
+    wall, cpu, table = clock(with_location, frame, config)
+    print(f"{n:>9,} {'geo section: lat/lon -> one location column':<62} {wall:>8.2f} {cpu:>8.2f}")
+    values = pd.unique(table["location"])
+    with tempfile.TemporaryDirectory() as folder:
+        layer = polygon_layer(frame["lat"], frame["lon"], Path(folder))
+        for label, spec in (
+            ("h3 hierarchy, resolutions 9/7/5/3", h3_levels),
+            ("geo-grid hierarchy, 250 m x 6 levels", {"builder": "geo-grid", "cell_m": 250, "levels": 6}),
+            ("polygons hierarchy, 400 districts in 16 regions", {"builder": "polygons", "layer": str(layer)}),
+        ):  # fmt: skip
+            wall, cpu, _ = clock(build_hierarchy, spec, values, "location")
+            print(f"{n:>9,} {label + f' ({len(values):,} points)':<62} {wall:>8.2f} {cpu:>8.2f}")
+    wall, cpu, resolution = clock(lambda: Session.open(config, frame).resolution())
+    chosen = resolution.result.transformation if resolution.result else None
+    print(f"{n:>9,} {'resolution: problem + optimal search (h3, k=10)':<62} {wall:>8.2f} {cpu:>8.2f}"
+          f"   chosen {chosen}")  # fmt: skip
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="100000,1000000")
     parser.add_argument("--only", help="comma-separated method names to time (default: all)")
     parser.add_argument("--no-risk", action="store_true", help="skip spatial risk and hot spots")
+    parser.add_argument(
+        "--location", action="store_true", help="time the location quasi-identifier only"
+    )
     args = parser.parse_args(argv)
     only = set(args.only.split(",")) if args.only else None
     sizes = [int(s) for s in args.sizes.split(",")]
     print(f"load average before: {os.getloadavg()}  (CPUs: {os.cpu_count()})")
+    if args.location:
+        print(f"{'n':>9} {'step':<62} {'wall s':>8} {'cpu s':>8}")
+        for n in sizes:
+            location_steps(n)
+        print(f"load average after: {os.getloadavg()}")
+        return 0
     per_point, per_pair = baselines()
     config = parse_config(
         {
