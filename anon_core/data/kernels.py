@@ -48,6 +48,7 @@ def _load() -> dict[str, Callable]:
             ("group_pairs", _group_pairs),
             ("hierarchical_levels", _hierarchical_levels),
             ("finest_below", _finest_below),
+            ("top_counts", _top_counts),
         ):
             _compiled[name] = jit(fn)
     return _compiled
@@ -113,6 +114,12 @@ def hierarchical_levels(cls, val, cnt, sizes, global_counts, node_of, node_count
         _i64(node_counts),
         int(total),
     )
+
+
+def top_counts(cls, cnt, n_classes, keep):
+    """Per class of sorted (class, value, count) triplets: the largest count, the sum of the
+    counts after the ``keep`` largest, and the number of values (recursive (c,l)-diversity)."""
+    return _load()["top_counts"](_i64(cls), _i64(cnt), int(n_classes), int(keep))
 
 
 def _i64(a):
@@ -336,3 +343,36 @@ def _finest_below(levels, n_classes, n, target):
         if ok and (best < 0 or n_classes[i] < n_classes[best]):
             best = i
     return best
+
+
+def _top_counts(cls, cnt, n_classes, keep):
+    first = np.zeros(n_classes, dtype=np.int64)
+    tail = np.zeros(n_classes, dtype=np.int64)
+    distinct = np.zeros(n_classes, dtype=np.int64)
+    top = np.zeros(max(keep, 1), dtype=np.int64)
+    n = len(cls)
+    e = 0
+    while e < n:
+        c = cls[e]
+        held = 0  # the ``keep`` largest counts so far, descending
+        total = 0
+        while e < n and cls[e] == c:
+            x = cnt[e]
+            total += x
+            distinct[c] += 1
+            if keep > 0 and (held < keep or x > top[held - 1]):
+                i = held if held < keep else keep - 1
+                while i > 0 and top[i - 1] < x:
+                    top[i] = top[i - 1]
+                    i -= 1
+                top[i] = x
+                if held < keep:
+                    held += 1
+            if x > first[c]:
+                first[c] = x
+            e += 1
+        kept = 0
+        for i in range(held):
+            kept += top[i]
+        tail[c] = total - kept
+    return first, tail, distinct

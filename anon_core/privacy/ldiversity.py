@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from anon_core.data import kernels
 from anon_core.data.frequency import ClassTable
 from anon_core.params import Param
 from anon_core.privacy.models import ATTRIBUTE, SensitiveModel, register
@@ -165,7 +166,16 @@ class RecursiveCLDiversity(SensitiveModel):
         with np.errstate(divide="ignore"):
             return np.where(tail > 0, r1 / np.where(tail > 0, tail, 1), np.inf)
 
+    def _top(self, table: ClassTable) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Per class: r1, r_l + ... + r_m and the number of values (compiled, one pass)."""
+        cls, _, cnt = table.sparse_hist(self.attribute)
+        r1, tail, distinct = kernels.top_counts(cls, cnt, table.n_classes, self.l - 1)
+        return r1.astype(float), tail.astype(float), distinct
+
     def class_ok(self, table: ClassTable, state: Any) -> np.ndarray:
+        if table.freq.use_kernels:
+            r1, tail, distinct = self._top(table)
+            return (distinct >= self.l) & (r1 < self.c * tail)
         cls, cnt, rank = self._ranked(table)
         r1 = np.zeros(table.n_classes)
         r1[cls[rank == 0]] = cnt[rank == 0]
