@@ -23,7 +23,8 @@ The data's marginals are counted once per clique (not once per round). The model
 its marginals on the candidates computed, by Private-PGM's algorithms run in NumPy
 (:mod:`anon_core.methods.pgm_numpy`) on mbi's structures: through JAX, every round's new model
 structure compiled anew, which took over 90% of AIM's time on Adult, while the arithmetic of a
-refit takes a fraction of a second. mbi samples the released rows from the final model.
+refit takes a fraction of a second. The released rows are sampled from the final model as mbi's
+``synthetic_data`` does, also in NumPy.
 
 Domains, binning and reproducibility as for MST (:mod:`anon_core.methods.dp_marginals`).
 Each round refits the model, so AIM is slower than MST; fewer ``rounds`` (more budget per
@@ -180,9 +181,9 @@ class Aim(MarginalSynthesizer):
         seed = None if rng is None else int(rng.integers(2**31 - 1))
         n = release_rows(self, len(frame), float(model.total))
         with numpy_seed(seed):
-            sampled = model.to_mbi().synthetic_data(rows=n)
+            sampled = model.synthetic_data(n)
         draw = rng if rng is not None else np.random.default_rng()
-        full = {c: np.asarray(sampled.data[c], dtype=np.int64) for c in columns}
+        full = {c: np.asarray(sampled[c], dtype=np.int64) for c in columns}
         table = decode_table(frame, domains, full, draw)
         report(progress, 1.0, f"AIM: {len(table)} synthetic rows")
         return output(

@@ -13,9 +13,11 @@ and split in thirds, as in the reference:
    the pair's true 2-way marginal and its independence estimate from the noisy 1-way
    marginals - the reference's proxy for mutual information, sensitivity 1);
 3. the tree's 2-way marginals are measured with the Gaussian mechanism (rho/3);
-4. Private-PGM (``mbi.estimation.MirrorDescent``) fits a graphical model to all noisy
-   measurements, and ``synthetic_data`` samples the released rows (as many as the model's noisy
-   total unless ``rows`` is given).
+4. Private-PGM's mirror descent fits a graphical model to all noisy measurements (run in NumPy
+   on mbi's structures, :mod:`anon_core.methods.pgm_numpy`: the same iterates as
+   ``mbi.estimation.MirrorDescent`` without compiling JAX programs), and the released rows are
+   sampled from it as mbi's ``synthetic_data`` does (as many as the model's noisy total unless
+   ``rows`` is given).
 
 Domains come from the configuration, never silently from the data (see
 :mod:`anon_core.methods.dp_marginals`). The epsilon spent, from the accountant's rho,
@@ -43,6 +45,7 @@ from anon_core.methods.dp_marginals import (
     cdp_rho,
     resolve_domains,
 )
+from anon_core.methods.pgm_numpy import mirror_descent
 from anon_core.methods.registry import (
     MethodContext,
     MethodOutput,
@@ -182,7 +185,6 @@ def fit_and_sample(
     ``rows(noisy total)`` says how many rows to sample."""
     jax_x64()
     import mbi
-    from mbi.estimation import MirrorDescent
 
     columns = list(sizes)
     domain = mbi.Domain(columns, [sizes[c] for c in columns])
@@ -197,18 +199,16 @@ def fit_and_sample(
         )
         for clique, y, std, w in measurements
     ]
-    blocks = max(1, math.ceil(iters / 50))
-    done = [0]
+    steps = 50 * max(1, math.ceil(iters / 50))
 
-    def callback(_: Any) -> None:
-        done[0] += 1
-        report(progress, start + (0.95 - start) * done[0] / blocks, "Private-PGM estimation")
+    def callback(done: int) -> None:
+        report(progress, start + (0.95 - start) * done / steps, "Private-PGM estimation")
 
-    model = MirrorDescent().estimate(domain, linear, iters=iters, callback_fn=callback)
+    model = mirror_descent(domain, linear, iters, callback=callback)
     n = rows(float(model.total))
     with numpy_seed(seed):
-        data = model.synthetic_data(rows=n)
-    return {c: np.asarray(data.data[c], dtype=np.int64) for c in columns}
+        data = model.synthetic_data(n)
+    return {c: np.asarray(data[c], dtype=np.int64) for c in columns}
 
 
 def decode_table(

@@ -117,7 +117,8 @@ class _Tree:
         from mbi import junction_tree
         from mbi.clique_utils import reverse_clique_mapping
 
-        tree = junction_tree.make_junction_tree(domain, cliques)[0]
+        tree, self.elimination = junction_tree.make_junction_tree(domain, cliques)
+        self.nodes = [tuple(m) for m in tree.nodes]
         self.cliques = cliques
         self.order = junction_tree.message_passing_order(tree)
         self.maximal = [tuple(m) for m in junction_tree.maximal_cliques(tree)]
@@ -127,6 +128,11 @@ class _Tree:
 
     def marginals(self, potentials: dict[Clique, np.ndarray], total: float) -> dict:
         """The model's marginals on ``cliques``, summing to ``total``."""
+        beliefs = self.beliefs(potentials, total)
+        return {cl: _project(self.home[cl], beliefs[self.home[cl]], cl) for cl in self.cliques}
+
+    def beliefs(self, potentials: dict[Clique, np.ndarray], total: float) -> dict:
+        """The model's marginals on the junction tree's cliques, summing to ``total``."""
         beliefs = {}
         for m in self.maximal:
             belief = np.zeros(self.shapes[m])
@@ -146,7 +152,7 @@ class _Tree:
             beliefs[m] = np.exp(
                 belief + (log_total - _logsumexp(belief, tuple(range(belief.ndim))))
             )
-        return {cl: _project(self.home[cl], beliefs[self.home[cl]], cl) for cl in self.cliques}
+        return beliefs
 
 
 @dataclass
@@ -165,6 +171,36 @@ class PgmModel:
         """The model's marginal on ``query``, flattened (the order of ``mbi``'s datavector)."""
         return model_marginal(self.factors(), query, self.total).ravel()
 
+    def synthetic_data(self, rows: int | None = None) -> dict[str, np.ndarray]:
+        """Codes of ``rows`` (default: the total) records drawn from the model by randomized
+        rounding, column by column in the reverse elimination order, each conditioned on the
+        columns drawn before it that share a junction-tree clique with it: ``mbi``'s
+        ``MarkovRandomField.synthetic_data(rows)`` in NumPy, with NumPy's global generator (seed
+        it for a reproducible draw). One difference: the conditioning columns are taken in the
+        elimination order, where mbi takes them in a Python set's order, which changes from
+        process to process with string hashing."""
+        domain = self.domain
+        total = max(1, int(rows or self.total))
+        tree = _Tree(domain, list(self.potentials))
+        beliefs = tree.beliefs(self.potentials, self.total)
+
+        def project(attrs: Clique) -> np.ndarray:
+            home = _smallest(tree.nodes, attrs, domain.size)
+            return _project(home, beliefs[home], attrs)
+
+        order = list(tree.elimination)[::-1]
+        data = {order[0]: _rounded(project((order[0],)), total)}
+        for col in order[1:]:
+            near = set().union(*[cl for cl in tree.nodes if col in cl])
+            proj = tuple(a for a in order if a in data and a in near)
+            if proj:
+                data[col] = _conditional(
+                    np.stack([data[a] for a in proj], -1), project((*proj, col))
+                )
+            else:
+                data[col] = _rounded(project((col,)), total)
+        return data
+
     def to_mbi(self) -> Any:
         """The same model as an ``mbi.MarkovRandomField`` (for its ``synthetic_data``)."""
         import jax.numpy as jnp
@@ -180,6 +216,46 @@ class PgmModel:
         return MarkovRandomField(
             potentials=vector(self.potentials), marginals=vector(self.marginals), total=self.total
         )
+
+
+def _rounded(counts: np.ndarray, total: int) -> np.ndarray:
+    """``total`` values with the shares of ``counts``, by randomized rounding, shuffled."""
+    counts = np.asarray(counts, dtype=np.float64)
+    options = np.arange(counts.size, dtype=np.min_scalar_type(counts.size))
+    counts = counts * (total / counts.sum())
+    frac, integ = np.modf(counts)
+    integ = integ.astype(int)
+    extra = total - integ.sum()
+    if extra > 0:
+        integ[np.random.choice(options, extra, False, frac / frac.sum())] += 1
+    values = np.repeat(options, integ)
+    np.random.shuffle(values)
+    return values
+
+
+def _conditional(parents: np.ndarray, joint: np.ndarray) -> np.ndarray:
+    """One value per row of ``parents`` from ``joint``'s conditional distribution given them
+    (last axis), stratified within each group of equal parents (mbi's randomized rounding)."""
+    total, size = len(parents), joint.shape[-1]
+    above = joint.sum(axis=-1, keepdims=True)
+    cdfs = np.divide(joint, above, out=np.zeros_like(joint), where=above != 0).cumsum(axis=-1)
+    uniques, inverse, counts = np.unique(parents, axis=0, return_inverse=True, return_counts=True)
+    inverse = inverse.ravel()
+    perm = np.argsort(inverse, kind="stable")
+    starts = np.zeros(len(counts), dtype=int)
+    np.cumsum(counts[:-1], out=starts[1:])
+    for start, count in zip(starts, counts, strict=True):
+        np.random.shuffle(perm[start : start + count])  # no link to the earlier columns' order
+    ranks = np.empty(total, dtype=int)
+    ranks[perm] = np.arange(total) - starts[inverse[perm]]
+    u = (ranks + np.random.rand(total)) / counts[inverse]
+    group_cdfs = cdfs[tuple(uniques.T)]
+    choices = np.empty(total, dtype=np.min_scalar_type(size))
+    u_sorted = u[perm]
+    for i, (start, count) in enumerate(zip(starts, counts, strict=True)):
+        picked = np.searchsorted(group_cdfs[i], u_sorted[start : start + count], side="right")
+        choices[perm[start : start + count]] = np.minimum(picked, size - 1)
+    return choices
 
 
 def _terms(measurements: list, cliques: list[Clique], domain: Any) -> list:
