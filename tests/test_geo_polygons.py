@@ -111,6 +111,9 @@ def test_search_releases_the_lowest_k_anonymous_level_names(tmp_path, k, level):
     truth = [p[2] for p in PEOPLE]
     if level == 1:
         assert released["location"].tolist() == truth
+        release = session.release(scope="whole")
+        why = session.evidence(release, n_attacks=20, utility=False).figures
+        assert "released as names or '*'" in why["nn_reidentification"]["why"]
 
 
 def test_points_outside_every_polygon_are_one_error_or_the_stated_label(tmp_path, capsys):

@@ -12,8 +12,9 @@ eps 500 m, min_samples 20).
 
 All compare the release with the table it was made from, row by row (row i of the release is
 person i). They are not defined, with the reason, when the release's rows are not the input's rows
-in order (a method that drops or generates rows), its locations are not points, or the ``geo``
-section generalizes the location into cells (the class-based figures measure that).
+in order (a method that drops or generates rows, or a generalization that removes suppressed
+records) or its locations are not points. A location generalized into cells by the ``geo``
+section counts as released at its cell's centroid (``*`` and polygon names: no location).
 """
 
 from __future__ import annotations
@@ -24,10 +25,13 @@ import numpy as np
 import pandas as pd
 
 from anon_core.errors import AnonError
+from anon_core.geo.hierarchy import parse_points
 from anon_core.geo.risk import DEFAULT_K, SpatialRisk, spatial_risk
 from anon_core.geo.section import GeoSection, read_locations, released_locations
 from anon_core.geo.utility import HOTSPOT_EPS_M, HOTSPOT_MIN_SAMPLES, spatial_utility
 
+#: A generalized cell's value starts with its centroid: "52.09012,5.12035 (500 m cell)".
+CENTROID = r"^\s*([-+]?[0-9.]+(?:[eE][-+]?\d+)?),([-+]?[0-9.]+(?:[eE][-+]?\d+)?) \("
 NAMES = ("spatial_k_min", "spatial_k_share_below", "nn_reidentification")
 UTILITY_NAMES = (
     "displacement_median_m",
@@ -68,16 +72,13 @@ def paired_points(
     section: GeoSection, source: pd.DataFrame, released: pd.DataFrame
 ) -> tuple[tuple[np.ndarray, ...] | None, str | None]:
     """((original lat, lon, released lat, lon), None), or (None, why they cannot be paired)."""
-    if section.hierarchy is not None:
-        return None, (
-            f"the location is released as generalized cells ({section.column!r}), not as "
-            "points; the class-based figures measure it"
-        )
     if len(released) != len(source) or not released.index.equals(source.index):
         return None, (
             f"the release's rows ({len(released):,}) are not the input's rows ({len(source):,}) "
             "in order, so released points cannot be paired with true locations"
         )
+    if section.hierarchy is not None:
+        return cell_centroids(section, source, released)
     try:
         olat, olon = read_locations(source, section)
         rlat, rlon = released_locations(released, section)
@@ -85,6 +86,30 @@ def paired_points(
             raise AnonError("the released coordinates are not points (generalized?)")
     except (AnonError, KeyError) as exc:
         return None, f"spatial figures could not be measured: {exc}"
+    return (olat, olon, rlat, rlon), None
+
+
+def cell_centroids(
+    section: GeoSection, source: pd.DataFrame, released: pd.DataFrame
+) -> tuple[tuple[np.ndarray, ...] | None, str | None]:
+    """Points of a location generalized into cells: the input's ``"lat,lon"`` location column and
+    the released cells' centroids (the text before `` (``); ``*`` and polygon names are not
+    points and count as released without a location)."""
+    column = section.column
+    if column not in source.columns or column not in released.columns:
+        return None, f"the location column {column!r} is not in the input and the release"
+    try:
+        olat, olon = parse_points(source[column].astype(str).to_numpy(), column)
+    except AnonError as exc:
+        return None, f"spatial figures could not be measured: {exc}"
+    centre = released[column].astype(str).str.extract(CENTROID)
+    rlat = pd.to_numeric(centre[0], errors="coerce").to_numpy(float)
+    rlon = pd.to_numeric(centre[1], errors="coerce").to_numpy(float)
+    if not np.isfinite(rlat).any():
+        return None, (
+            f"the location is released as names or '*' ({column!r}), not as cells with a "
+            "centroid; the class-based figures measure it"
+        )
     return (olat, olon, rlat, rlon), None
 
 
