@@ -1,0 +1,151 @@
+"""Speed of document de-identification: megabytes of mixed-language text, and a 20-page DOCX.
+
+* **Text**: ``--mb`` megabytes (default 10) of UTF-8 text in ``--files`` documents (default 50),
+  each in one language, English, French, German, Spanish and Italian in turn. Paragraphs of
+  three to five sentences from the hand-written patterns of ``bench_language`` filled with
+  seeded Faker names and places, plus a phone number or an e-mail address in every other
+  paragraph. Each file goes through :func:`anon_core.pii.documents.deidentify_bytes` (the
+  engine of ``anon-core deidentify`` and of the dashboard's Documents page), one after the
+  other, in this process.
+* **DOCX**: a document of ``--pages`` pages (default 20; about 450 words a page, a table and a
+  header), built with python-docx, de-identified the same way; the median of three runs.
+
+Models are loaded once before timing (their load time is printed apart). Wall time, CPU time of
+this process and the load average are printed; nothing is written to disk and no timing is
+asserted. Run: ``python -m benchmarks.bench_pii_speed [--mb 10] [--files 50] [--pages 20]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import os
+import random
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from benchmarks.bench_language import PATTERNS  # noqa: E402
+
+LANGUAGES = ("en", "fr", "de", "es", "it")
+LOCALE = {"en": "en_GB", "fr": "fr_FR", "de": "de_DE", "es": "es_ES", "it": "it_IT"}
+CONTACT = {
+    "en": "You can reach {n} on {phone} or at {mail}.",
+    "fr": "Vous pouvez joindre {n} au {phone} ou à {mail}.",
+    "de": "Sie erreichen {n} unter {phone} oder {mail}.",
+    "es": "Puede contactar con {n} en el {phone} o en {mail}.",
+    "it": "Potete contattare {n} al {phone} o a {mail}.",
+}
+
+
+def document_text(language: str, size: int, seed: int) -> str:
+    """About ``size`` bytes of UTF-8 paragraphs in ``language``."""
+    from faker import Faker
+
+    fake = Faker(LOCALE[language])
+    fake.seed_instance(seed)
+    rng = random.Random(seed)
+    paragraphs, total = [], 0
+    while total < size:
+        count = rng.randint(3, 5)
+        sentences = [
+            rng.choice(PATTERNS[language]).format(n=fake.name(), p=fake.city())
+            for _ in range(count)
+        ]
+        if len(paragraphs) % 2 == 0:
+            sentences.append(
+                CONTACT[language].format(
+                    n=fake.name(), phone=fake.phone_number(), mail=fake.email()
+                )
+            )
+        paragraph = " ".join(sentences)
+        paragraphs.append(paragraph)
+        total += len(paragraph.encode("utf-8")) + 2
+    return "\n\n".join(paragraphs)
+
+
+def docx_document(pages: int, seed: int) -> bytes:
+    import docx
+
+    text = document_text("en", pages * 2800, seed)  # about 450 words of 6 bytes a page
+    document = docx.Document()
+    document.sections[0].header.paragraphs[0].text = "Case file: confidential"
+    for i, paragraph in enumerate(text.split("\n\n")):
+        document.add_paragraph(paragraph)
+        if i % 25 == 24:
+            table = document.add_table(rows=2, cols=2)
+            table.cell(0, 0).text, table.cell(0, 1).text = "Contact", "Phone"
+            table.cell(1, 0).text, table.cell(1, 1).text = "Anna Berger", "+44 20 7946 0958"
+    buffer = io.BytesIO()
+    document.save(buffer)
+    return buffer.getvalue()
+
+
+def timed(fn):
+    c0, w0 = time.process_time(), time.perf_counter()
+    value = fn()
+    return time.perf_counter() - w0, time.process_time() - c0, value
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--mb", type=float, default=10.0)
+    parser.add_argument("--files", type=int, default=50)
+    parser.add_argument("--pages", type=int, default=20)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--skip-text", action="store_true")
+    args = parser.parse_args(argv)
+    from anon_core.pii.documents import deidentify_bytes
+    from anon_core.pii.language import detect_languages, engine_for
+    from anon_core.services.documents import text_config
+
+    cfg = text_config(None)
+    wall, cpu, _ = timed(
+        lambda: [engine_for(code) for code in LANGUAGES] + [detect_languages(["warm up text"])]
+    )
+    print(f"models loaded in {wall:.1f} s wall, {cpu:.1f} s CPU; load {os.getloadavg()[0]:.1f}")
+    deidentify_bytes(b"Please call Anna Berger on 020 7946 0958.", "warm.txt", cfg)
+
+    docx_bytes = docx_document(args.pages, args.seed)
+    runs = [timed(lambda: deidentify_bytes(docx_bytes, "case.docx", cfg)) for _ in range(3)]
+    summary = runs[-1][2][1]
+    print(
+        f"DOCX of {args.pages} pages ({len(docx_bytes) / 1e3:.0f} kB, {summary.blocks} paragraphs, "
+        f"{sum(summary.entities.values())} entities): median of 3 "
+        f"{statistics.median(r[0] for r in runs):.2f} s wall, "
+        f"{statistics.median(r[1] for r in runs):.2f} s CPU; load {os.getloadavg()[0]:.1f}"
+    )
+    if args.skip_text:
+        return 0
+    size = int(args.mb * 1_000_000 / args.files)
+    files = [
+        (f"doc-{i:03d}.txt", document_text(LANGUAGES[i % 5], size, args.seed + i).encode("utf-8"))
+        for i in range(args.files)
+    ]
+    total = sum(len(d) for _n, d in files)
+    load_before = os.getloadavg()[0]
+    found, languages = 0, {}
+
+    def run_all():
+        nonlocal found
+        for name, data in files:
+            _out, s = deidentify_bytes(data, name, cfg)
+            found += sum(s.entities.values())
+            languages[s.language] = languages.get(s.language, 0) + 1
+
+    wall, cpu, _ = timed(run_all)
+    print(
+        f"text: {total / 1e6:.2f} MB in {len(files)} files (languages found {languages}), "
+        f"{found:,} entities: {wall:.1f} s wall, {cpu:.1f} s CPU, {total / 1e6 / wall:.3f} MB/s; "
+        f"load {load_before:.1f} before, {os.getloadavg()[0]:.1f} after"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
