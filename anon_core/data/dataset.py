@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from anon_core.data.builders import default_hierarchy
-from anon_core.data.hierarchy import EncodedHierarchy, Hierarchy
+from anon_core.data.hierarchy import EncodedHierarchy, Hierarchy, factorize_array
 from anon_core.data.io import MISSING, infer_kind, to_labels
 from anon_core.errors import ConfigError, DataError
 
@@ -66,7 +66,7 @@ def factorize_values(series: pd.Series) -> tuple[np.ndarray, np.ndarray]:
     addresses = np.frombuffer(
         (ctypes.c_int64 * len(values)).from_address(values.ctypes.data), dtype=np.int64
     )
-    object_codes, distinct = pd.factorize(addresses, sort=False)
+    object_codes, distinct = factorize_array(addresses)
     del addresses  # a view of ``values``' pointers: not kept past this point
     if len(distinct) == len(values):  # nothing shared: no gain from the second step
         return pd.factorize(series, sort=False)
@@ -75,7 +75,7 @@ def factorize_values(series: pd.Series) -> tuple[np.ndarray, np.ndarray]:
     opens[0] = True
     np.greater(object_codes[1:], running_max[:-1], out=opens[1:])
     first_objects = values[opens]  # each distinct object, in order of first appearance
-    value_codes, uniques = pd.factorize(first_objects, sort=False)
+    value_codes, uniques = factorize_array(first_objects)
     return value_codes[object_codes], uniques
 
 
@@ -93,11 +93,11 @@ def encode_labels(series: pd.Series) -> tuple[np.ndarray, np.ndarray]:
     if has_missing:  # one more label for the missing values, at the end of the table
         labels = np.append(labels, MISSING).astype(object)
         raw_codes = np.where(raw_codes < 0, len(labels) - 1, raw_codes)
-    merged, uniques = pd.factorize(labels, sort=False)
+    merged, uniques = factorize_array(labels)
     if len(uniques) == len(labels) and not has_missing:
         return raw_codes.astype(np.int32), np.asarray(uniques, dtype=object)
     # Renumber by first appearance in the rows (the missing label was put last above).
-    codes, order = pd.factorize(merged[raw_codes], sort=False)
+    codes, order = factorize_array(merged[raw_codes])
     return codes.astype(np.int32), np.asarray(uniques, dtype=object)[order]
 
 

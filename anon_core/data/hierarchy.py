@@ -35,6 +35,19 @@ from anon_core.errors import HierarchyError
 
 MAX_NAMED = 10
 
+try:  # pandas' hash-table factorization without the public wrapper's checks
+    from pandas.core.algorithms import factorize_array as _pandas_factorize_array
+except ImportError:  # pragma: no cover - a pandas that moved it: use the public function
+    _pandas_factorize_array = None
+
+
+def factorize_array(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``pd.factorize(values, sort=False)`` of a numpy array (codes by first appearance, -1
+    for missing values; the first value of each code), without the public wrapper's cost."""
+    if _pandas_factorize_array is None or values.dtype.kind not in "iuO":  # pragma: no cover
+        return pd.factorize(values, sort=False)
+    return _pandas_factorize_array(values)
+
 
 def name_values(values: list[str]) -> str:
     shown = ", ".join(repr(v) for v in values[:MAX_NAMED])
@@ -105,7 +118,7 @@ def _valid_ids(table: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
     by first appearance, levels after one another.
     """
     n, height = table.shape
-    codes, uniques = pd.factorize(table[:, 0], sort=False)
+    codes, uniques = factorize_array(table[:, 0])
     if len(uniques) != n or not _all_text(uniques):
         return None  # a repeated or missing value
     ids = np.empty((n, height), dtype=np.int64)
@@ -117,7 +130,7 @@ def _valid_ids(table: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
         heads = column[first]  # the label under each parent's first row
         if len(first) < n and not bool(np.all(column == heads[parent])):
             return None  # not monotonic (or labels that compare oddly)
-        child, uniques = pd.factorize(heads, sort=False)
+        child, uniques = factorize_array(heads)
         if (child < 0).any() or not _all_text(uniques):
             return None
         parent = child[parent]
@@ -404,7 +417,7 @@ class Hierarchy:
             data_text = np.frompyfunc(str, 1, 1)(data_text).astype(object)
         # One hash pass over the file's values then the data's: level-0 values are distinct, so
         # the id of a data label found among them is its row, and ids past them are not found.
-        both, _ = pd.factorize(np.concatenate([names[ids[:, 0]], data_text]), sort=False)
+        both, _ = factorize_array(np.concatenate([names[ids[:, 0]], data_text]))
         pos = both[n:]
         pos = np.where(pos < n, pos, -1)
         if (pos < 0).any():
@@ -421,7 +434,7 @@ class Hierarchy:
         maps, labels, leaf_counts = [], [], []
         for h in range(self.height):
             column = ids[:, h]
-            codes, uniq = pd.factorize(column[pos], sort=False)
+            codes, uniq = factorize_array(column[pos])
             uniq = np.asarray(uniq, dtype=np.int64)
             # Rows of the file under each label of this level that the data reaches.
             rows_under = np.bincount(column, minlength=len(names))[uniq]
