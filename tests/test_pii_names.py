@@ -140,3 +140,11 @@ def test_a_french_street_address_is_one_span(french):
     text = "Le colis part au 11, rue des Tilleuls, 69003 Lyon."
     spans = [v for e, v in _found(french, text) if e == "STREET_ADDRESS"]
     assert spans and spans[0].startswith("11, rue des Tilleuls, 69003 Lyon")
+
+
+def test_an_iban_the_french_model_calls_a_name_stays_an_iban(french):
+    # fr_core_news_md tags "IBAN FR14 ..." as a person or a place; the number is the IBAN's
+    text = "Remboursement sur l'IBAN FR1420041010050500013M02606 demandé par Paul Martin."
+    found = _found(french, text)
+    assert ("IBAN_CODE", "FR1420041010050500013M02606") in found
+    assert ("PERSON", "Paul Martin") in found

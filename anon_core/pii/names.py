@@ -22,12 +22,14 @@ from __future__ import annotations
 
 import functools
 import importlib
+import logging
 import pkgutil
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+log = logging.getLogger(__name__)
 #: Words that make a capitalised run an organization, a place or a document part, not a person.
 NOT_NAME_WORDS = frozenset(
     """
@@ -77,6 +79,8 @@ _DATE_WORD = re.compile(
     r"winter|christmas|easter|noon|midnight|tonight|today|yesterday|tomorrow)\b",
     re.IGNORECASE,
 )
+#: A run of digits no name, place or organization holds (IBANs, cards, phones, IDs).
+_LONG_NUMBER = re.compile(r"\d{6,}|(?:\d[ .-]?){9,}")
 _POSSESSIVE = re.compile(r"['’]s$")
 _LIST_JOINERS = frozenset({",", "and", "&", "et", "und", "y", "e"})
 #: Scores: a name run with a given name and a surname outranks the model's ORGANIZATION (0.85).
@@ -132,10 +136,15 @@ def gazetteer(excluded: tuple[str, ...] | None = None) -> Gazetteer:
     """
     if excluded is None:
         return gazetteer(EXCLUDED_LOCALES)
-    import faker.providers.person as person
-    from faker.providers.lorem.en_US import Provider as EnglishWords
-    from faker.providers.lorem.fr_FR import Provider as FrenchWords
     from spacy.lang.en.stop_words import STOP_WORDS
+
+    try:
+        import faker.providers.person as person
+        from faker.providers.lorem.en_US import Provider as EnglishWords
+        from faker.providers.lorem.fr_FR import Provider as FrenchWords
+    except ImportError:  # a core dependency; without it names come from the model and cues only
+        log.warning("Faker is not installed: no name gazetteer (pip install faker)")
+        return Gazetteer(frozenset(), frozenset(), frozenset(STOP_WORDS))
 
     given: set[str] = set()
     family: set[str] = set()
@@ -316,6 +325,11 @@ def review_entities(
     for start, end, entity, score in entities:
         if entity == "ORGANIZATION" and _only_identifier_words(text[start:end]):
             continue
+        if entity in ("PERSON", "ORGANIZATION", "LOCATION") and _LONG_NUMBER.search(
+            text[start:end]
+        ):
+            continue  # "IBAN FR76 3000 ..." as a person: the number is the pattern recognizers'
+
         if entity in ("ORGANIZATION", "LOCATION"):
             inside = [n for n in names if start <= n.start and n.end <= end]
             need = MEDIUM if entity == "ORGANIZATION" else STRONG

@@ -25,6 +25,7 @@ MATCHER_PHONE_REGIONS = ("US", "GB", "DE", "FR")
 def card_recognizer(language: str) -> Any:
     """Any Luhn-valid 13-19 digit number (groups of digits split by single spaces or hyphens).
 
+    Groups of up to six digits, so American Express's 4-6-5 layout is read too.
     Presidio's ``CreditCardRecognizer`` only knows prefixes 1/3/4/5/6 and 13-16 digits, so
     2-series Mastercard (2221-2720) and 17-19 digit cards (Maestro, UnionPay) pass it.
     """
@@ -40,7 +41,7 @@ def card_recognizer(language: str) -> Any:
     return LuhnCardRecognizer(
         supported_entity="CREDIT_CARD",
         name="Card number (Luhn, 13-19 digits)",
-        patterns=[Pattern("card digits", r"(?<![\d-])\d{4}(?:[ -]?\d{1,4}){2,4}(?![\d-])", 0.3)],
+        patterns=[Pattern("card digits", r"(?<![\d-])\d{4}(?:[ -]?\d{1,6}){1,4}(?![\d-])", 0.3)],
         context=["card", "credit", "visa", "mastercard", "carte", "karte", "tarjeta", "carta"],
         supported_language=language,
     )
