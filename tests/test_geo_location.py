@@ -288,3 +288,13 @@ def test_geomasking_a_point_column_writes_wkt_back_within_the_ring():
     figures = session.evidence(release, n_attacks=20, utility=False).figures
     assert figures["displacement_median_m"]["value"] == pytest.approx(np.median(d), abs=1e-3)
     assert figures["nn_reidentification"]["value"] is not None
+
+
+@pytest.mark.parametrize("command", [["risk"], ["attack", "--n-attacks", "20"]])
+def test_risk_and_attack_commands_take_the_generalized_location(tmp_path, capsys, command):
+    frame_xy().to_csv(tmp_path / "in.csv", index=False)
+    (tmp_path / "c.json").write_text(json.dumps(config(3, input={"path": "in.csv"})))
+    code = main([command[0], str(tmp_path / "c.json"), *command[1:]])
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    assert "location" in captured.out

@@ -21,6 +21,7 @@ from anon_core.attacks.split import AttackSection, split_frame
 from anon_core.config import ReleaseConfig
 from anon_core.data.io import load_table
 from anon_core.errors import AnonError, ConfigError, DataError
+from anon_core.geo.location import with_location
 from anon_core.privacy.attack_risk import AttackRisk
 from anon_core.services.inputs import problem_for_release
 from anon_core.transform.choose import choose
@@ -81,7 +82,7 @@ def attack_release(
             "and let the configuration split its input."
         )
     if released_file is not None and control_file is not None:
-        original = load_input(config).frame
+        original = with_location(load_input(config).frame, config)  # the geo section's location
         check_input_columns(config, original)
         released = load_frame(released_file, "released")
         control = load_frame(control_file, "control")
@@ -93,7 +94,7 @@ def attack_release(
         return run_battery(
             inputs, config_section=section, external=external, split=split, progress=progress
         )
-    full = load_input(config).frame
+    full = with_location(load_input(config).frame, config)  # the geo section's location
     check_input_columns(config, full)
     part, control = split_frame(full, section.control_fraction, section.random_state)
     problem, built, _ = problem_for_release(config, frame=part)
