@@ -64,9 +64,8 @@ FIGURES: dict[str, tuple[str, str]] = {
 }
 
 
-#: Spatial figures (a ``geo`` section whose points are released as points; see
-#: :mod:`anon_core.services.geo_evidence`): the risk ones join a method's attack figures, the
-#: utility ones its utility figures, under ``spatial.``.
+#: Spatial figures (a ``geo`` section; see :mod:`anon_core.services.geo_evidence`): the risk
+#: ones join a method's attack figures, the utility ones its utility figures, under ``spatial.``.
 SPATIAL_FIGURES: dict[str, tuple[str, str]] = {
     "spatial.nn_reidentification": (
         "Spatial: nearest-neighbour re-identification (share of people, 0–1)",

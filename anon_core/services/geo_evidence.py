@@ -1,5 +1,5 @@
 """The spatial figures of a release's evidence and of the Compare page (when the configuration has
-a ``geo`` section whose points are released as points).
+a ``geo`` section: points released as points, or cells released with their centroids).
 
 Risk: ``spatial_k_min``, ``spatial_k_share_below`` (k = :data:`~anon_core.geo.risk.DEFAULT_K`)
 and ``nn_reidentification`` (value and 95 % Wilson interval).
