@@ -35,6 +35,37 @@ class MetricValue:
 _LN2 = math.log(2.0)
 
 
+#: Elements below which BLAS runs a dot product or a vector-matrix product on the calling thread
+#: (OpenBLAS: 10,000 for ddot, 9,216 for dgemv). Larger products are cut into chunks below it:
+#: a multithreaded product's helper threads spin after it and burn CPU, and its sum depends on
+#: how many threads there are.
+_BLAS_ONE_THREAD = 8192
+
+
+def dot(a: np.ndarray, b: np.ndarray) -> float:
+    """``np.dot`` of two vectors, on the calling thread (chunked when long)."""
+    n = len(a)
+    if n <= _BLAS_ONE_THREAD:
+        return float(np.dot(a, b))
+    return float(
+        sum(
+            np.dot(a[i : i + _BLAS_ONE_THREAD], b[i : i + _BLAS_ONE_THREAD])
+            for i in range(0, n, _BLAS_ONE_THREAD)
+        )
+    )
+
+
+def vecmat(v: np.ndarray, m: np.ndarray) -> np.ndarray:
+    """``v @ m`` (a vector times a rows x columns matrix), on the calling thread."""
+    step = max(1, _BLAS_ONE_THREAD // max(m.shape[1], 1))
+    if len(v) <= step:
+        return v @ m
+    out = v[:step] @ m[:step]
+    for i in range(step, len(v), step):
+        out = out + v[i : i + step] @ m[i : i + step]
+    return out
+
+
 def floor10(x: np.ndarray | float) -> np.ndarray | float:
     """ARX rounds per-attribute components down to 10 decimals."""
     return np.floor(np.asarray(x) * 1e10) / 1e10
@@ -187,9 +218,7 @@ class Loss(QualityMetric):
             level_shares = [enc.leaf_counts[h] / d for h in range(enc.height)]
             shares.append(level_shares)
             totals.append(
-                np.array(
-                    [float(np.dot(counts, level_shares[h][enc.maps[h]])) for h in range(enc.height)]
-                )
+                np.array([dot(counts, level_shares[h][enc.maps[h]]) for h in range(enc.height)])
             )
         bases = np.array(
             [freq.n_records / float(freq.dataset.hierarchy(q).n_rows) for q in freq.qis]
@@ -223,7 +252,7 @@ class Loss(QualityMetric):
             level_shares = [shares[j][lv] for j, lv in enumerate(table.levels)]
             offsets = np.cumsum([0] + [len(x) for x in level_shares[:-1]])
             gathered = np.concatenate(level_shares)[table.codes_of(suppressed) + offsets]
-            totals += table.sizes[suppressed].astype(float) @ (1.0 - gathered)
+            totals += vecmat(table.sizes[suppressed].astype(float), 1.0 - gathered)
         v = self._normalise(freq, totals, bases)
         per = {q: float(x) for q, x in zip(freq.qis, v, strict=True)}
         return MetricValue(self.key, float(self._geometric(v)), per)
