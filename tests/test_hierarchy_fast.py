@@ -71,3 +71,18 @@ def test_hand_worked_leaf_counts():
 def test_faulty_tables_get_the_careful_message(rows, needle):
     with pytest.raises(HierarchyError, match=needle):
         Hierarchy(np.array(rows, dtype=object), name="x")
+
+
+def test_lookup_table_and_rehash_encode_alike_and_name_missing_values():
+    import pickle
+
+    table = _table(7)
+    fast = Hierarchy(table, name="x")
+    copied = pickle.loads(pickle.dumps(fast))  # the lookup table is not pickled: rehash path
+    data = table[::-1, 0].copy()
+    a, b = fast.encode(data), copied.encode(data)
+    for x, y in zip(a.maps + a.leaf_counts, b.maps + b.leaf_counts, strict=True):
+        np.testing.assert_array_equal(x, y)
+    for h in (fast, copied):
+        with pytest.raises(HierarchyError, match="no row for value"):
+            h.encode(np.array([table[0, 0], "not-a-value"], dtype=object))

@@ -39,6 +39,10 @@ try:  # pandas' hash-table factorization without the public wrapper's checks
     from pandas.core.algorithms import factorize_array as _pandas_factorize_array
 except ImportError:  # pragma: no cover - a pandas that moved it: use the public function
     _pandas_factorize_array = None
+try:  # pandas' hash table of strings, kept to look the data's values up among level 0's
+    from pandas._libs.hashtable import StringHashTable as _StringHashTable
+except ImportError:  # pragma: no cover - then level 0 is hashed again when encoding
+    _StringHashTable = None
 
 
 def factorize_array(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -108,19 +112,28 @@ def _factorize_table(text: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return ids, np.asarray(labels, dtype=object)
 
 
-def _valid_ids(table: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+def _valid_ids(table: np.ndarray) -> tuple[np.ndarray, np.ndarray, object] | None:
     """The ids of a valid table of non-empty strings without hashing every cell, or None when
     the table may be anything else (the careful path then decides, and words the fault).
 
     Level 0 is factorized (its values must be distinct); at each further level only the label
     of every parent's first row is hashed, and each other row's label must equal that one
     (which is what monotonic means), checked by plain comparison. Ids are numbered per level,
-    by first appearance, levels after one another.
+    by first appearance, levels after one another. The hash table of level 0 is returned too
+    (None without one): encoding looks the data's values up in it.
     """
     n, height = table.shape
-    codes, uniques = factorize_array(table[:, 0])
-    if len(uniques) != n or not _all_text(uniques):
-        return None  # a repeated or missing value
+    column = np.ascontiguousarray(table[:, 0])
+    index = None
+    if _StringHashTable is not None and pd.api.types.infer_dtype(column, skipna=False) == "string":
+        index = _StringHashTable(n)
+        uniques, codes = index.factorize(column)
+        if len(uniques) != n or bool(np.any(uniques == "")):
+            return None  # a repeated or empty value
+    else:
+        codes, uniques = factorize_array(column)
+        if len(uniques) != n or not _all_text(uniques):
+            return None  # a repeated or missing value
     ids = np.empty((n, height), dtype=np.int64)
     ids[:, 0] = codes
     labels, offset = [np.asarray(uniques, dtype=object)], n
@@ -143,7 +156,7 @@ def _valid_ids(table: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
         opens[0] = True
         np.greater(parent[1:], running[:-1], out=opens[1:])
         first = np.flatnonzero(opens)
-    return ids, np.concatenate(labels)
+    return ids, np.concatenate(labels), index
 
 
 def _all_text(values: np.ndarray) -> bool:
@@ -219,6 +232,14 @@ class Hierarchy:
     #: cell's label (one factorization over the whole table, levels stacked) and the labels by id.
     _ids: np.ndarray = field(default=None, init=False, repr=False, compare=False)  # type: ignore[assignment]
     _labels: np.ndarray = field(default=None, init=False, repr=False, compare=False)  # type: ignore[assignment]
+    #: Level 0's hash table (row of each value) when validation made one; never pickled.
+    _index: object = field(default=None, init=False, repr=False, compare=False)
+
+    def __getstate__(self) -> dict:
+        return {**self.__dict__, "_index": None}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
 
     def __post_init__(self) -> None:
         table = np.asarray(self.table, dtype=object)
@@ -231,6 +252,7 @@ class Hierarchy:
         if fast is not None:
             object.__setattr__(self, "_ids", fast[0])
             object.__setattr__(self, "_labels", fast[1])
+            object.__setattr__(self, "_index", fast[2])
             return
         # Whitespace-only labels (a value " ") are labels like any other; only empty cells are missing.
         text = _as_text(table)
@@ -415,11 +437,16 @@ class Hierarchy:
         data_text = np.asarray(data_labels, dtype=object)
         if pd.api.types.infer_dtype(data_text, skipna=False) != "string":
             data_text = np.frompyfunc(str, 1, 1)(data_text).astype(object)
-        # One hash pass over the file's values then the data's: level-0 values are distinct, so
-        # the id of a data label found among them is its row, and ids past them are not found.
-        both, _ = factorize_array(np.concatenate([names[ids[:, 0]], data_text]))
-        pos = both[n:]
-        pos = np.where(pos < n, pos, -1)
+        if self._index is not None and pd.api.types.infer_dtype(data_text) == "string":
+            # Level-0 values are distinct: the position of a data label in level 0's table is
+            # its row (-1: not found).
+            pos = np.asarray(self._index.lookup(np.ascontiguousarray(data_text)), dtype=np.int64)
+        else:
+            # One hash pass over the file's values then the data's: level-0 values are distinct,
+            # so the id of a data label found among them is its row, and ids past them are not.
+            both, _ = factorize_array(np.concatenate([names[ids[:, 0]], data_text]))
+            pos = both[n:]
+            pos = np.where(pos < n, pos, -1)
         if (pos < 0).any():
             missing = [str(v) for v in np.asarray(data_labels)[pos < 0]]
             hint = (
