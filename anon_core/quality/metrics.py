@@ -264,8 +264,15 @@ class Loss(QualityMetric):
             self._normalise(freq, totals_by_level[j], np.full(len(totals_by_level[j]), bases[j]))
             for j in range(len(freq.qis))
         ]
-        v = np.column_stack([per_level[j][nodes[:, j]] for j in range(len(freq.qis))])
-        return np.asarray(self._geometric(v))
+        q = len(freq.qis)
+        if q == 0:
+            return np.zeros(len(nodes))
+        # _geometric's factors per level (few), then its product gathered per node, in QI order.
+        factors = [(per_level[j] + 1.0) ** (1.0 / q) for j in range(q)]
+        score = np.ones(len(nodes))
+        for j in range(q):
+            score = score * factors[j][nodes[:, j]]
+        return score - 1.0
 
     def class_loss(self, table: ClassTable, state: Any) -> np.ndarray:
         """Geometric mean over QIs of the share of the hierarchy each class value spans."""
