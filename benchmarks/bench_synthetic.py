@@ -16,6 +16,7 @@ AIM alone, several seeds: python benchmarks/bench_synthetic.py --aim-seeds 0,1,2
      [--aim rounds=36 --aim iters=200 ...]. For each seed: wall and CPU seconds of the release, the
      rounds run, and the mean total-variation distance of every 2-way marginal of the release from the
      training part's (age in ten equal-width bins), then the medians and means over the seeds.
+     --mst-seeds 0,1,2 does the same for MST (default parameters; --aim key=value applies to it).
 """
 
 from __future__ import annotations
@@ -76,25 +77,30 @@ def two_way_tvd(original: pd.DataFrame, released: pd.DataFrame) -> tuple[float, 
     return float(np.mean(tvds)), float(np.max(tvds))
 
 
-def aim_seeds(train: pd.DataFrame, context, domains: dict, args) -> int:
-    """AIM alone at each seed: time, rounds and 2-way marginal error (see the module docstring)."""
+def aim_seeds(
+    train: pd.DataFrame, context, domains: dict, args, name: str = "synthetic-aim"
+) -> int:
+    """AIM (or MST) alone at each seed: time, rounds and 2-way marginal error (module docstring)."""
     extra = {}
     for item in args.aim:
         key, _, value = item.partition("=")
         extra[key] = float(value) if "." in value else int(value)
     epsilon = float(args.epsilons.split(",")[0])
-    spec = {"name": "synthetic-aim", "epsilon": epsilon, "domains": domains, **extra}
+    spec = {"name": name, "epsilon": epsilon, "domains": domains, **extra}
     load = os.getloadavg()
-    print(f"AIM eps={epsilon:g} {extra or '(defaults)'}; {len(train)} training rows; load {load}")
+    print(
+        f"{name} eps={epsilon:g} {extra or '(defaults)'}; {len(train)} training rows; load {load}"
+    )
     rows = []
-    for seed in [int(s) for s in args.aim_seeds.split(",")]:
+    seeds = args.aim_seeds if name == "synthetic-aim" else args.mst_seeds
+    for seed in [int(s) for s in seeds.split(",")]:
         c0, w0 = time.process_time(), time.perf_counter()
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             out = make_method(spec).release(train, context, random_state=seed)
         wall, cpu = time.perf_counter() - w0, time.process_time() - c0
         mean, worst = two_way_tvd(train, out.table)
-        rounds = out.details.get("rounds")
+        rounds = out.details.get("rounds", len(out.details.get("selected_pairs", [])))
         rows.append((seed, wall, cpu, mean, worst))
         print(
             f"seed {seed}: {wall:.1f} s wall, {cpu:.1f} s CPU, rounds {rounds}, "
@@ -119,6 +125,7 @@ def main() -> int:
     parser.add_argument("--mst-iters", type=int, default=1000)
     parser.add_argument("--rows", type=int, default=None, help="use only the first N rows")
     parser.add_argument("--aim-seeds", default=None, help="AIM alone with these seeds (0,1,2)")
+    parser.add_argument("--mst-seeds", default=None, help="MST alone with these seeds (0,1,2)")
     parser.add_argument(
         "--aim", action="append", default=[], help="an AIM parameter, key=value (repeatable)"
     )
@@ -138,6 +145,8 @@ def main() -> int:
     domains = declared_domains(hierarchies)
     if args.aim_seeds is not None:
         return aim_seeds(train, context, domains, args)
+    if args.mst_seeds is not None:
+        return aim_seeds(train, context, domains, args, "synthetic-mst")
     specs = [{"name": "synthetic-gaussian-copula"}]
     for e in args.epsilons.split(","):
         specs.append(

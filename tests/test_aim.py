@@ -198,3 +198,20 @@ def test_sampling_is_the_same_in_every_process():
         )
         digests.add(out.stdout.strip())
     assert len(digests) == 1
+
+
+def test_aim_refuses_fewer_rounds_than_columns_before_measuring():
+    # 9 columns at rounds=4 would spend 9 x 0.9 / 4 = 2.0x the budget on the 1-way marginals.
+    import pandas as pd
+
+    from anon_core.errors import ConfigError
+    from anon_core.methods import make_method
+    from anon_core.methods.registry import make_context
+
+    frame = pd.DataFrame({f"c{i}": ["a", "b"] * 10 for i in range(9)})
+    domains = {f"c{i}": ["a", "b"] for i in range(9)}
+    method = make_method({"name": "synthetic-aim", "rounds": 4, "domains": domains})
+    with pytest.raises(
+        ConfigError, match=r"'rounds' \(4\) must be at least the number of columns \(9\)"
+    ):
+        method.release(frame, make_context(frame), random_state=0)

@@ -40,6 +40,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from anon_core.errors import ConfigError
 from anon_core.methods.dp_marginals import Accountant, cdp_rho, resolve_domains
 from anon_core.methods.mst import (
     DP_PARAMS,
@@ -125,6 +126,12 @@ class Aim(MarginalSynthesizer):
         domain = mbi.Domain(columns, [domains[c].size for c in columns])
         candidates = aim_candidates(columns, int(p["degree"]))
         rounds = int(p["rounds"]) if p["rounds"] is not None else 4 * len(columns)
+        if rounds < len(columns):  # the 1-way marginals take 0.9 x columns / rounds of rho
+            raise ConfigError(
+                f"'rounds' ({rounds}) must be at least the number of columns ({len(columns)}): "
+                "the 1-way marginals alone take one round's budget per column; e.g. rounds: "
+                f"{4 * len(columns)} (the default, 4 x columns)."
+            )
         iters = int(p["iters"])
         sigma = math.sqrt(rounds / (2 * 0.9 * rho))
         eps = math.sqrt(8 * 0.1 * rho / rounds)
