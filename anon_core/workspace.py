@@ -35,6 +35,7 @@ from anon_core.privacy.presence import research_subset_rows
 from anon_core.quality.metrics import make_metric
 from anon_core.release.apply import apply_transformation
 from anon_core.search.evaluate import Evaluator
+from anon_core.services.geo_workspace import LocationState, location_of
 from anon_core.transform.choose import CHOSEN_BY
 from anon_core.transform.problem import Problem
 
@@ -68,7 +69,7 @@ def _frame_hash(frame: pd.DataFrame) -> str:
 
 
 @dataclass
-class Workspace:
+class Workspace(LocationState):
     """A table and its release configuration; every change through :meth:`update` is undoable."""
 
     frame: pd.DataFrame
@@ -90,12 +91,17 @@ class Workspace:
     input_bytes: bytes | None = field(default=None, repr=False)
     #: The free-text columns of ``frame`` (read once: the frame never changes).
     _text_columns: list[str] | None = field(default=None, repr=False, compare=False)
+    #: The table as given, and its hash; ``frame`` adds the geo section's location column.
+    _input: Any = field(default=None, repr=False, compare=False)
+    _input_hash: str = field(default="", repr=False, compare=False)
+    _location_key: Any = field(default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if self.large is not None and not self.frame_hash:
             self.frame_hash = hashlib.sha256(self.large.key.encode()).hexdigest()
         if not self.frame_hash:  # the frame is never modified: hash it once
             self.frame_hash = _frame_hash(self.frame)
+        self._input, self._input_hash = self.frame, self.frame_hash
         self.config = copy.deepcopy(self.config)
         self.config.setdefault("input", {"path": self.source})
         self.config.setdefault("attributes", {})
@@ -104,6 +110,7 @@ class Workspace:
         self.config.setdefault("quality_metric", {"name": "loss"})
         if self.large is not None:
             self.config.setdefault("engine", self.large.engine.name)
+        self._sync_location()
 
     # ------------------------------------------------------------ creation
     @classmethod
@@ -142,15 +149,11 @@ class Workspace:
         base = Path(base_dir) if base_dir is not None else Path.cwd()
         if allowed_roots is not None:
             check_config_files(config, base, allowed_roots, allowed_files)
-        geo = config.get("geo")
-        if isinstance(geo, Mapping) and geo.get("hierarchy") is not None:  # before any file
-            raise ConfigError(
-                "The dashboard does not yet generalize a location made by the geo section's "
-                "'hierarchy'; run this configuration with anon-core anonymize, or remove "
-                "geo.hierarchy to use the map and the geomasking methods here."
-            )
         parsed = parse_config(config, base_dir=base)  # validates every section now
-        missing = [a for a in parsed.roles if a not in frame.columns]
+        made = location_of(config)  # the geo section's location column is made from the table
+        missing = [
+            a for a in parsed.roles if a not in frame.columns and (made is None or a != made.column)
+        ]
         if missing:
             raise ConfigError(
                 f"The configuration names columns {missing} that this table does not have."
@@ -183,23 +186,29 @@ class Workspace:
     def roles(self) -> dict[str, str]:
         """A role per column (columns the configuration does not name are insensitive)."""
         attrs = self.config.get("attributes", {})
-        return {
+        roles = {
             str(c): str(attrs.get(str(c), {}).get("role", Role.INSENSITIVE.value))
             for c in self.frame.columns
         }
+        return self._location_roles(roles)  # the geo section's location fixes its columns' roles
 
     def _set_roles(self, roles: Mapping[str, str]) -> None:
         attrs = self.config.setdefault("attributes", {})
+        section = self.location
         for col, role in roles.items():
+            if section is not None and str(col) == section.column:
+                continue  # the location's role is the geo section's (remove_location ends it)
             entry = attrs.setdefault(str(col), {})
             entry["role"] = Role(role).value
 
     @property
     def hierarchy_specs(self) -> dict[str, dict[str, Any]]:
         attrs = self.config.get("attributes", {})
-        return {c: dict(a["hierarchy"]) for c, a in attrs.items() if "hierarchy" in a}
+        specs = {c: dict(a["hierarchy"]) for c, a in attrs.items() if "hierarchy" in a}
+        return self._location_specs(specs)
 
     def _set_hierarchy_specs(self, specs: Mapping[str, Mapping[str, Any]]) -> None:
+        specs = self._take_location_spec(specs)  # the location's goes to geo.hierarchy
         attrs = self.config.setdefault("attributes", {})
         for col, entry in attrs.items():
             if col not in specs:
@@ -266,6 +275,7 @@ class Workspace:
     def _restore(self, state: Mapping[str, Any]) -> None:
         self.config = copy.deepcopy(dict(state["config"]))
         self.chosen_by = state.get("chosen_by")
+        self._sync_location()
 
     def _log(self, change: str) -> None:
         self.audit.append(
@@ -284,8 +294,13 @@ class Workspace:
         if "transformation" in changes and "chosen_by" not in changes:
             changes["chosen_by"] = "manual" if changes["transformation"] else None
         before = self.snapshot()
-        for key, value in changes.items():
-            self._assign(key, value)
+        try:
+            for key, value in changes.items():
+                self._assign(key, value)
+            self._sync_location()
+        except Exception:
+            self._restore(before)
+            raise
         if self.snapshot() == before:
             return
         self.history.append(before)
@@ -314,6 +329,7 @@ class Workspace:
         )
         before = self.snapshot()
         self.config, self.base_dir, self.chosen_by = probe.config, probe.base_dir, probe.chosen_by
+        self._sync_location()
         if self.snapshot() == before:
             return
         self.history.append(before)
@@ -353,6 +369,7 @@ class Workspace:
         values = pd.unique(to_labels(column_values))
         if spec is None:
             return default_hierarchy(values, infer_kind(column_values), name=column)
+        spec = self._resolved_spec(column, spec)  # a polygon layer's path resolved
         return hierarchy_from_spec(column, spec, values, self.base_dir)
 
     def set_hierarchy(self, column: str, spec: dict[str, Any] | None) -> None:
@@ -456,7 +473,10 @@ class Workspace:
         """
         config = copy.deepcopy(self.config)
         attrs = config.setdefault("attributes", {})
+        section = self.location
         for col in self.qis:
+            if section is not None and col == section.column:
+                continue  # its hierarchy is geo.hierarchy
             entry = attrs.setdefault(col, {"role": Role.QUASI_IDENTIFIER.value})
             if "hierarchy" not in entry:
                 entry["hierarchy"] = {"table": self.hierarchy(col).table.tolist()}

@@ -7,7 +7,7 @@ import streamlit as st
 
 from anon_core.data.dataset import Role
 from anon_core.errors import AnonError
-from anon_core.services.geo import location_suggestion
+from anon_core.services.geo import location_source, location_suggestion, polygon_layer_spec
 from anon_core.services.hierarchies import (
     DATE_LEVELS,
     natural_order,
@@ -50,10 +50,56 @@ suggestions = {
     c: dict(v)
     for c, v in cached("role-suggestions", ws.frame_hash, lambda: suggest_roles(ws.frame)).items()
 }
-geo_hint = cached("geo-suggestion", ws.frame_hash, lambda: location_suggestion(ws.frame))
-if geo_hint is not None:  # a latitude/longitude pair: suggest one location quasi-identifier
-    st.info(geo_hint["reason"], icon="📍")
-    st.code(geo_hint["config"], language="json")
+others = [q for q in ws.qis if q not in ws.fixed_roles]
+geo_hint = cached(
+    "geo-suggestion", f"{ws.frame_hash}|{others}", lambda: location_suggestion(ws.frame, others)
+)
+source = location_source(ws.config, ws.frame)
+if ws.location is not None:  # the location is ONE quasi-identifier: say so, offer to end it
+    loc = ws.location
+    st.success(
+        f"Location quasi-identifier **{loc.column}**, made from {', '.join(loc.columns)} (now "
+        f"identifiers, dropped from the release) and generalized by "
+        f"**{loc.hierarchy['builder']}** cells; its role is fixed while it is on.",
+        icon="📍",
+    )
+    if st.button("Remove the location quasi-identifier", key="geo_remove"):
+        ws.remove_location()
+        st.rerun()
+elif source is not None:  # a pair or point column: suggest, and apply, one location QI
+    if geo_hint is not None:
+        st.info(geo_hint["reason"], icon="📍")
+        st.code(geo_hint["config"], language="json")  # the same, as the CLI's geo section
+    with st.expander("📍 One location quasi-identifier", expanded=geo_hint is not None):
+        form = st.radio(
+            "Nested areas", ["H3 cells", "square grid", "polygon layer (GeoJSON)"],
+            horizontal=True, key="geo_form",
+        )  # fmt: skip
+        spec: dict | None = None
+        if form == "H3 cells":
+            res = st.multiselect("H3 resolutions (finest first; 9 is about 0.1 km², 7 about "
+                                 "5 km², 5 about 250 km²)", list(range(15, -1, -1)),
+                                 default=[9, 7, 5, 3], key="geo_h3")  # fmt: skip
+            spec = {"builder": "h3", "resolutions": sorted(res, reverse=True)} if res else None
+        elif form == "square grid":
+            g = st.columns(2)
+            cell = g[0].number_input("Smallest cell (m)", 1.0, 1e6, 250.0, key="geo_cell")
+            levels = g[1].slider("Sizes (each doubles the last)", 1, 16, 6, key="geo_levels")
+            spec = {"builder": "geo-grid", "cell_m": cell, "levels": int(levels)}
+        else:
+            layer = st.file_uploader("GeoJSON of areas", type=["geojson", "json"], key="geo_layer")
+            g = st.columns(3)
+            name_prop = g[0].text_input("Name property", "name", key="geo_name")
+            parent_prop = g[1].text_input("Parent property", "parent", key="geo_parent")
+            outside = g[2].text_input("Label for points outside (blank: error)", key="geo_out")
+            if layer is not None:
+                with friendly_errors():
+                    spec = polygon_layer_spec(layer.getvalue(), name_prop, parent_prop, outside)
+        if st.button("📍 Use one location quasi-identifier", disabled=spec is None,
+                     key="geo_apply", type="primary"):  # fmt: skip
+            with friendly_errors():
+                ws.apply_location(spec, **source)
+                st.rerun()
 kinds = cached(
     "column-kinds",
     ws.frame_hash,
@@ -100,7 +146,7 @@ edited = st.data_editor(
     },
     key=f"roles_{ws.frame_hash[:8]}_{len(ws.history)}",
 )
-new_roles = dict(zip(edited["column"], edited["role"], strict=True))
+new_roles = {**dict(zip(edited["column"], edited["role"], strict=True)), **ws.fixed_roles}
 chosen = st.multiselect(
     "Quasi-identifiers",
     list(ws.frame.columns),
@@ -115,6 +161,7 @@ if set(chosen) != set(ws.qis):
             new_roles[col] = Role.QUASI_IDENTIFIER.value
         elif new_roles.get(col) == Role.QUASI_IDENTIFIER.value:
             new_roles[col] = Role.INSENSITIVE.value
+    new_roles.update(ws.fixed_roles)  # the location's roles are the geo section's
 if new_roles != ws.roles:
     ws.update("roles", roles=new_roles, transformation=None)
     st.rerun()
@@ -136,6 +183,11 @@ st.caption(
 )
 candidates = ws.qis + [s for s in ws.sensitive]
 column = st.selectbox("Column", candidates, key="hier_column")
+if ws.location is not None and column == ws.location.column:  # levels set above, shown here
+    st.dataframe(ws.hierarchy(column).to_frame().head(200), hide_index=True)
+    st.caption("The location's levels: its cells from finest to '*' (the first 200 locations).")
+    st.page_link("pages/privacy.py", label="Next: choose privacy models", icon="🛡️")
+    st.stop()
 values = ws.values(column)  # every distinct value, also of a file opened by path
 kind = infer_kind(values)
 spec = ws.hierarchy_specs.get(column)

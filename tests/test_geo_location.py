@@ -257,11 +257,11 @@ def test_the_attributes_page_suggests_a_pair_whose_names_and_ranges_fit():
     assert location_suggestion(frame.rename(columns={"Latitude": "y"})) is None  # names
 
 
-def test_the_dashboard_says_it_cannot_yet_load_a_generalized_location():
+def test_the_dashboard_loads_a_generalized_location():
     from anon_core.workspace import Workspace
 
-    with pytest.raises(ConfigError, match="does not yet generalize a location"):
-        Workspace.from_config(config(3), frame_xy())
+    ws = Workspace.from_config(config(3), frame_xy())
+    assert "location" in ws.qis and ws.roles["lat"] == ws.roles["lon"] == "identifier"
 
 
 def test_geomasking_a_point_column_writes_wkt_back_within_the_ring():

@@ -20,6 +20,7 @@ from anon_core.services.geo import (
     LocationMap,
     location_columns,
     location_map,
+    released_columns,
     ripley_curves,
 )
 from anon_core.workspace import Workspace
@@ -123,13 +124,14 @@ def explanation(m: LocationMap, released: bool) -> str:
 
 
 def show_location_map(ws: Workspace, key: str, release: bool = False, height: int = 460) -> None:
-    """The map of ``ws``'s locations (nothing when the table has no latitude/longitude columns);
+    """The map of ``ws``'s locations (nothing when the table has no latitude/longitude pair or
+    point column);
     with ``release``, the points of the workspace's release drawn over them (if the release
     cannot be made, the original density alone, with the reason)."""
     columns = location_columns(ws.config, ws.frame)
     if columns is None:
         return
-    st.markdown(f"**Locations** (`{columns[0]}`, `{columns[1]}`)")
+    st.markdown("**Locations** (" + ", ".join(f"`{c}`" for c in columns) + ")")
     show_points = st.checkbox(
         "Show the original points and a sample of displacements (personal data)",
         key=f"{key}_geo_raw",
@@ -144,7 +146,13 @@ def show_location_map(ws: Workspace, key: str, release: bool = False, height: in
                 table = release_value(ws).table
             except AnonError as exc:
                 notes.append(f"Only the original density: the release is not available ({exc}).")
-        m = location_map(ws.frame, table, columns, show_points=show_points)
+        m = location_map(
+            ws.frame,
+            table,
+            columns,
+            show_points=show_points,
+            release_columns=released_columns(ws.config, table, columns),
+        )
         curves = ripley_curves(ws.frame, table, columns)
         return (
             location_figure(m, height),

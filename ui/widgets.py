@@ -45,6 +45,7 @@ SAMPLE_DIR = ROOT / "sample_data"
 SAMPLES = {
     "🏥 Hospital discharges (2,000 patients)": "hospital_discharge.csv",
     "📊 Census income (5,000 people)": "census_income.csv",
+    "📍 Geocoded patients (2,500 homes)": "geo_patients.csv",
 }
 #: The guided path: Data -> Attributes -> Protect (Privacy and Explore tune generalization) ->
 #: Evaluate -> Release & sign-off.

@@ -52,9 +52,7 @@ def geo_attributes(
             "location; leave it out of 'attributes' (its hierarchy is geo.hierarchy) or name the "
             "location column differently with geo.column."
         )
-    hierarchy = dict(section.hierarchy)
-    if hierarchy["builder"] == "polygons":
-        hierarchy["layer"] = resolve_layer(hierarchy.get("layer"), base)
+    hierarchy = location_spec(section, base)
     location = {"role": "quasi-identifier", "hierarchy": hierarchy}
     out: dict[str, Any] = {}
     for name, spec in attributes.items():
@@ -71,6 +69,15 @@ def geo_attributes(
     return out
 
 
+def location_spec(section: GeoSection, base: Path | None = None) -> dict[str, Any]:
+    """The location column's hierarchy spec: ``geo.hierarchy`` with a polygon layer's path resolved
+    against ``base`` (a layer given inline, as a GeoJSON mapping, is kept as it is)."""
+    hierarchy = dict(section.hierarchy or {})
+    if hierarchy.get("builder") == "polygons" and not isinstance(hierarchy.get("layer"), Mapping):
+        hierarchy["layer"] = resolve_layer(hierarchy.get("layer"), base)
+    return hierarchy
+
+
 def location_values(frame: pd.DataFrame, section: GeoSection) -> pd.Series:
     """The location column's values (``"lat,lon"`` text); DataError/ConfigError as
     :func:`~anon_core.geo.section.read_locations`."""
@@ -82,8 +89,11 @@ def with_location(frame: pd.DataFrame, config: Any) -> pd.DataFrame:
     """``frame`` with the ``geo`` section's location column (``frame`` itself when the section
     has no hierarchy, or when the column was made already and the sources were dropped since)."""
     section = location_section(config)
-    if section is None:
-        return frame
+    return frame if section is None else frame_with_location(frame, section)
+
+
+def frame_with_location(frame: pd.DataFrame, section: GeoSection) -> pd.DataFrame:
+    """``frame`` with ``section``'s location column (see :func:`with_location`)."""
     have_sources = all(c in frame.columns for c in section.columns)
     if section.column in frame.columns:
         if not have_sources:

@@ -7,11 +7,11 @@
 ```
 
 The layer is a GeoJSON FeatureCollection of Polygon/MultiPolygon features in WGS84 longitude,
-latitude. Each feature has a unique name (``name_property``) and may name its parent
-(``parent_property``): a district names its region, a region its country. The finest level is the
-features nobody names as a parent (the leaves); each point gets the leaf that covers it
-(point-in-polygon with shapely's STRtree, boundary included; where leaves overlap, the first in
-the file), then its parent's name, the grandparent's, ..., then ``*``. Parents need no geometry
+latitude: a file, or the FeatureCollection itself inline as ``layer`` (the dashboard's upload).
+Each feature has a unique name (``name_property``) and may name its parent (``parent_property``):
+a district names its region, a region its country. The finest level is the features nobody names
+as a parent (the leaves); each point gets the leaf that covers it (point-in-polygon with
+shapely's STRtree, boundary included; where leaves overlap, the first in the file), then its parent's name, the grandparent's, ..., then ``*``. Parents need no geometry
 of their own (a name is enough); every leaf must have the same number of ancestors, so the levels
 nest evenly.
 
@@ -72,7 +72,9 @@ def _vertices(coords: Any, depth: int = 0) -> int:
 
 
 def read_layer(
-    path: str | Path, name_property: str = "name", parent_property: str = "parent"
+    path: str | Path | Mapping[str, Any],
+    name_property: str = "name",
+    parent_property: str = "parent",
 ) -> tuple[list[str], list[Any], dict[str, str | None]]:
     """(leaf names, leaf geometries, name -> parent name) of a GeoJSON layer, with the bounds and
     checks of the module doc; one HierarchyError naming what is wrong and the fix."""
@@ -81,15 +83,16 @@ def read_layer(
     from shapely import make_valid
     from shapely.geometry import shape
 
-    p = Path(path)
-    size = p.stat().st_size
+    inline = isinstance(path, Mapping)  # a layer given in the configuration (an upload)
+    p = Path("layer (inline)") if inline else Path(path)
+    size = len(json.dumps(path)) if inline else p.stat().st_size
     if size > MAX_LAYER_BYTES:
         raise HierarchyError(
             f"The polygon layer {p.name} is {size / 2**20:.1f} MB, more than the limit of "
             f"{MAX_LAYER_BYTES / 2**20:g} MB; {SIMPLIFY}."
         )
     try:
-        data = json.loads(p.read_bytes())
+        data = path if inline else json.loads(p.read_bytes())
     except (ValueError, UnicodeDecodeError):
         raise HierarchyError(
             f"The polygon layer {p.name} is not valid JSON; export it as GeoJSON (a "
@@ -198,7 +201,7 @@ def polygon_hierarchy(
         )
     if outside is not None and (not isinstance(outside, str) or not outside.strip()):
         raise HierarchyError(f"'{name}.hierarchy.outside' must be a label such as \"outside\".")
-    layer_name = Path(str(layer)).name
+    layer_name = "layer (inline)" if isinstance(layer, Mapping) else Path(str(layer)).name
     leaves, geometries, parents = read_layer(layer, name_property, parent_property)
     chains = [chain(leaf, parents, layer_name) for leaf in leaves]
     depths = sorted({len(c) for c in chains})

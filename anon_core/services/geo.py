@@ -13,6 +13,7 @@ north or south of it at 50 degrees).
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -21,8 +22,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from anon_core.errors import AnonError
-from anon_core.geo.section import parse_geo_section
+from anon_core.errors import AnonError, HierarchyError
+from anon_core.geo.polygons import MAX_LAYER_BYTES
+from anon_core.geo.section import parse_geo_section, point_coordinates
 from anon_core.geo.sphere import EARTH_RADIUS_M
 from anon_core.geo.utility import ripley_comparison
 
@@ -42,21 +44,28 @@ LON_NAMES = ("lon", "lng", "long", "longitude", "lon_deg", "x_lon")
 M_PER_DEG = math.pi * EARTH_RADIUS_M / 180.0
 
 
+#: A generalized location's id after its centre ("52.09012,5.12035 (H3 891f1d4a93bffff)").
+_CELL_SUFFIX = r"\s+\((?:H3 [0-9a-fA-F]+|[\d,.]+ m cell)\)\s*$"
+#: Rounding of the coordinates the suggestion reports uniqueness at (decimals, about).
+ROUNDINGS = ((3, "100 m"), (2, "1 km"))
+
+
 def location_columns(
     config: Mapping[str, Any] | None, frame: pd.DataFrame
-) -> tuple[str, str] | None:
-    """(latitude, longitude) columns: the configuration's ``geo`` section when it has one, else
-    a pair named like latitude/longitude (lat, lon, lng, ...) whose values are numbers in range;
-    None when neither."""
+) -> tuple[str, ...] | None:
+    """The location's columns: (latitude, longitude), or (point,) for one WKT/GeoJSON/"lat,lon"
+    point column. The configuration's ``geo`` section when it has one, else a pair named like
+    latitude/longitude (lat, lon, lng, ...) whose values are numbers in range; None when
+    neither."""
     raw = (config or {}).get("geo")
     if raw is not None:
         try:
             section = parse_geo_section(raw)
         except AnonError:
             return None
-        if section.point is None and all(c in frame.columns for c in section.columns):
-            return (str(section.latitude), str(section.longitude))
-        return None  # a point column (WKT/GeoJSON) is not drawn
+        if all(c in frame.columns for c in section.columns):
+            return tuple(str(c) for c in section.columns)
+        return None
     by_name = {str(c).strip().lower(): c for c in frame.columns}
     lat = next((by_name[n] for n in LAT_NAMES if n in by_name), None)
     lon = next((by_name[n] for n in LON_NAMES if n in by_name), None)
@@ -71,10 +80,13 @@ def location_columns(
     return (str(lat), str(lon))
 
 
-def location_suggestion(frame: pd.DataFrame) -> dict[str, str] | None:
+def location_suggestion(
+    frame: pd.DataFrame, others: list[str] | None = None
+) -> dict[str, str] | None:
     """A latitude/longitude pair to suggest on the Attributes page (named like lat/lon, numbers
     in range in at least 90 % of rows), with the reason in words and a ``geo`` section to copy;
-    None when no pair fits. The reason gives counts and names, never values."""
+    None when no pair fits. The reason says how many rows stay unique when the coordinates are
+    rounded (alone, and with the ``others`` quasi-identifiers); counts and names, never values."""
     pair = location_columns(None, frame)
     if pair is None:
         return None
@@ -84,13 +96,27 @@ def location_suggestion(frame: pd.DataFrame) -> dict[str, str] | None:
     located = a.notna() & b.notna()
     unique = int((~pd.DataFrame({"a": a[located], "b": b[located]}).duplicated(keep=False)).sum())
     share = unique / max(int(located.sum()), 1)
+    others = [c for c in (others or []) if c in frame.columns and c not in (lat, lon)]
+    rounded = []
+    for decimals, about in ROUNDINGS:
+        keys = pd.DataFrame({"a": a[located].round(decimals), "b": b[located].round(decimals)})
+        alone = int((~keys.duplicated(keep=False)).sum())
+        text = f"rounded to {decimals} decimals (about {about}) {alone / max(len(keys), 1):.0%}"
+        if others:
+            keys = pd.concat([keys, frame.loc[located, others].astype(str)], axis=1)
+            both = int((~keys.duplicated(keep=False)).sum())
+            text += f" alone and {both / max(len(keys), 1):.0%} with {', '.join(others)}"
+        rounded.append(text)
     reason = (
         f"Columns {lat!r} and {lon!r} look like a location: named like latitude and longitude, "
         f"{int(located.sum()):,} of {len(frame):,} rows hold numbers within -90..90 and "
         f"-180..180. {unique:,} rows ({share:.0%}) have a pair no other row has"
         + (", so most people are unique by location alone" if share >= 0.5 else "")
-        + ". Generalize them as one location quasi-identifier with a geo section in the "
-        "configuration (below), or move the points with a geomasking method on the Compare page."
+        + ". Rounding does not fix it: unique "
+        + "; ".join(rounded)
+        + ". Make them one location quasi-identifier generalized to nested areas (H3 cells, "
+        "square grid cells or your polygons) with the button below, so that k-anonymity "
+        "counts people per area; or move the points with a geomasking method on the Compare page."
     )
     section = (
         f'"geo": {{"latitude": "{lat}", "longitude": "{lon}",\n'
@@ -115,7 +141,7 @@ class DensityGrid:
 class LocationMap:
     """What the offline map draws; raw original locations only when asked for."""
 
-    columns: tuple[str, str]
+    columns: tuple[str, ...]
     centre_lat: float
     density: DensityGrid | None
     released: tuple[np.ndarray, np.ndarray] | None  # (lon, lat) of released points drawn
@@ -125,9 +151,62 @@ class LocationMap:
     notes: list[str] = field(default_factory=list)
 
 
-def _coordinates(frame: pd.DataFrame, columns: tuple[str, str]) -> tuple[np.ndarray, np.ndarray]:
-    lat = pd.to_numeric(frame[columns[0]], errors="coerce").to_numpy(float)
-    lon = pd.to_numeric(frame[columns[1]], errors="coerce").to_numpy(float)
+def location_source(config: Mapping[str, Any] | None, frame: pd.DataFrame) -> dict[str, str] | None:
+    """The columns a location quasi-identifier can be made of: the ``geo`` section's pair or
+    point column (``{"latitude", "longitude"}`` or ``{"point"}``), else the suggested pair; None
+    when the table has no location or the section makes one already."""
+    raw = (config or {}).get("geo")
+    if raw is not None:
+        try:
+            section = parse_geo_section(raw)
+        except AnonError:
+            return None
+        if section.hierarchy is not None:
+            return None
+        if section.point is not None:
+            return {"point": section.point}
+        return {"latitude": str(section.latitude), "longitude": str(section.longitude)}
+    pair = location_columns(None, frame)
+    return None if pair is None else {"latitude": pair[0], "longitude": pair[1]}
+
+
+def polygon_layer_spec(
+    data: bytes,
+    name_property: str = "name",
+    parent_property: str = "parent",
+    outside: str | None = None,
+) -> dict[str, Any]:
+    """A ``polygons`` hierarchy spec holding an uploaded GeoJSON layer inline (so that the
+    configuration reproduces the release on its own); HierarchyError for a file too large or not
+    JSON (the builder checks the features)."""
+    if len(data) > MAX_LAYER_BYTES:
+        raise HierarchyError(
+            f"The polygon layer is {len(data) / 2**20:.1f} MB, more than the limit of "
+            f"{MAX_LAYER_BYTES / 2**20:g} MB; simplify or clip it first."
+        )
+    try:
+        layer = json.loads(data)
+    except (ValueError, UnicodeDecodeError):
+        raise HierarchyError(
+            "The polygon layer is not valid JSON; export it as GeoJSON (a FeatureCollection)."
+        ) from None
+    spec = {"builder": "polygons", "layer": layer, "name_property": name_property}
+    spec["parent_property"] = parent_property
+    if outside:
+        spec["outside"] = outside
+    return spec
+
+
+def _coordinates(frame: pd.DataFrame, columns: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray]:
+    """(latitudes, longitudes), NaN where missing or out of range: of a pair of numeric columns,
+    or of one point column (WKT, GeoJSON, "lat,lon" text, or a generalized location's centre
+    "lat,lon (H3 ...)")."""
+    if len(columns) == 1:
+        texts = frame[columns[0]].astype("string").str.replace(_CELL_SUFFIX, "", regex=True)
+        lat, lon = point_coordinates(texts.astype(object).where(texts.notna(), None), strict=False)
+    else:
+        lat = pd.to_numeric(frame[columns[0]], errors="coerce").to_numpy(float)
+        lon = pd.to_numeric(frame[columns[1]], errors="coerce").to_numpy(float)
     ok = np.isfinite(lat) & np.isfinite(lon) & (np.abs(lat) <= 90) & (np.abs(lon) <= 180)
     return np.where(ok, lat, np.nan), np.where(ok, lon, np.nan)
 
@@ -167,15 +246,36 @@ def _sample(n: int, limit: int, seed: int) -> np.ndarray:
     return np.sort(np.random.default_rng(seed).choice(n, size=limit, replace=False))
 
 
+def released_columns(
+    config: Mapping[str, Any] | None, released: pd.DataFrame | None, columns: tuple[str, ...]
+) -> tuple[str, ...]:
+    """The release's location columns: the original's when kept, else the geo section's
+    generalized location column when the release has it (its values' centres are drawn)."""
+    if released is None or all(c in released.columns for c in columns):
+        return columns
+    try:
+        raw = (config or {}).get("geo")
+        section = parse_geo_section(raw) if raw is not None else None
+    except AnonError:
+        section = None
+    if section is not None and section.hierarchy is not None and section.column in released:
+        return (section.column,)
+    return columns
+
+
 def location_map(
     original: pd.DataFrame,
     released: pd.DataFrame | None,
-    columns: tuple[str, str],
+    columns: tuple[str, ...],
     *,
     show_points: bool = False,
     seed: int = 0,
+    release_columns: tuple[str, ...] | None = None,
 ) -> LocationMap:
-    """The data of the map of ``original`` (aggregated) and ``released`` (points) locations."""
+    """The data of the map of ``original`` (aggregated) and ``released`` (points) locations;
+    ``release_columns`` names the release's location columns when they differ (a generalized
+    location: the centres of its cells are drawn)."""
+    release_columns = release_columns or columns
     olat, olon = _coordinates(original, columns)
     located = np.isfinite(olat)
     centre = float(np.median(olat[located])) if located.any() else 0.0
@@ -190,8 +290,8 @@ def location_map(
     total = 0
     rlat = rlon = None
     if released is not None:
-        if all(c in released.columns for c in columns):
-            rlat, rlon = _coordinates(released, columns)
+        if all(c in released.columns for c in release_columns):
+            rlat, rlon = _coordinates(released, release_columns)
             idx = np.flatnonzero(np.isfinite(rlat))
             total = len(idx)
             if total == 0:
