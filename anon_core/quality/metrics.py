@@ -226,9 +226,10 @@ class Loss(QualityMetric):
         return totals, shares, bases
 
     def _normalise(self, freq: FrequencyTable, totals: np.ndarray, bases: np.ndarray) -> np.ndarray:
-        n = float(freq.n_records)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            v = np.where(n - bases > 0, np.maximum(0.0, (totals - bases) / (n - bases)), 0.0)
+        denominator = float(freq.n_records) - bases
+        v = np.zeros(np.shape(totals))
+        np.divide(totals - bases, denominator, out=v, where=denominator > 0)  # else 0
+        np.maximum(0.0, v, out=v)
         return floor10(v)
 
     @staticmethod
@@ -246,16 +247,27 @@ class Loss(QualityMetric):
         totals_by_level, shares, bases = state
         freq = table.freq
         totals = np.array([totals_by_level[j][lv] for j, lv in enumerate(table.levels)])
-        if suppressed.any():
+        if len(totals) and suppressed.any():
             # A suppressed record counts 1 instead of its generalized share: one
             # gather through the concatenated share tables, one matrix product.
             level_shares = [shares[j][lv] for j, lv in enumerate(table.levels)]
             offsets = np.cumsum([0] + [len(x) for x in level_shares[:-1]])
             gathered = np.concatenate(level_shares)[table.codes_of(suppressed) + offsets]
             totals += vecmat(table.sizes[suppressed].astype(float), 1.0 - gathered)
-        v = self._normalise(freq, totals, bases)
-        per = {q: float(x) for q, x in zip(freq.qis, v, strict=True)}
-        return MetricValue(self.key, float(self._geometric(v)), per)
+        # _normalise and _geometric on Python floats: the same IEEE operations in the same
+        # order, without numpy's cost per call on a few values.
+        n, v = float(freq.n_records), []
+        for t, b in zip(totals.tolist(), bases.tolist(), strict=True):
+            d = n - b
+            x = max(0.0, (t - b) / d) if d > 0 else 0.0
+            v.append(math.floor(x * 1e10) / 1e10)
+        score = 0.0
+        if v:
+            score, power = 1.0, 1.0 / len(v)
+            for x in v:
+                score = score * (x + 1.0) ** power
+            score -= 1.0
+        return MetricValue(self.key, score, dict(zip(freq.qis, v, strict=True)))
 
     def lower_bounds(self, freq: FrequencyTable, nodes: np.ndarray, state: Any) -> np.ndarray:
         """Loss with no record suppressed (suppression only raises it); per QI it depends on the level only."""
