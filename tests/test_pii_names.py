@@ -148,3 +148,10 @@ def test_an_iban_the_french_model_calls_a_name_stays_an_iban(french):
     found = _found(french, text)
     assert ("IBAN_CODE", "FR1420041010050500013M02606") in found
     assert ("PERSON", "Paul Martin") in found
+
+
+def test_an_amex_number_whose_last_digits_look_like_a_nir_key_stays_a_card(english):
+    # 375428343351417 passes Luhn and 97 - (3754283433514 mod 97) = 17, but a NIR starts with 1 or 2
+    assert 97 - 3754283433514 % 97 == 17
+    assert not nir_valid("375428343351417")
+    assert ("CREDIT_CARD", "375428343351417") in _found(english, "Charge card 375428343351417 now")

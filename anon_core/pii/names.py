@@ -53,7 +53,8 @@ LEADING_WORDS = frozenset(
     dear patient doctor dr nurse professor prof mister mr mrs ms miss madam sir hello hi thanks
     regards best contact call ask tell meet from to with by for and or but about directed written
     produced starring signed signé signée nom prénom objet adresse tél madame monsieur mme mlle
-    docteur maître cher chère bonjour merci cordialement
+    docteur maître cher chère bonjour merci cordialement male female man woman boy girl gold silver
+    bronze platinum premium basic standard
     """.split()
 )
 #: Words of identifiers and of their cues: never an organization on their own ("IBAN", "Card").
@@ -280,6 +281,8 @@ def find_names(doc: Any, gaz: Gazetteer | None = None) -> list[NameSpan]:
     gaz = gaz or gazetteer()
     tokens = list(doc)
     found: list[NameSpan] = []
+    # a cell of one word ("Silver" in an insurance-plan column) has no context to tell a name
+    single_word = sum(1 for t in tokens if t.is_alpha) <= 1
     for run in _runs(tokens):
         while run and tokens[run[0]].text.lower() in gaz.common:  # "Contact Ella H. Snider"
             run = run[1:]
@@ -290,7 +293,7 @@ def find_names(doc: Any, gaz: Gazetteer | None = None) -> list[NameSpan]:
         words = [_POSSESSIVE.sub("", tokens[i].text) for i in run]
         names = [w for w in words if not _INITIAL.fullmatch(w)]
         score = _run_score(names, gaz, _sentence_start(tokens, run[0]))
-        if score:
+        if score and not (single_word and len(names) == 1):
             last = tokens[run[-1]]
             end = last.idx + len(_POSSESSIVE.sub("", last.text))
             found.append(NameSpan(tokens[run[0]].idx, end, score))

@@ -238,14 +238,18 @@ _NIR = (
 )
 
 
+_NIR_SHAPE = re.compile(r"[12]\d{2}(?:0[1-9]|1[0-2]|[2-9]\d)(?:\d{2}|2[AB])\d{8}")
+
+
 def nir_valid(value: str) -> bool:
     """French social security number (NIR): 13 characters then the key 97 - (number mod 97).
 
-    Corsican departments 2A and 2B count as 19 and 18 in the number (INSEE's rule).
+    Sex digit 1 or 2, then year, month, department, commune, order. Corsican departments 2A
+    and 2B count as 19 and 18 in the number (INSEE's rule).
     """
     compact = re.sub(r"[ .]", "", value).upper()
-    if len(compact) != 15:
-        return False
+    if len(compact) != 15 or not _NIR_SHAPE.fullmatch(compact):
+        return False  # sex digit 1 or 2, month 01-12 (or 20-99, unknown), department
     body = compact[:13].replace("2A", "19", 1).replace("2B", "18", 1)
     if not (body.isdigit() and compact[13:].isdigit()):
         return False
