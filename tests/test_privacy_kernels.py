@@ -40,3 +40,28 @@ def test_recursive_diversity_hand_worked():
     cnt = np.array([1, 5, 3, 1, 1, 9])
     first, tail, distinct = kernels.top_counts(cls, cnt, 2, 1)
     assert first.tolist() == [5, 9] and tail.tolist() == [5, 1] and distinct.tolist() == [4, 2]
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_equal_emd_matches_the_definition(seed):
+    cls, cnt, n_classes = _triplets(seed)
+    rng = np.random.default_rng(seed)
+    m = 8
+    val = np.concatenate(
+        [rng.choice(m, int((cls == c).sum()), replace=False) for c in range(n_classes)]
+    )
+    sizes = np.bincount(cls, weights=cnt).astype(np.int64)
+    q = rng.random(m)
+    q /= q.sum()
+    got = kernels.equal_emd(cls, val, cnt, sizes, q)
+    for c in range(n_classes):
+        p = np.zeros(m)
+        np.add.at(p, val[cls == c], cnt[cls == c] / sizes[c])
+        assert got[c] == pytest.approx(0.5 * np.abs(p - q).sum(), abs=1e-12)
+
+
+def test_hierarchical_cost_hand_worked():
+    # one class of size 2 in a table of 4; S_0 = 6, S_1 = 2, S_2 = 0 over a 2-level tree:
+    # cost = 1/2 * (6 - 2) + 2/2 * (2 - 0) = 4, EMD = 4 / (4 * 2) = 0.5
+    levels = np.array([[6.0, 2.0, 0.0]])
+    assert kernels.hierarchical_cost(levels, np.array([2]), 4).tolist() == [0.5]

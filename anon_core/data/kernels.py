@@ -49,6 +49,8 @@ def _load() -> dict[str, Callable]:
             ("hierarchical_levels", _hierarchical_levels),
             ("finest_below", _finest_below),
             ("top_counts", _top_counts),
+            ("equal_emd", _equal_emd),
+            ("hierarchical_cost", _hierarchical_cost),
         ):
             _compiled[name] = jit(fn)
     return _compiled
@@ -120,6 +122,19 @@ def top_counts(cls, cnt, n_classes, keep):
     """Per class of sorted (class, value, count) triplets: the largest count, the sum of the
     counts after the ``keep`` largest, and the number of values (recursive (c,l)-diversity)."""
     return _load()["top_counts"](_i64(cls), _i64(cnt), int(n_classes), int(keep))
+
+
+def equal_emd(cls, val, cnt, sizes, q):
+    """Equal-distance EMD per class from sorted (class, value, count) triplets and the overall
+    shares ``q``: (1 + sum over the class's values of |p - q| - q) / 2, summed in entry order
+    as numpy's bincount does (the same value to the bit)."""
+    return _load()["equal_emd"](_i64(cls), _i64(val), _i64(cnt), _i64(sizes), q)
+
+
+def hierarchical_cost(levels, sizes, total):
+    """Hierarchical EMD per class from :func:`hierarchical_levels`' S_h: sum over h of
+    h/H * (S_{h-1} - S_h), divided by total * size (numpy's order of operations)."""
+    return _load()["hierarchical_cost"](levels, _i64(sizes), float(total))
 
 
 def _i64(a):
@@ -376,3 +391,32 @@ def _top_counts(cls, cnt, n_classes, keep):
             kept += top[i]
         tail[c] = total - kept
     return first, tail, distinct
+
+
+def _equal_emd(cls, val, cnt, sizes, q):
+    n_classes = len(sizes)
+    acc = np.zeros(n_classes, dtype=np.float64)
+    for e in range(len(cls)):
+        c = cls[e]
+        qv = q[val[e]]
+        p = cnt[e] / np.float64(sizes[c])
+        acc[c] += abs(p - qv) - qv
+    out = np.empty(n_classes, dtype=np.float64)
+    for c in range(n_classes):
+        out[c] = (1.0 + acc[c]) / 2.0
+    return out
+
+
+def _hierarchical_cost(levels, sizes, total):
+    n_classes, width = levels.shape
+    top = width - 1
+    out = np.empty(n_classes, dtype=np.float64)
+    for c in range(n_classes):
+        cost = 0.0
+        below = levels[c, 0]
+        for h in range(1, top + 1):
+            here = levels[c, h]
+            cost += (h / top) * (below - here)
+            below = here
+        out[c] = cost / (total * np.float64(sizes[c]))
+    return out

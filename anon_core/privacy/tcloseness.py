@@ -55,6 +55,9 @@ class EqualDistanceTCloseness(_TCloseness):
 
     def measure(self, table: ClassTable, state: Any) -> np.ndarray:
         q = state
+        if table.freq.use_kernels:  # one compiled pass over the sparse histograms
+            cls, val, cnt = table.sparse_hist(self.attribute)
+            return kernels.equal_emd(cls, val, cnt, table.sizes, q)
         cls, val, p = class_shares(table, self.attribute)
         diff = np.abs(p - q[val]) - q[val]
         return (1.0 + np.bincount(cls, weights=diff, minlength=table.n_classes)) / 2.0
@@ -172,15 +175,8 @@ class HierarchicalDistanceTCloseness(_TCloseness):
             return out
         if table.freq.use_kernels:  # from the sparse histograms: O(entries x levels)
             cls, val, cnt = table.sparse_hist(self.attribute)
-            sizes = table.sizes.astype(float)
             levels = kernels.hierarchical_levels(cls, val, cnt, table.sizes, *sparse, int(total))
-            cost = np.zeros(table.n_classes)
-            below = levels[:, 0]
-            for h in range(1, top + 1):
-                here = levels[:, h]
-                cost += (h / top) * (below - here)
-                below = here
-            return cost / (total * sizes)
+            return kernels.hierarchical_cost(levels, table.sizes, total)
         for start, block in table.dense_hist(self.attribute):
             sizes = table.sizes[start : start + len(block)].astype(float)
             extra = global_counts[None, :] * sizes[:, None] - block * total
