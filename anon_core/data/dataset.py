@@ -88,7 +88,14 @@ def encode_labels(series: pd.Series) -> tuple[np.ndarray, np.ndarray]:
     value and ``NULL``) are then merged, which keeps the order of first appearance.
     """
     raw_codes, raw_uniques = factorize_values(series)  # missing values: -1
-    labels = to_labels(pd.Series(raw_uniques, dtype=series.dtype))
+    if (
+        isinstance(raw_uniques, np.ndarray)
+        and raw_uniques.dtype == object
+        and pd.api.types.infer_dtype(raw_uniques, skipna=False) == "string"
+    ):
+        labels = raw_uniques  # strings are their own labels (to_labels keeps them as written)
+    else:
+        labels = to_labels(pd.Series(raw_uniques, dtype=series.dtype))
     has_missing = bool(len(raw_codes)) and bool((raw_codes < 0).any())
     if has_missing:  # one more label for the missing values, at the end of the table
         labels = np.append(labels, MISSING).astype(object)
