@@ -26,6 +26,7 @@ from anon_core.commands import (
 )
 from anon_core.commands import attack as attack_command
 from anon_core.commands import compare as compare_command
+from anon_core.commands import deid_docs as deid_docs_command
 from anon_core.commands import deidentify as deidentify_command
 from anon_core.commands import recommend as recommend_command
 from anon_core.commands import release as release_command
@@ -47,6 +48,7 @@ EXTRA_COMMANDS: tuple = (
     train_command,
     recommend_command,
     deidentify_command,
+    deid_docs_command,
 )
 
 

@@ -29,10 +29,11 @@ import re
 import zipfile
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import PurePath
+from pathlib import Path, PurePath
 from typing import Any
 
 from anon_core.data.io import escape_formula_text
+from anon_core.data.safe_write import atomic_write
 from anon_core.errors import AnonError, ConfigError
 from anon_core.pii.documents import LIMITS, SUFFIXES, deidentify_bytes, document_kind
 from anon_core.pii.engine import LANGUAGE, LANGUAGE_MODELS
@@ -247,29 +248,137 @@ def deidentify_uploads(
     for i, ((_name, data), out_name) in enumerate(zip(files, names, strict=True)):
         if progress is not None:
             progress(i / len(files), f"File {i + 1} of {len(files)}: {out_name}")
-        try:
-            written, summary = deidentify_bytes(data, out_name, cfg, secrets)
-        except AnonError as exc:
-            run.failed.append((out_name, str(exc)))
-            continue
-        run.outputs[out_name] = written
-        run.records.append(
-            DocumentRecord(
-                name=out_name,
-                kind=summary.kind,
-                language=summary.language,
-                name_model=name_model(summary.language),
-                input_sha256=hashlib.sha256(data).hexdigest(),
-                output_sha256=hashlib.sha256(written).hexdigest(),
-                input_bytes=len(data),
-                output_bytes=len(written),
-                entities=dict(summary.entities),
-                notices=tuple(summary.notices),
-            )
-        )
+        written = _one(run, data, out_name, cfg, secrets)
+        if written is not None:
+            run.outputs[out_name] = written
     if progress is not None:
         progress(1.0, f"{len(run.records)} of {len(files)} file(s) de-identified")
     log.info("de-identified %d of %d uploaded documents", len(run.records), len(files))
+    return run
+
+
+def _one(
+    run: DocumentsRun,
+    data: bytes,
+    name: str,
+    cfg: TextConfig,
+    secrets: Mapping[str, str] | None,
+) -> bytes | None:
+    """De-identify one document into ``run`` (its record, or its failure); its bytes or None."""
+    try:
+        written, summary = deidentify_bytes(data, name, cfg, secrets)
+    except AnonError as exc:
+        run.failed.append((name, str(exc)))
+        return None
+    run.records.append(
+        DocumentRecord(
+            name=name,
+            kind=summary.kind,
+            language=summary.language,
+            name_model=name_model(summary.language),
+            input_sha256=hashlib.sha256(data).hexdigest(),
+            output_sha256=hashlib.sha256(written).hexdigest(),
+            input_bytes=len(data),
+            output_bytes=len(written),
+            entities=dict(summary.entities),
+            notices=tuple(summary.notices),
+        )
+    )
+    return written
+
+
+# ----------------------------------------------------------------------------- a folder
+#: At most this many documents in one folder run.
+FOLDER_FILES = 10_000
+
+
+def folder_documents(source: Path) -> tuple[list[Path], int]:
+    """The documents under ``source`` (every sub-folder; regular files with a suffix the engine
+    reads, symbolic links not followed), sorted; and how many other files were skipped."""
+    found, skipped = [], 0
+    for path in sorted(source.rglob("*")):
+        if path.is_symlink() or not path.is_file():
+            skipped += path.is_symlink()
+            continue
+        if path.suffix.lower() in SUFFIXES:
+            found.append(path)
+        else:
+            skipped += 1
+        if len(found) > FOLDER_FILES:
+            raise ConfigError(
+                f"{str(source)!r} holds more than {FOLDER_FILES} documents; de-identify its "
+                "sub-folders one by one."
+            )
+    return found, skipped
+
+
+def check_folders(source: Path, target: Path) -> None:
+    """One message unless ``source`` is a folder and ``target`` a new or empty folder apart from
+    it (an output never lands on an input)."""
+    if not source.is_dir():
+        raise ConfigError(f"{str(source)!r} is not a folder: give the folder of documents.")
+    src, dst = source.resolve(), target.resolve()
+    if dst == src or src in dst.parents or dst in src.parents:
+        raise ConfigError(
+            f"the output folder {str(target)!r} must lie outside the input folder {str(source)!r} "
+            "(and the input outside the output): choose another output folder."
+        )
+    if target.exists() and (not target.is_dir() or any(target.iterdir())):
+        raise ConfigError(
+            f"{str(target)!r} exists and is not an empty folder: give a new or empty folder, "
+            "so that no file in it is replaced."
+        )
+
+
+def deidentify_folder(
+    source: str | Path,
+    target: str | Path,
+    section: Mapping[str, Any] | None = None,
+    *,
+    secrets: Mapping[str, str] | None = None,
+    numbered: bool = False,
+    progress: Callable[[float, str], None] | None = None,
+) -> DocumentsRun:
+    """De-identify every document under ``source`` into the new or empty folder ``target``
+    (the same relative paths, or numbered names), one file at a time, each written atomically;
+    then the two logs (:data:`LOG_JSON`, :data:`LOG_CSV`) beside them. A file the engine refuses
+    is listed in ``failed`` and the others go on. The run's ``outputs`` stay empty (the files
+    are on disk)."""
+    source, target = Path(source), Path(target)
+    check_folders(source, target)
+    paths, skipped = folder_documents(source)
+    if not paths:
+        raise ConfigError(
+            f"{str(source)!r} holds no document (.docx, .pdf, .txt, .png, .jpg, .tif) to "
+            "de-identify."
+        )
+    cfg = text_config(section)
+    relative = [p.relative_to(source).as_posix() for p in paths]
+    names = output_names(relative, numbered=True) if numbered else relative
+    target.mkdir(parents=True, exist_ok=True)
+    run = DocumentsRun()
+    for i, (path, name) in enumerate(zip(paths, names, strict=True)):
+        if progress is not None:
+            progress(i / len(paths), f"File {i + 1} of {len(paths)}: {name}")
+        size = path.stat().st_size
+        if size > LIMITS["file_bytes"]:  # refused before it is read
+            run.failed.append(
+                (
+                    name,
+                    f"{name!r} has {size} bytes; documents up to {LIMITS['file_bytes']} bytes "
+                    "are read. Split it into smaller files.",
+                )
+            )
+            continue
+        written = _one(run, path.read_bytes(), name, cfg, secrets)
+        if written is not None:
+            out = target / name
+            out.parent.mkdir(parents=True, exist_ok=True)
+            atomic_write(out, written)
+    atomic_write(target / LOG_JSON, log_json(run))
+    atomic_write(target / LOG_CSV, log_csv(run))
+    if skipped:
+        log.info("%d file(s) of other kinds were skipped", skipped)
     return run
 
 
