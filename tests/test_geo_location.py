@@ -235,9 +235,12 @@ def test_cli_missing_coordinate_is_one_line_without_values(tmp_path, capsys):
 def test_scale_engine_and_geomasking_refuse_a_generalized_location(tmp_path):
     frame = frame_xy()
     frame.to_csv(tmp_path / "in.csv", index=False)
-    raw = config(3, input={"path": "in.csv"}, engine="duckdb")
-    with pytest.raises(ConfigError, match="duckdb engine does not do"):
+    raw = config(3, input={"path": "in.csv"}, engine="spark")
+    with pytest.raises(ConfigError, match="spark engine does not do"):
         Session.open(raw, base_dir=tmp_path).resolution()
+    raw = config(3, input={"path": "in.csv"}, engine="duckdb")  # DuckDB derives the column
+    found = Session.open(raw, base_dir=tmp_path).resolution().result.transformation
+    assert found == Session.open(raw, frame).resolution().result.transformation
     raw = config(3, method={"name": "geomask-donut"})
     with pytest.raises(AnonError, match="remove 'hierarchy'"):
         Session.open(raw, frame).release()

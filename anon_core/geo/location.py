@@ -109,16 +109,3 @@ def frame_with_location(frame: pd.DataFrame, section: GeoSection) -> pd.DataFram
     out = frame.copy()
     out.insert(list(frame.columns).index(section.columns[0]), section.column, values)
     return out
-
-
-def refuse_engine(config: Any, engine: str) -> None:
-    """One ConfigError when a scale engine is asked to release a location made by ``geo``."""
-    section = location_section(config)
-    if section is not None:
-        sources = " and ".join(repr(c) for c in section.columns)
-        raise ConfigError(
-            f"The geo section makes the location column {section.column!r} from {sources} in "
-            f"memory, which the {engine} engine does not do. Use engine: pandas, or write the "
-            "column into the file first ('lat,lon' text) and give it the hierarchy under "
-            "'attributes'."
-        )

@@ -24,7 +24,7 @@ from anon_core.data.hierarchy import Hierarchy
 from anon_core.data.hierarchy_spec import hierarchy_for
 from anon_core.data.io import LoadedTable, load_table
 from anon_core.errors import ConfigError, DataError, PrivacyWarning
-from anon_core.geo.location import refuse_engine, with_location
+from anon_core.geo.location import location_section, with_location
 from anon_core.privacy.models import PrivacyModel, make_model
 from anon_core.privacy.presence import research_subset_rows
 from anon_core.quality.metrics import QualityMetric, make_metric
@@ -38,6 +38,7 @@ from anon_core.release.engines import (
     get_engine,
 )
 from anon_core.release.engines.base import Progress, build_release_plan, file_sha256, no_progress
+from anon_core.release.engines.located import located_source, refuse_location
 from anon_core.search.evaluate import Evaluator, TransformationResult
 from anon_core.search.lattice import SearchResult, search
 
@@ -142,12 +143,14 @@ class Problem:
         progress: Progress = no_progress,
     ) -> Problem:
         """Build the problem with a scale engine: it groups the file, nothing is loaded whole."""
-        refuse_engine(config, engine if isinstance(engine, str) else engine.name)
+        section = location_section(config)  # the geo section's location: DuckDB derives it
+        refuse_location(section, engine)  # before any file is opened
         if source is None:
             if config.input_path is None:
                 raise ConfigError("'input.path' is missing: name the data file to anonymize.")
             source = TableSource.open(config.input_path, config.separator, config.encoding)
         eng = get_engine(engine, config.engine_options) if isinstance(engine, str) else engine
+        source = located_source(source, section, eng)
         cls._check_columns(config, list(source.columns))
         encoded = [
             c

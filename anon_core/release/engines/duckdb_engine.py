@@ -56,6 +56,12 @@ from anon_core.release.engines.base import (
     quote_ident,
     run_polling,
 )
+from anon_core.release.engines.located import (
+    LocatedSource,
+    check_counts,
+    check_sql,
+    select_list,
+)
 
 
 def _lit(text: str) -> str:
@@ -91,6 +97,18 @@ class DuckDBEngine(Engine):
 
     # ------------------------------------------------------------------ reading
     def relation_sql(self, source: TableSource) -> str:
+        """The file as a relation; with the geo section's location column derived in it."""
+        if isinstance(source, LocatedSource):
+            return f"(SELECT {select_list(source)} FROM {self._file_sql(source)})"
+        return self._file_sql(source)
+
+    def check_locations(self, source: LocatedSource) -> None:
+        """DataError, as the pandas engine words it, for rows whose coordinates are not numbers,
+        missing or out of range (one counting query)."""
+        table = self._run(check_sql(source, self._file_sql(source)), no_progress, "")
+        check_counts(source, {k: int(v[0]) for k, v in table.to_pydict().items()})
+
+    def _file_sql(self, source: TableSource) -> str:
         check_columns_count(len(source.columns), source.path.name)
         path = _lit(str(source.path / "*.parquet" if source.path.is_dir() else source.path))
         if source.format == "parquet":
@@ -167,7 +185,8 @@ class DuckDBEngine(Engine):
         out = Path(out)
         fmt = output_format(out)
         check_columns(source, [c.name for c in plan.columns])
-        if fmt == "parquet" and arrow_release.supported(source, plan):
+        located = isinstance(source, LocatedSource)  # its location column is made by the query
+        if fmt == "parquet" and not located and arrow_release.supported(source, plan):
             return self._release_arrow(source, plan, out, progress)
         built = self._release_query(source, plan, fmt, out, formula_escape)
         if built is None:
