@@ -108,3 +108,61 @@ def test_numbered_names_hide_the_file_names(folder, tmp_path, capsys):
         "document-001.txt",
         "document-002.txt",
     ]
+
+
+def test_deid_docs_makes_no_network_connection_and_ocr_writes_no_file(folder, tmp_path):
+    """strace (the oracle) sees every connect/sendto of the command and its children (tesseract
+    included, for an image) and every file opened for writing: none outside loopback, and no
+    file written outside the output folder."""
+    import os
+    import shutil
+    import subprocess
+    import sys
+
+    strace = shutil.which("strace")
+    if strace is None or shutil.which("tesseract") is None:
+        pytest.skip("needs strace and tesseract (apt-get install strace tesseract-ocr)")
+    probe = subprocess.run([strace, "-f", "-o", os.devnull, "true"], capture_output=True)
+    if probe.returncode != 0:
+        pytest.skip(f"strace cannot attach here: {probe.stderr.decode()[:200]}")
+    from PIL import Image, ImageDraw, ImageFont
+
+    image = Image.new("L", (1400, 200), 255)
+    ImageDraw.Draw(image).text(
+        (30, 60), f"Please call {NAME}", font=ImageFont.load_default(size=48), fill=0
+    )
+    image.save(folder / "scan.png")
+    target, trace = tmp_path / "out", tmp_path / "trace.txt"
+    done = subprocess.run(
+        [
+            strace,
+            "-f",
+            "-e",
+            "trace=connect,sendto,open,openat,creat",
+            "-o",
+            str(trace),
+            sys.executable,
+            "-B",  # no bytecode caches: a fresh checkout would write them on import
+            "-m",
+            "anon_core.cli",
+            "deid-docs",
+            str(folder),
+            str(target),
+        ],
+        capture_output=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stderr.decode()[-2000:]
+    assert (target / "scan.png").is_file()
+    outside, written = [], []
+    for line in trace.read_text().splitlines():
+        if ("connect(" in line or "sendto(" in line) and "AF_INET" in line:
+            if not any(a in line for a in ('inet_addr("127.', "::1", "::ffff:127.")):
+                outside.append(line)
+        if ("open" in line or "creat(" in line) and any(
+            flag in line for flag in ("O_WRONLY", "O_RDWR", "O_CREAT")
+        ):
+            if "= -1" not in line and "/dev/" not in line and str(target) not in line:
+                written.append(line)
+    assert not outside, "\n".join(outside[:5])
+    assert not written, "\n".join(written[:5])
