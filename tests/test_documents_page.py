@@ -273,6 +273,14 @@ def test_the_page_shows_counts_languages_a_warning_and_the_downloads(batch):
     assert {"⬇️ De-identified files (ZIP)", "⬇️ Log (JSON)", "⬇️ Log (CSV)"} <= labels
     page_text = " ".join(str(m.value) for m in at.markdown)
     assert_clean(page_text)
+    # the batch goes into the dossier unless the box is unticked
+    assert [d["name"] for d in at.session_state[EVIDENCE_KEY]] == [
+        "letter.txt",
+        "case.docx",
+        "brief.txt",
+    ]
+    at.checkbox(key="documents_in_dossier").uncheck().run()
+    assert EVIDENCE_KEY not in at.session_state
 
 
 # ----------------------------------------------------------------------------- the dossier

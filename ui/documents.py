@@ -149,10 +149,20 @@ def show_result(result: dict[str, Any]) -> None:
         with st.expander(f"Notices ({len(notes)})"):
             for name, note in notes:
                 st.caption(f"{name}: {note}")
+    if st.checkbox(
+        "List these documents in the signed dossier (Release & sign-off page)",
+        value=True,
+        key="documents_in_dossier",
+        help="Each file's input and output SHA-256 and its entity counts; verify --documents "
+        "checks the output hashes.",
+    ):
+        st.session_state[EVIDENCE_KEY] = run.evidence()
+    else:
+        st.session_state.pop(EVIDENCE_KEY, None)
     zip_sha = hashlib.sha256(result["zip"]).hexdigest()
     st.caption(
         f"ZIP SHA-256 `{zip_sha}`. The counts and the SHA-256 of each file in the log are those "
-        "of the files in this ZIP; the dossier on the Release page lists them."
+        "of the files in this ZIP."
     )
     c = st.columns(3)
     c[0].download_button(
