@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from anon_core.data import kernels
 from anon_core.data.dataset import encode_labels, factorize_values
 from anon_core.data.io import MISSING
 
@@ -30,9 +31,13 @@ def _column(seed: int, n: int) -> pd.Series:
     return pd.Series(values, dtype=object)
 
 
+@pytest.mark.parametrize("compiled", [False, True] if kernels.AVAILABLE else [False])
 @pytest.mark.parametrize("seed", range(6))
 @pytest.mark.parametrize("n", [10, 5000])
-def test_identity_grouping_matches_pandas(seed, n):
+def test_identity_grouping_matches_pandas(seed, n, compiled, monkeypatch):
+    if compiled:
+        kernels._load()
+    monkeypatch.setattr(kernels, "loaded", lambda: compiled)
     column = _column(seed, n)
     want_codes, want_uniques = pd.factorize(column, sort=False)
     codes, uniques = factorize_values(column)

@@ -10,6 +10,7 @@ from enum import StrEnum
 import numpy as np
 import pandas as pd
 
+from anon_core.data import kernels
 from anon_core.data.builders import default_hierarchy
 from anon_core.data.hierarchy import EncodedHierarchy, Hierarchy, factorize_array
 from anon_core.data.io import MISSING, infer_kind, to_labels
@@ -66,15 +67,19 @@ def factorize_values(series: pd.Series) -> tuple[np.ndarray, np.ndarray]:
     addresses = np.frombuffer(
         (ctypes.c_int64 * len(values)).from_address(values.ctypes.data), dtype=np.int64
     )
-    object_codes, distinct = factorize_array(addresses)
+    if kernels.loaded():  # ids and first positions in one compiled pass
+        object_codes, first = kernels.group_keys(addresses)
+    else:
+        object_codes, distinct = factorize_array(addresses)
+        running_max = np.maximum.accumulate(object_codes)
+        opens = np.empty(len(values), dtype=bool)
+        opens[0] = True
+        np.greater(object_codes[1:], running_max[:-1], out=opens[1:])
+        first = np.flatnonzero(opens)
     del addresses  # a view of ``values``' pointers: not kept past this point
-    if len(distinct) == len(values):  # nothing shared: no gain from the second step
+    if len(first) == len(values):  # nothing shared: no gain from the second step
         return pd.factorize(series, sort=False)
-    running_max = np.maximum.accumulate(object_codes)
-    opens = np.empty(len(values), dtype=bool)
-    opens[0] = True
-    np.greater(object_codes[1:], running_max[:-1], out=opens[1:])
-    first_objects = values[opens]  # each distinct object, in order of first appearance
+    first_objects = values[first]  # each distinct object, in order of first appearance
     value_codes, uniques = factorize_array(first_objects)
     return value_codes[object_codes], uniques
 

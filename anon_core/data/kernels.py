@@ -41,6 +41,7 @@ def _load() -> dict[str, Callable]:
 
         # Callees first: the callers resolve them as module globals when they compile.
         globals()["_group_keys"] = jit(getattr(_group_keys, "py_func", _group_keys))
+        _compiled["group_keys"] = globals()["_group_keys"]
         for name, fn in (
             ("group_levels", _group_levels),
             ("roll_up", _roll_up),
@@ -139,6 +140,12 @@ def hierarchical_cost(levels, sizes, total):
 
 def _i64(a):
     return np.ascontiguousarray(a, dtype=np.int64)
+
+
+def group_keys(key):
+    """(id of each int64 key by first appearance, the position of each id's first key)."""
+    inv, first, _ = _load()["group_keys"](key, np.ones(len(key), dtype=np.int64))
+    return inv, first
 
 
 def finest_below(levels, n_classes, n, target):
