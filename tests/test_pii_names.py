@@ -155,3 +155,9 @@ def test_an_amex_number_whose_last_digits_look_like_a_nir_key_stays_a_card(engli
     assert 97 - 3754283433514 % 97 == 17
     assert not nir_valid("375428343351417")
     assert ("CREDIT_CARD", "375428343351417") in _found(english, "Charge card 375428343351417 now")
+
+
+def test_review_ends_a_model_span_at_the_line_end():
+    # a signature block: the small model runs the name into the job title on the next line
+    text = "Olga Krylova\nCable line installer"
+    assert review_entities(text, [(0, 18, "PERSON", 0.85)], []) == [(0, 12, "PERSON", 0.85)]

@@ -326,6 +326,12 @@ def review_entities(
     out: list[tuple[int, int, str, float]] = []
     claimed: list[NameSpan] = []
     for start, end, entity, score in entities:
+        if entity in ("PERSON", "ORGANIZATION", "LOCATION") and "\n" in text[start:end]:
+            end = start + len(
+                text[start:end].split("\n", 1)[0].rstrip()
+            )  # a name ends at a line end
+            if end <= start:
+                continue
         if entity == "ORGANIZATION" and _only_identifier_words(text[start:end]):
             continue
         if entity in ("PERSON", "ORGANIZATION", "LOCATION") and _LONG_NUMBER.search(
@@ -354,8 +360,8 @@ def review_entities(
         if name in claimed:
             continue
         clash = [e for e in out if _overlaps((e[0], e[1]), (name.start, name.end))]
-        if any(e[2] == "PERSON" for e in clash):
-            continue
+        if any(e[2] == "PERSON" and e[0] <= name.start and name.end <= e[1] for e in clash):
+            continue  # the model's name already covers it (a longer name run wins the overlap)
         if any(e[2] in ("LOCATION", "ORGANIZATION") for e in clash) and name.score < STRONG:
             continue
         out.append((name.start, name.end, "PERSON", name.score))
