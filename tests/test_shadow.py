@@ -187,7 +187,7 @@ def test_evidence_adds_shadow_figures_for_a_perturbative_release_only_when_asked
     release = session.release(scope="part")
     plain = session.evidence(release, utility=False)
     assert "shadow_mia_auc" not in plain.figures and "shadow" not in plain.options
-    ev = session.evidence(release, utility=False, shadow=True)
+    ev = session.evidence(release, utility=False, shadow=True, exposure=True)
     auc, adv = ev.figures["shadow_mia_auc"], ev.figures["shadow_mia_advantage"]
     assert 0.0 <= auc["value"] <= 1.0 and auc["ci"][0] <= auc["value"] <= auc["ci"][1]
     assert -1.0 <= adv["value"] <= 1.0 and auc["explain"]

@@ -17,6 +17,7 @@ from anon_core.services.catalogue import DEFAULT_METHOD, METHODS, method_availab
 from anon_core.services.evidence import Evidence
 from anon_core.services.release import Release
 from anon_core.services.session import Session
+from anon_core.services.shadow_evidence import shadow_time_estimate
 from anon_core.services.tables import table_bytes
 from anon_core.workspace import Workspace, fingerprint
 from ui.long_work import cancel_button
@@ -103,6 +104,13 @@ def measure_evidence(
     found = known_evidence(ws)
     if found is not None and (not shadow or found[0].options.get("shadow")):
         return found
+    if shadow:
+        estimate = shadow_time_estimate(release)
+        st.caption(
+            f"⏱️ Shadow attack: {estimate[1]}."
+            if estimate is not None
+            else "The shadow attack is defined for synthetic and perturbative releases only."
+        )
     left, right = st.columns([3, 1])
     go = left.button(
         "🧪 Measure the evidence (attacks and utility)", type="primary", key=f"{key}_run"

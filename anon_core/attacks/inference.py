@@ -25,7 +25,7 @@ from anon_core.validation import check_bool
 TOLERANCE = 0.05
 
 
-def _correct(guess: np.ndarray, truth: np.ndarray, values: np.ndarray | None) -> np.ndarray:
+def right_guesses(guess: np.ndarray, truth: np.ndarray, values: np.ndarray | None) -> np.ndarray:
     """Right guesses: equal codes, or (``values`` given) a relative error within TOLERANCE.
 
     anonymeter divides by the guess; we divide by its absolute value so that a negative guess
@@ -101,11 +101,11 @@ def inference(
         n = min(n_attacks, len(enc.codes[table]))
         targets = rng.choice(len(enc.codes[table]), size=n, replace=False)
         guess = released_secret[nearest(enc, table, targets, 1, cols, 1, rng)[:, 0]]
-        counts[name] = (int(_correct(guess, enc.codes[table][targets, s], values).sum()), n)
+        counts[name] = (int(right_guesses(guess, enc.codes[table][targets, s], values).sum()), n)
     n_base = min(counts["attack"][1], len(released))
     targets = rng.choice(len(enc.codes[0]), size=n_base, replace=False)
     guess = released_secret[rng.choice(len(released), size=n_base, replace=False)]
-    n_baseline = int(_correct(guess, enc.codes[0][targets, s], values).sum())
+    n_baseline = int(right_guesses(guess, enc.codes[0][targets, s], values).sum())
     attack = success_rate(*counts["attack"], confidence)
     ctrl = success_rate(*counts["control"], confidence)
     base = success_rate(n_baseline, n_base, confidence)

@@ -197,6 +197,7 @@ def verify_dossier(
         target=options.get("target"),
         dp_audit=bool(options.get("dp_audit", False)),
         shadow=bool(options.get("shadow", False)),
+        exposure=bool(options.get("exposure", False)),
         utility_rows=int(options.get("utility_rows") or UTILITY_ROWS),
     )
     verdict = session.verdict(evidence)

@@ -65,6 +65,30 @@ def shadow_applies(method: str, synthetic: bool) -> bool:
     return bool(synthetic) or method in PERTURBATIVE
 
 
+def shadow_time_estimate(release: Any) -> tuple[float, str] | None:
+    """(seconds, one line) the evidence's shadow attack should take on ``release`` (a Release
+    value), before it starts, or None when the attack is not defined for its method.
+
+    The rule: ``2 x SHADOW_SHADOWS`` fits of the method, each on a reference dataset of
+    min(released part, control // 2) rows, each taking the release's own measured time scaled
+    linearly by rows (the release fitted the whole table, or the part for scope ``part``)."""
+    from anon_core.estimate import describe
+
+    if not shadow_applies(release.method, release.synthetic):
+        return None
+    rehearsal = release.rehearsal
+    fitted = rehearsal.n_released_part + (rehearsal.n_control if rehearsal.scope == "whole" else 0)
+    rows = max(1, min(rehearsal.n_released_part, rehearsal.n_control // 2))
+    fits = 2 * SHADOW_SHADOWS
+    seconds = fits * float(release.seconds) * rows / max(1, fitted)
+    text = (
+        f"about {describe(seconds)}: {fits} fits of the method on {rows:,} records each; the "
+        f"release took {describe(release.seconds)} on {fitted:,} records (time taken as growing "
+        "with the rows)"
+    )
+    return seconds, text
+
+
 def shadow_figures(
     release: Any,
     method: Any,
@@ -119,32 +143,44 @@ def shadow_figures(
     return figures, details, note
 
 
-def exposure_note(
-    figures: dict[str, dict], part: pd.DataFrame, rehearsed: pd.DataFrame, qis: list[str]
-) -> str | None:
-    """How many of the 1% most vulnerable records of the rehearsal's part its release singles
-    out / links (:mod:`anon_core.attacks.vulnerable_exposure`), when the evidence has the
-    singling-out or linkability figures; else None."""
+def exposure_evidence(
+    part: pd.DataFrame,
+    rehearsed: pd.DataFrame,
+    qis: list[str],
+    *,
+    secrets: list[str],
+    roles: Mapping[str, Any],
+    hierarchies: Mapping[str, Any],
+    seed: int,
+) -> tuple[dict[str, Any] | None, str | None]:
+    """(the exposure's JSON or None, a note or None): how many of the 1% most vulnerable records
+    of the rehearsal's part its release singles out, links and lets infer
+    (:mod:`anon_core.attacks.vulnerable_exposure`, the battery's secrets and seed)."""
     from anon_core.attacks.vulnerable_exposure import vulnerable_exposure
 
-    def measured(name: str) -> bool:
-        return (figures.get(name) or {}).get("value") is not None
-
-    want_so, want_link = measured("singling_out_multivariate"), measured("linkability")
-    if not qis or not (want_so or want_link):
-        return None
+    qis = [q for q in qis if q in part.columns and q in rehearsed.columns]
+    secrets = [s for s in secrets if s in part.columns and s in rehearsed.columns]
+    if not qis:
+        return None, None
     try:
-        e = vulnerable_exposure(part, rehearsed, qis)
+        e = vulnerable_exposure(
+            part,
+            rehearsed,
+            qis,
+            secrets=secrets,
+            roles=roles,
+            hierarchies=hierarchies,
+            random_state=seed,
+        )
     except AnonError as exc:
-        return f"the exposure of the most vulnerable records could not be measured: {exc}"
-    said = []
-    if want_so:
-        said.append(f"{e.singled_out} singled out by their exact quasi-identifiers")
-    if want_link and e.linked is not None:
+        return None, f"the exposure of the most vulnerable records could not be measured: {exc}"
+    said = [f"{e.singled_out} singled out (alone in the release on their quasi-identifiers)"]
+    if e.linked is not None:
         said.append(f"{e.linked} linked by the two halves of their quasi-identifiers")
-    if not said:
-        return None
-    return f"of the {e.n_records} most vulnerable records (1%) of the rehearsal: " + ", ".join(said)
+    if e.inferred is not None:
+        said.append(f"{e.inferred} with a secret inferred ({', '.join(secrets)})")
+    note = f"of the {e.n_records} most vulnerable records (1%) of the rehearsal: " + ", ".join(said)
+    return e.to_dict(), note
 
 
 #: Where a dossier's evidence keeps the shadow attack's figures, JSON and note.
