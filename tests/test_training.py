@@ -260,7 +260,13 @@ def test_train_and_attack_json_shape(census):
         "baseline_membership",
         "rmia",
         "baseline_rmia",
+        "dp_audit",
     ]
+    # the DP model's attacks stay within what (epsilon spent, delta) allows: no violation
+    audit = out["dp_audit"]
+    assert audit["epsilon"] == out["epsilon_spent"] and audit["delta"] == out["delta"]
+    assert audit["violation"] is False and "membership" not in audit["attacks"]
+    assert audit["attacks"]["loss"]["advantage"] == out["membership"]["advantage"]
     assert set(out["membership"]) == {"advantage", "auc", "ci"} == set(out["baseline_membership"])
     assert out["epsilon_spent"] <= 1.0 + 1e-6 and out["delta"] == pytest.approx(1 / (10 * 1050))
     lo, hi = out["membership"]["ci"]

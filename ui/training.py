@@ -415,6 +415,13 @@ def rmia_panel(original: pd.DataFrame, config, grid: list[float], state: str = "
         )
     st.dataframe(pd.DataFrame(rows), hide_index=True)
     st.caption(f"The most any attack can reach at ε = {_epsilon_label(eps)}: {bound:.3f}.")
+    audit, fault = out.get("dp_audit") or {}, "an implementation fault, not a risk figure"
+    if audit.get("violation"):
+        lo, hi = audit["advantage_ci"]
+        why = f"the model does not satisfy its ε ({fault})"
+        st.error(f"DP audit: {audit['attack']} advantage [{lo:.3f}, {hi:.3f}] > bound: {why}.")
+    elif audit:
+        st.caption(f"DP audit: no advantage interval lies above the bound (that would be {fault}).")
 
 
 def diffprivlib_section(ws, columns: list[str], kinds: dict) -> None:

@@ -7,11 +7,18 @@ membership-inference attack. Prints one JSON object::
     {"target", "model", "epsilon_spent", "delta", "noise_multiplier", "epochs", "accuracy",
      "baseline_accuracy", "majority_rate",
      "membership": {"advantage", "auc", "ci": [lo, hi]}, "baseline_membership": {...},
-     "rmia": {"advantage", "auc", "ci": [lo, hi]} or null, "baseline_rmia": {...} or null}
+     "rmia": {"advantage", "auc", "ci": [lo, hi]} or null, "baseline_rmia": {...} or null,
+     "dp_audit": {"epsilon", "delta", "bound", "attack", "advantage", "advantage_ci",
+                  "violation", "upper_end_above_bound", "attacks": {...}, "meaning"}}
 
 ``rmia`` is the robust membership inference attack (Zarifzadeh, Liu and Shokri, ICML 2024)
 with reference models trained on held-out records (:mod:`anon_core.training.rmia`); null when
 too few records are held out to train them.
+
+``dp_audit`` checks the DP model's attacks against the bound its (epsilon spent, delta) allows,
+(e^epsilon - 1 + 2 delta) / (e^epsilon + 1): ``violation`` is true when an attack's advantage
+interval lies wholly above it, an implementation fault of the training, not a risk figure
+(:mod:`anon_core.training.dp_check`).
 
 Per-epoch progress (epsilon spent so far) is logged to stderr with ``--verbose``. Bad input
 (epsilon <= 0, delta >= 1/n, an unknown target, a target with one class, a batch size above the

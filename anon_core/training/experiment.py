@@ -254,7 +254,19 @@ class TrainRunResult:
             "baseline_membership": mia(self.baseline_membership),
             "rmia": None if self.rmia is None else self.rmia.summary(),
             "baseline_rmia": None if self.baseline_rmia is None else self.baseline_rmia.summary(),
+            "dp_audit": self.dp_audit(),
         }
+
+    def dp_audit(self) -> dict[str, Any]:
+        """The DP model's attacks against the bound its (epsilon spent, delta) allows
+        (:mod:`anon_core.training.dp_check`): a violation is an implementation fault."""
+        from anon_core.training.dp_check import dp_audit_block
+
+        attacks = {
+            self.membership.attack: (self.membership.advantage, self.membership.advantage_ci),
+            "rmia": None if self.rmia is None else (self.rmia.advantage, self.rmia.advantage_ci),
+        }
+        return dp_audit_block(self.private.epsilon_spent, self.private.delta, attacks)
 
     def details(self) -> dict[str, Any]:
         """Everything else: settings, per-epoch history, both attacks' full results, encoding."""
