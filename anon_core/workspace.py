@@ -95,6 +95,7 @@ class Workspace(LocationState):
     _input: Any = field(default=None, repr=False, compare=False)
     _input_hash: str = field(default="", repr=False, compare=False)
     _location_key: Any = field(default=None, repr=False, compare=False)
+    _input_large: Any = field(default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if self.large is not None and not self.frame_hash:
@@ -102,6 +103,7 @@ class Workspace(LocationState):
         if not self.frame_hash:  # the frame is never modified: hash it once
             self.frame_hash = _frame_hash(self.frame)
         self._input, self._input_hash = self.frame, self.frame_hash
+        self._input_large = getattr(self.large, "origin", None) or self.large
         self.config = copy.deepcopy(self.config)
         self.config.setdefault("input", {"path": self.source})
         self.config.setdefault("attributes", {})

@@ -127,3 +127,25 @@ def test_spark_and_a_duckdb_point_column_refuse_in_one_line(tmp_path, capsys):
     code, _, err = _run(tmp_path, config, "duckdb", capsys, "d")
     assert code == 2 and err.count("\n") == 1
     assert "from a WKT/GeoJSON point column, which the duckdb engine does not do" in err
+
+
+def test_a_file_opened_by_path_releases_the_location_as_the_cli(tmp_path, capsys):
+    from anon_core.data.frequency import FrequencyTable
+    from anon_core.release.engines.large import LargeTable
+    from anon_core.search.lattice import search
+    from anon_core.workspace import Workspace
+
+    ws = Workspace.from_large(LargeTable.open(SAMPLE, "duckdb", sample_rows=500))
+    ws.update("roles", roles={**ws.roles, "town": "insensitive"})
+    ws.apply_location(H3, latitude="lat", longitude="lon")
+    assert ws.large.source.columns[:3] == ("patient_id", "location", "lat")
+    assert len(ws.frame) == 500 and ws.n_rows == 2500
+    found = search(ws.evaluator(FrequencyTable(ws.dataset())))
+    out = tmp_path / "dashboard.csv"
+    ws.write_release(found.optimum, out)
+    config = ws.to_config(input_path=str(SAMPLE))
+    config.pop("engine", None)
+    code, pandas_bytes, _ = _run(tmp_path, config, "pandas", capsys, "p")
+    assert code == 0 and out.read_bytes() == pandas_bytes
+    ws.undo()  # the file as opened again
+    assert "location" not in ws.large.source.columns and ws.large.origin is None

@@ -5,7 +5,8 @@ quasi-identifier (:mod:`anon_core.geo.location`). The CLI makes that column when
 input; the workspace makes it once per source columns, so that its ``frame`` is the table the
 CLI's problem is built on: the ``location`` column sits where the first source column was, the
 sources are identifiers (dropped from the release) and the location's hierarchy is
-``geo.hierarchy``. The same configuration then gives the same release in both.
+``geo.hierarchy``. The same configuration then gives the same release in both. A file opened by
+path reads the column through its DuckDB engine (:mod:`anon_core.release.engines.located`).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from anon_core.data.io import to_labels
 from anon_core.errors import ConfigError
 from anon_core.geo.location import frame_with_location, location_spec
 from anon_core.geo.section import LOCATION_BUILDERS, GeoSection, parse_geo_section
+from anon_core.release.engines.located import located_source
 
 
 def location_of(config: Mapping[str, Any]) -> GeoSection | None:
@@ -91,6 +93,7 @@ class LocationState:
     _input: pd.DataFrame
     _input_hash: str
     _location_key: Any
+    _input_large: Any
     _text_columns: list[str] | None
 
     @property
@@ -132,14 +135,6 @@ class LocationState:
             return location_spec(section, self.base_dir)
         return spec
 
-    def _refuse_large(self) -> None:
-        if self.large is not None:
-            raise ConfigError(
-                "A file opened by path does not get the geo section's location column in the "
-                "dashboard; upload the table to read it into memory, or run the configuration "
-                "with anon-core anonymize --engine duckdb."
-            )
-
     def _sync_location(self) -> None:
         """``frame``: the table as given, with the location column when the geo section makes
         one (made once per source columns and name; the hierarchy changes nothing in the table)."""
@@ -149,9 +144,13 @@ class LocationState:
             return
         if section is None:
             self.frame, self.frame_hash = self._input, self._input_hash
+            self.large = self._input_large
         else:
-            self._refuse_large()
+            large = self._input_large  # a file opened by path: its engine derives the column
+            source = None if large is None else located_source(large.source, section, large.engine)
             self.frame = frame_with_location(self._input, section)
+            if large is not None:
+                self.large = large.located(source, self.frame)
             digest = json.dumps([self._input_hash, "location", list(key[0]), key[1]])
             self.frame_hash = hashlib.sha256(digest.encode()).hexdigest()
         self._location_key, self._text_columns = key, None
@@ -169,7 +168,6 @@ class LocationState:
         identifier, dropped from the release, and ``column`` a quasi-identifier generalized by
         ``hierarchy`` (geo-grid, h3 or polygons). Every row's coordinates and the hierarchy are
         checked first: a problem is one error and nothing changes."""
-        self._refuse_large()
         geo, section = location_change(
             self.config.get("geo"), self._input, self.base_dir, hierarchy,
             latitude=latitude, longitude=longitude, point=point, column=column,

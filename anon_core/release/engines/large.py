@@ -28,6 +28,8 @@ class LargeTable:
         self.sample: pd.DataFrame = engine.sample(source, sample_rows, seed)[list(source.columns)]
         self._groups: dict[tuple[str, ...], GroupedTable] = {}
         self._rows: int | None = None
+        #: The table as opened, when this one reads it with a derived column (:meth:`located`).
+        self.origin: LargeTable | None = None
 
     @classmethod
     def open(
@@ -43,6 +45,15 @@ class LargeTable:
 
         source = TableSource.open(path, separator, encoding)
         return cls(source, get_engine(engine, options), sample_rows)
+
+    def located(self, source: TableSource, sample: pd.DataFrame) -> LargeTable:
+        """The same file read through ``source`` (with the geo section's location column, see
+        :mod:`anon_core.release.engines.located`) and ``sample`` its sample with that column; the
+        table as opened stays in :attr:`origin`."""
+        out = object.__new__(LargeTable)
+        out.source, out.engine, out.sample = source, self.engine, sample
+        out._groups, out._rows, out.origin = {}, self._rows, self.origin or self
+        return out
 
     @property
     def key(self) -> str:
