@@ -65,6 +65,7 @@ def test_hand_worked_leaf_counts():
         ([["a", "x"], ["b", "x"], ["a", "x"]], "more than once"),
         ([["a", "x", "*"], ["b", "x", "*"], ["c", "y", "*"], ["d", "y", "?"]], "not monotonic"),
         ([["a", "x"], ["b", ""]], "empty cell"),
+        ([["a", "x"], ["", "x"]], "empty cell"),
         ([["a", "x"], ["b", None]], "empty cell"),
     ],
 )

@@ -128,7 +128,8 @@ def _valid_ids(table: np.ndarray) -> tuple[np.ndarray, np.ndarray, object] | Non
     if _StringHashTable is not None and pd.api.types.infer_dtype(column, skipna=False) == "string":
         index = _StringHashTable(n)
         uniques, codes = index.factorize(column)
-        if len(uniques) != n or bool(np.any(uniques == "")):
+        empty = index.lookup(np.array([""], dtype=object))[0] >= 0  # O(1), not a scan
+        if len(uniques) != n or empty:
             return None  # a repeated or empty value
     else:
         codes, uniques = factorize_array(column)
