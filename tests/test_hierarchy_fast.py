@@ -31,6 +31,7 @@ def _table(seed: int) -> np.ndarray:
 def _careful(table: np.ndarray, monkeypatch) -> Hierarchy:
     with monkeypatch.context() as m:
         m.setattr(hierarchy_module, "_valid_ids", lambda t: None)
+        m.setattr(hierarchy_module, "_valid_ids_small", lambda t: None)
         return Hierarchy(table, name="x")
 
 
@@ -87,3 +88,24 @@ def test_lookup_table_and_rehash_encode_alike_and_name_missing_values():
     for h in (fast, copied):
         with pytest.raises(HierarchyError, match="no row for value"):
             h.encode(np.array([table[0, 0], "not-a-value"], dtype=object))
+
+
+@pytest.mark.parametrize("seed", range(25))
+def test_small_tables_get_the_same_ids_from_dictionaries(seed):
+    table = _table(seed)
+    ids, labels, _ = hierarchy_module._valid_ids(table)
+    small_ids, small_labels, _ = hierarchy_module._valid_ids_small(table)
+    np.testing.assert_array_equal(small_ids, ids)
+    assert list(small_labels) == list(labels)
+
+
+@pytest.mark.parametrize(
+    "rows",
+    [
+        [["a", "x"], ["b", "x"], ["a", "y"]],  # a value twice
+        [["a", "x", "*"], ["b", "x", "?"]],  # x under two labels
+        [["a", "x"], ["b", 3]],  # a cell that is not a string
+    ],
+)
+def test_small_tables_leave_faults_to_the_careful_path(rows):
+    assert hierarchy_module._valid_ids_small(np.array(rows, dtype=object)) is None

@@ -160,6 +160,45 @@ def _valid_ids(table: np.ndarray) -> tuple[np.ndarray, np.ndarray, object] | Non
     return ids, np.concatenate(labels), index
 
 
+#: Tables of at most this many cells are validated with dictionaries (no per-call numpy cost).
+_SMALL_CELLS = 4096
+
+
+def _valid_ids_small(table: np.ndarray) -> tuple[np.ndarray, np.ndarray, None] | None:
+    """:func:`_valid_ids` of a small table, with dictionaries: the same ids and labels, or None
+    when the table may be anything but non-empty ``str`` labels, distinct at level 0 and
+    monotonic."""
+    rows = table.tolist()
+    n, height = table.shape
+    first = [r[0] for r in rows]
+    if len(set(first)) != n or not all(type(v) is str and v for v in first):
+        return None
+    ids = np.empty((n, height), dtype=np.int64)
+    ids[:, 0] = np.arange(n)
+    labels, offset, parents = list(first), n, list(range(n))
+    for h in range(1, height):
+        local: dict[str, int] = {}  # label -> id at this level, by first appearance
+        child_of: dict[int, int] = {}  # parent id -> its child's id
+        column = []
+        for parent, row in zip(parents, rows, strict=True):
+            label = row[h]
+            if type(label) is not str or not label:
+                return None
+            child = child_of.get(parent)
+            if child is None:
+                child = local.setdefault(label, len(local))
+                if child == len(labels) - offset:
+                    labels.append(label)
+                child_of[parent] = child
+            elif labels[offset + child] != label:
+                return None  # one label, two parents: the careful path says where
+            column.append(child)
+        ids[:, h] = np.asarray(column, dtype=np.int64) + offset
+        offset += len(local)
+        parents = column
+    return ids, np.asarray(labels, dtype=object), None
+
+
 def _all_text(values: np.ndarray) -> bool:
     """Are these labels all non-empty strings?"""
     return pd.api.types.infer_dtype(values, skipna=False) == "string" and not bool(
@@ -249,7 +288,7 @@ class Hierarchy:
                 f"Hierarchy {self.name!r} is empty: it needs one row per value and at least one column."
             )
         object.__setattr__(self, "table", table)
-        fast = _valid_ids(table)
+        fast = _valid_ids_small(table) if table.size <= _SMALL_CELLS else _valid_ids(table)
         if fast is not None:
             object.__setattr__(self, "_ids", fast[0])
             object.__setattr__(self, "_labels", fast[1])
