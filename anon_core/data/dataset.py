@@ -12,7 +12,12 @@ import pandas as pd
 
 from anon_core.data import kernels
 from anon_core.data.builders import default_hierarchy
-from anon_core.data.hierarchy import EncodedHierarchy, Hierarchy, factorize_array
+from anon_core.data.hierarchy import (
+    EncodedHierarchy,
+    Hierarchy,
+    factorize_array,
+    factorize_ids,
+)
 from anon_core.data.io import MISSING, infer_kind, to_labels
 from anon_core.errors import ConfigError, DataError
 
@@ -109,7 +114,7 @@ def encode_labels(series: pd.Series) -> tuple[np.ndarray, np.ndarray]:
     if len(uniques) == len(labels) and not has_missing:
         return raw_codes.astype(np.int32), np.asarray(uniques, dtype=object)
     # Renumber by first appearance in the rows (the missing label was put last above).
-    codes, order = factorize_array(merged[raw_codes])
+    codes, order = factorize_ids(merged[raw_codes])
     return codes.astype(np.int32), np.asarray(uniques, dtype=object)[order]
 
 

@@ -22,6 +22,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from anon_core.data import kernels
 from anon_core.data.io import (
     FALLBACK_ENCODING,
     MAX_NAME_CHARS,
@@ -43,6 +44,15 @@ try:  # pandas' hash table of strings, kept to look the data's values up among l
     from pandas._libs.hashtable import StringHashTable as _StringHashTable
 except ImportError:  # pragma: no cover - then level 0 is hashed again when encoding
     _StringHashTable = None
+
+
+def factorize_ids(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`factorize_array` of non-negative integer ids: one compiled pass when the kernels
+    are loaded (no per-call checks), else pandas'."""
+    if kernels.loaded():
+        codes, first = kernels.group_keys(np.ascontiguousarray(values, dtype=np.int64))
+        return codes, values[first]
+    return factorize_array(values)
 
 
 def factorize_array(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -501,7 +511,7 @@ class Hierarchy:
         maps, labels, leaf_counts = [], [], []
         for h in range(self.height):
             column = ids[:, h]
-            codes, uniq = factorize_array(column[pos])
+            codes, uniq = factorize_ids(column[pos])
             uniq = np.asarray(uniq, dtype=np.int64)
             # Rows of the file under each label of this level that the data reaches.
             rows_under = np.bincount(column, minlength=len(names))[uniq]
