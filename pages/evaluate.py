@@ -8,6 +8,7 @@ import streamlit as st
 from ui.evidence import (
     WHY_THEY_DIFFER,
     evidence_table,
+    exposure_line,
     headline_pair,
     measure_evidence,
     method_label,
@@ -57,4 +58,5 @@ with friendly_errors():
         evidence_table(evidence)
         for note in evidence.notes[1:]:
             st.warning(note, icon="⚠️")
+        exposure_line(evidence)
         st.page_link("pages/release.py", label="Next: release and sign off", icon="📦")

@@ -175,3 +175,70 @@ def test_a_differing_category_adds_two_halves_as_the_one_hot_distance_does(compi
     got = kth_distances(x, is_cat, 1, compiled=compiled)
     assert got[0] == expected and got[1] == expected
     assert knn_distances(enc.transform(table), 1)[0][0, -1] == expected
+
+
+# ------------------------------------------------------------------ in the default evidence
+def _session():
+    from anon_core.services.session import Session
+
+    rng = np.random.default_rng(3)
+    n = 200
+    data = pd.DataFrame(
+        {
+            "age": rng.integers(20, 70, n),
+            "sex": rng.choice(["F", "M"], n),
+            "job": rng.choice(["a", "b", "c"], n),
+            "income": rng.choice(["low", "high"], n),
+        }
+    )
+    config = {
+        "input": {"path": "in.csv"},
+        "attributes": {
+            "age": {"role": "quasi-identifier"},
+            "sex": {"role": "quasi-identifier"},
+            "job": {"role": "quasi-identifier"},
+            "income": {"role": "sensitive"},
+        },
+        "privacy_models": [{"model": "k-anonymity", "k": 2}],
+        "method": {"name": "noise", "noise": 1.0, "columns": ["age"]},
+        "attack": {"n_attacks": 50, "control_fraction": 0.5},
+    }
+    return Session.open(config, data, base_dir=".")
+
+
+def test_the_default_evidence_counts_the_most_vulnerable_records():
+    session = _session()
+    release = session.release(scope="part")
+    ev = session.evidence(release, utility=False)
+    # the rehearsal's part holds 100 of the 200 records: 1% of them rounds up to one record
+    exposed = ev.attacks["vulnerable_exposure"]
+    assert exposed["n_records"] == 1 and set(exposed["inferred_by_secret"]) == {"income"}
+    assert ev.options["exposure"] is True
+    assert [n for n in ev.notes if n.startswith("of the 1 most vulnerable records (1%)")]
+    # left out only when asked (the recommendation's trials, a dossier recorded without it)
+    plain = session.evidence(release, utility=False, exposure=False)
+    assert "vulnerable_exposure" not in plain.attacks and "exposure" not in plain.options
+
+
+@pytest.mark.slow
+def test_evaluate_page_measures_the_exposure_and_explains_it():
+    from pathlib import Path
+
+    from streamlit.testing.v1 import AppTest
+
+    app = Path(__file__).resolve().parents[1] / "app.py"
+    at = AppTest.from_file(str(app), default_timeout=600)
+    at.run()
+    at.switch_page("pages/evaluate.py").run()
+    assert not at.exception, at.exception
+    assert not any(c.value.startswith("🎯 Most vulnerable records") for c in at.caption)
+    [b for b in at.button if b.label.startswith("🧪 Measure the evidence")][0].click().run()
+    assert not at.exception, at.exception
+    ws = at.session_state["workspace"]
+    evidence, _ = at.session_state["_derived"][("evidence", ws.config_key())]
+    assert evidence.options["exposure"] is True
+    n = evidence.attacks["vulnerable_exposure"]["n_records"]
+    release = at.session_state["_derived"][("release-value", ws.config_key())]
+    assert n == -(-release.rehearsal.n_released_part // 100)  # 1%, rounded up
+    assert [w for w in at.warning if w.value.startswith(f"of the {n} most vulnerable records")]
+    assert [c for c in at.caption if c.value.startswith("🎯 Most vulnerable records")]

@@ -193,6 +193,22 @@ def evidence_table(evidence: Evidence) -> None:
     st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
 
 
+EXPOSURE_EXPLAINED = (
+    "🎯 Most vulnerable records: the 1% of the rehearsal's records farthest from their 5th "
+    "nearest neighbour (Gower distance over the quasi-identifiers), the outliers attacks reach "
+    "first. Singled out: alone in the release on their quasi-identifiers; linked: the same "
+    "released row is nearest by both halves of their quasi-identifiers; inferred: the battery's "
+    "inference attack guesses one of their secrets right (compare with its baseline). Counts "
+    "only: no record's values are shown."
+)
+
+
+def exposure_line(evidence: Evidence) -> None:
+    """One line on what the exposure of the most vulnerable records counts (when measured)."""
+    if evidence.attacks.get("vulnerable_exposure"):
+        st.caption(EXPOSURE_EXPLAINED)
+
+
 def headline_pair(evidence: Evidence) -> tuple[str, str]:
     """(class-based highest risk, multivariate singling out) as printed."""
     f = evidence.figures

@@ -140,7 +140,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "--exposure",
         action="store_true",
         help="count the 1%% most vulnerable records singled out, linked and inferred (on by "
-        "default with --report; about 25 s CPU on 20,000 Adult records)",
+        "default with --report; about 1 s CPU on 20,000 Adult records)",
     )
     parser.add_argument(
         "--dp-audit",

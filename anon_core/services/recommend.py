@@ -144,7 +144,8 @@ def recommend(
             )
             try:
                 release = trial_session.release(scope="part")
-                evidence = trial_session.evidence(release, n_attacks=n_attacks)
+                # the exposure of the most vulnerable records is no figure the choice reads
+                evidence = trial_session.evidence(release, n_attacks=n_attacks, exposure=False)
                 verdict = trial_session.verdict(evidence)
             except AnonError as exc:
                 tried.append(Trial(family, param, value, False, None, None, None, (), str(exc)))
