@@ -24,15 +24,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from anon_core.pii import names
 from anon_core.pii.engine import (
     DEFAULT_MODEL,
     LANGUAGE,
     LANGUAGE_MODELS,
     PiiEngine,
     RecognizerSpec,
-    build_recognizers,
     load_engine,
 )
+from anon_core.pii.workers import Job, analyse_in_chunks
 
 log = logging.getLogger(__name__)
 
@@ -129,7 +130,8 @@ def analyze_by_language(
 ) -> RoutedAnalysis:
     """Analyse each text with its language's engine (one spaCy batch per language).
 
-    ``languages`` skips detection (one ISO code per text, e.g. a document's language).
+    ``languages`` skips detection (one ISO code per text, e.g. a document's language). A large
+    input is analysed in worker processes too, with the same results (:mod:`anon_core.pii.workers`).
     """
     notices: list[str] = []
     if languages is None:
@@ -157,14 +159,17 @@ def analyze_by_language(
             wanted = [e for e in entities if e in engine.entities or e in extra]
             if not wanted:
                 continue
-        found = engine.analyze_batch(
-            [texts[i] for i in indices],
-            ad_hoc=build_recognizers(specs, engine.language),
-            allow_list=allow_list,
+        job = Job(
+            model=None if engine.model == "None" else engine.model,
+            language=engine.language,
+            specs=tuple(specs),
+            allow_list=tuple(allow_list) if allow_list else None,
             score_threshold=score_threshold,
-            entities=wanted,
+            entities=tuple(wanted) if wanted else None,
             batch_size=batch_size,
+            excluded_locales=tuple(names.EXCLUDED_LOCALES),
         )
+        found = analyse_in_chunks(engine, [texts[i] for i in indices], job)
         for i, res in zip(indices, found, strict=True):
             results[i] = list(res)
             analysed[i] = langs[i]

@@ -1,0 +1,290 @@
+"""Large analyses split across worker processes, with the results of one process.
+
+The spaCy NER model is most of the cost of de-identifying text (about two thirds on mixed
+European text), and one Python process runs it on one core. A large input (at least
+:data:`PARALLEL_MIN_CHARS` characters, e.g. a long document or a column of many distinct
+values) is cut into chunks of whole texts of about :data:`CHUNK_CHARS` characters; the calling
+process analyses chunks from the end while worker processes analyse chunks from the start, and
+the results are put back in the order of the texts.
+
+Why the output is the same as in one process: each text is analysed whole by the same engine
+(the same model, language, recognizers and settings, built by :func:`load_engine` in the
+worker), spaCy's results for a text do not depend on the other texts of its batch, and only
+what the caller reads of Presidio's results travels back (entity type, start, end, score, in
+Presidio's order). ``tests/test_pii_workers.py`` compares the bytes of de-identified documents
+made with and without workers.
+
+* Workers are started once, with ``spawn`` (no fork of a threaded server), and kept for later
+  calls; each loads the English engine when it starts and other languages' engines on first
+  use. Until the first worker is ready the calling process analyses every chunk itself, so a
+  first small run is never slower than without workers.
+* :data:`WORKERS_ENV` sets how many workers run besides the calling process (default: the
+  number of CPU cores this process may use, minus one; ``0``: no worker).
+* Texts and results go over the executor's pipe between processes of this program; nothing is
+  written to a file. At most one chunk per worker is queued at a time.
+* A worker that dies (killed, out of memory) gives one :class:`ConfigError` saying so and how to
+  run without workers; the next call starts new workers. An exception raised by the analysis in
+  a worker is raised as it would be in one process. An exception in the calling process (Ctrl-C,
+  or a ``progress`` callback that raises to cancel) cancels the chunks not yet started.
+"""
+
+from __future__ import annotations
+
+import logging
+import multiprocessing
+import os
+import signal
+import threading
+from collections import deque
+from collections.abc import Callable, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass
+from typing import Any
+
+from anon_core.errors import ConfigError
+from anon_core.pii import names
+from anon_core.pii.engine import (
+    DEFAULT_MODEL,
+    LANGUAGE,
+    PiiEngine,
+    RecognizerSpec,
+    build_recognizers,
+    load_engine,
+)
+
+log = logging.getLogger(__name__)
+
+#: Environment variable: worker processes besides the calling one (``0``: analyse in one process).
+WORKERS_ENV = "ANON_CORE_PII_WORKERS"
+#: At most this many workers, whatever the variable says (each holds its own spaCy models).
+MAX_WORKERS = 16
+#: Characters of whole texts per chunk (about half a second of analysis on one core).
+CHUNK_CHARS = 20_000
+#: Inputs with fewer characters are analysed in the calling process only.
+PARALLEL_MIN_CHARS = 2 * CHUNK_CHARS
+#: Whether the calling process analyses chunks too (tests turn it off to send every chunk to a worker).
+CALLER_WORKS = True
+
+#: One text's results as they travel back: (entity type, start, end, score), in Presidio's order.
+Found = tuple[tuple[str, int, int, float], ...]
+
+
+@dataclass(frozen=True)
+class Job:
+    """What a worker needs to build the caller's engine and analyse as the caller would."""
+
+    model: str | None
+    language: str
+    specs: tuple[RecognizerSpec, ...] = ()
+    allow_list: tuple[str, ...] | None = None
+    score_threshold: float = 0.35
+    entities: tuple[str, ...] | None = None
+    batch_size: int = 64
+    #: The name gazetteer's left-out locales in the caller (a benchmark setting).
+    excluded_locales: tuple[str, ...] = ()
+
+
+def worker_count(environ: dict[str, str] | None = None) -> int:
+    """Worker processes to run besides the calling one (:data:`WORKERS_ENV`, else cores - 1)."""
+    raw = (os.environ if environ is None else environ).get(WORKERS_ENV)
+    if raw is None or not raw.strip():
+        try:
+            cores = len(os.sched_getaffinity(0))
+        except AttributeError:  # not on Linux
+            cores = os.cpu_count() or 1
+        return min(max(cores - 1, 0), MAX_WORKERS)
+    try:
+        count = int(raw)
+    except ValueError:
+        count = -1
+    if count < 0:
+        raise ConfigError(
+            f"{WORKERS_ENV}={raw!r} is not a number of worker processes: set it to 0 (analyse in "
+            f"this process only) or a whole number up to {MAX_WORKERS}."
+        )
+    return min(count, MAX_WORKERS)
+
+
+def chunks_of(texts: Sequence[str], size: int | None = None) -> list[range]:
+    """Consecutive runs of whole texts of at least ``size`` characters (default
+    :data:`CHUNK_CHARS`; the last run may be shorter)."""
+    size = CHUNK_CHARS if size is None else size
+    out, start, chars = [], 0, 0
+    for i, text in enumerate(texts):
+        chars += len(text)
+        if chars >= size:
+            out.append(range(start, i + 1))
+            start, chars = i + 1, 0
+    if start < len(texts):
+        out.append(range(start, len(texts)))
+    return out
+
+
+def _found(results: Sequence[Sequence[Any]]) -> list[Found]:
+    return [
+        tuple((r.entity_type, int(r.start), int(r.end), float(r.score)) for r in res)
+        for res in results
+    ]
+
+
+def _analyse(engine: PiiEngine, job: Job, texts: list[str]) -> list[Found]:
+    return _found(
+        engine.analyze_batch(
+            texts,
+            ad_hoc=build_recognizers(job.specs, engine.language),
+            allow_list=list(job.allow_list) if job.allow_list is not None else None,
+            score_threshold=job.score_threshold,
+            entities=list(job.entities) if job.entities is not None else None,
+            batch_size=job.batch_size,
+        )
+    )
+
+
+# ----------------------------------------------------------------------------- in the worker
+def _start_worker() -> None:
+    """Worker start: Ctrl-C is the caller's to handle; the English engine is loaded ahead."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    load_engine(DEFAULT_MODEL, LANGUAGE)
+    names.gazetteer()
+
+
+def _ready() -> bool:
+    return True
+
+
+def _worker_chunk(job: Job, texts: list[str]) -> list[Found]:
+    names.EXCLUDED_LOCALES = job.excluded_locales
+    return _analyse(load_engine(job.model, job.language), job, texts)
+
+
+# ----------------------------------------------------------------------------- the pool
+_lock = threading.Lock()
+_pool: tuple[ProcessPoolExecutor, Future, int] | None = None
+
+
+def _executor(count: int) -> tuple[ProcessPoolExecutor, Future] | None:
+    """The shared pool of ``count`` workers (started on first use), or None if it cannot start."""
+    global _pool
+    with _lock:
+        if _pool is not None and _pool[2] != count:
+            _pool[0].shutdown(wait=False, cancel_futures=True)
+            _pool = None
+        if _pool is None:
+            try:
+                executor = ProcessPoolExecutor(
+                    max_workers=count,
+                    mp_context=multiprocessing.get_context("spawn"),
+                    initializer=_start_worker,
+                )
+                _pool = (executor, executor.submit(_ready), count)
+            except (OSError, RuntimeError) as exc:
+                log.warning(
+                    "worker processes cannot start (%s): text is analysed in this process",
+                    type(exc).__name__,
+                )
+                return None
+        return _pool[0], _pool[1]
+
+
+def shutdown_workers() -> None:
+    """Stop the worker processes (the next large analysis starts new ones)."""
+    global _pool
+    with _lock:
+        if _pool is not None:
+            _pool[0].shutdown(wait=False, cancel_futures=True)
+            _pool = None
+
+
+def _result(future: Future) -> list[Found]:
+    try:
+        return future.result()
+    except BrokenProcessPool:
+        shutdown_workers()
+        raise ConfigError(
+            "A worker process analysing the text stopped before it finished (killed, or out of "
+            f"memory); nothing was written. Run again, or set {WORKERS_ENV}=0 to analyse in one "
+            "process."
+        ) from None
+
+
+def analyse_in_chunks(
+    engine: PiiEngine,
+    texts: Sequence[str],
+    job: Job,
+    *,
+    progress: Callable[[int, int], None] | None = None,
+) -> list[list[Any]]:
+    """Presidio-style results per text (objects with entity_type, start, end, score), in order.
+
+    Small inputs, or ``0`` workers: ``engine.analyze_batch`` in this process. Large inputs: in
+    chunks, here and in the workers. ``progress(done, total)`` is called after each chunk; an
+    exception raised from it stops the run (chunks not yet started are cancelled).
+    """
+    from presidio_analyzer import RecognizerResult
+
+    texts = [str(t) for t in texts]
+    count = worker_count()
+    chunks = chunks_of(texts)
+    if count == 0 or sum(len(t) for t in texts) < PARALLEL_MIN_CHARS or len(chunks) < 2:
+        found = _analyse(engine, job, texts)
+    else:
+        found = _run_chunks(engine, texts, job, chunks, count, progress)
+    return [[RecognizerResult(e, s, t, score) for e, s, t, score in res] for res in found]
+
+
+def _run_chunks(
+    engine: PiiEngine,
+    texts: list[str],
+    job: Job,
+    chunks: list[range],
+    count: int,
+    progress: Callable[[int, int], None] | None,
+) -> list[Found]:
+    pool = _executor(count)
+    parts: list[list[Found] | None] = [None] * len(chunks)
+    pending = deque(range(len(chunks)))
+    running: dict[Future, int] = {}
+    done = remote = 0
+
+    def finished(k: int, result: list[Found]) -> None:
+        nonlocal done
+        parts[k] = result
+        done += 1
+        if progress is not None:
+            progress(done, len(chunks))
+
+    try:
+        while pending or running:
+            if pool is not None and pool[1].done():
+                _result(pool[1])  # a pool that broke while starting: one clear error
+                while pending and len(running) < count:
+                    k = pending.popleft()
+                    part = [texts[i] for i in chunks[k]]
+                    try:
+                        future = pool[0].submit(_worker_chunk, job, part)
+                    except BrokenProcessPool:
+                        future = Future()
+                        future.set_exception(BrokenProcessPool("broken"))
+                    running[future] = k
+                    remote += 1
+            for future in [f for f in running if f.done()]:
+                finished(running.pop(future), _result(future))
+            if pending and (CALLER_WORKS or pool is None):
+                k = pending.pop()
+                finished(k, _analyse(engine, job, [texts[i] for i in chunks[k]]))
+            elif running or pending:
+                waiting = list(running) or [pool[1]]  # type: ignore[index]
+                wait(waiting, timeout=None if running else 0.05, return_when=FIRST_COMPLETED)
+    except BaseException:
+        for future in running:
+            future.cancel()
+        raise
+    log.info(
+        "analysed %d texts in %d chunks, %d of them in %d worker process(es)",
+        len(texts),
+        len(chunks),
+        remote,
+        count,
+    )
+    return [found for part in parts for found in part or ()]

@@ -1,0 +1,204 @@
+"""Large analyses in worker processes give the bytes of one process; the slimmed spaCy pipelines.
+
+The paragraphs are hand-written (names, numbers and addresses invented). The reference of every
+comparison is computed in the test: the single-process run, or spaCy's full pipeline loaded
+afresh with ``spacy.load``.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+import signal
+
+import pytest
+
+from anon_core.errors import ConfigError
+from anon_core.pii import workers
+from anon_core.pii.documents import deidentify_bytes
+from anon_core.pii.engine import DEFAULT_MODEL, load_engine
+from anon_core.pii.text import deidentify_texts
+from anon_core.services.documents import text_config
+
+spacy = pytest.importorskip("spacy")
+
+ENGLISH = [
+    "Please call Margaret Holloway on +44 20 7946 0958 before Friday. She lives in Leeds.",
+    "Refund to IBAN GB82 WEST 1234 5698 7654 32 as agreed with Julian Okafor last week.",
+    "Send the scan to j.okafor@example.org and copy Priya Raman, who runs the ward in Bristol.",
+    "Patient Tobias Whitcombe gave his number as (617) 555-0142 and his card 4539 1488 0343 6467.",
+    "Dr. Eleanor Voss saw the patient on 3 March 2024 at St Mary's Hospital in London.",
+]
+FRENCH = [
+    "Veuillez contacter Camille Lefèvre au 06 12 34 56 78 avant lundi, elle habite à Lyon.",
+    "Le virement doit partir vers FR76 3000 6000 0112 3456 7890 189 dès demain matin.",
+    "Madame Hélène Dubois a écrit depuis helene.dubois@exemple.fr hier soir à propos du dossier.",
+    "Le dossier de Amélie Garnier est suivi par Rémi Chevalier à Bordeaux depuis janvier.",
+    "Monsieur Jean-Baptiste Moreau a payé avec la carte 4970 1012 3456 7893 à Nantes.",
+]
+
+
+def _document(paragraphs: list[str], repeat: int) -> bytes:
+    """``repeat`` copies of the paragraphs, each copy's names made distinct by a number."""
+    blocks = [f"{p} (Note {i}.)" for i in range(repeat) for p in paragraphs]
+    return "\n\n".join(blocks).encode("utf-8")
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _stop_workers():
+    yield
+    workers.shutdown_workers()
+
+
+@pytest.fixture
+def small_chunks(monkeypatch):
+    """Chunks of a few paragraphs, every chunk sent to one worker process."""
+    monkeypatch.setattr(workers, "CHUNK_CHARS", 400)
+    monkeypatch.setattr(workers, "PARALLEL_MIN_CHARS", 800)
+    monkeypatch.setattr(workers, "CALLER_WORKS", False)
+
+
+def _run(data: bytes, name: str, count: str, monkeypatch) -> tuple[bytes, dict]:
+    monkeypatch.setenv(workers.WORKERS_ENV, count)
+    out, summary = deidentify_bytes(data, name, text_config(None))
+    return out, summary.to_dict()
+
+
+def _remote_chunks(caplog) -> list[tuple[int, int]]:
+    found = []
+    for record in caplog.records:
+        m = re.match(r"analysed \d+ texts in (\d+) chunks, (\d+) of them", record.getMessage())
+        if m:
+            found.append((int(m.group(1)), int(m.group(2))))
+    return found
+
+
+@pytest.mark.parametrize(("paragraphs", "language"), [(ENGLISH, "en"), (FRENCH, "fr")])
+def test_document_bytes_identical_with_workers(
+    paragraphs, language, small_chunks, monkeypatch, caplog
+):
+    data = _document(paragraphs, 6)
+    single, single_summary = _run(data, "letter.txt", "0", monkeypatch)
+    with caplog.at_level(logging.INFO, logger="anon_core.pii.workers"):
+        parallel, parallel_summary = _run(data, "letter.txt", "1", monkeypatch)
+    assert parallel == single
+    assert parallel_summary == single_summary
+    assert single_summary["language"] == language
+    assert single_summary["entities"].get("PERSON", 0) >= 6  # something was found and replaced
+    runs = _remote_chunks(caplog)
+    assert runs and all(chunks >= 2 and remote == chunks for chunks, remote in runs)
+
+
+def test_mixed_language_values_identical_with_workers(small_chunks, monkeypatch, caplog):
+    """Values detected one by one (a table column): English and French engines, both in workers."""
+    values = [f"{p} (Ref {i}.)" for i in range(4) for p in ENGLISH + FRENCH]
+    cfg = text_config(None)
+    monkeypatch.setenv(workers.WORKERS_ENV, "0")
+    single = deidentify_texts(values, cfg)
+    monkeypatch.setenv(workers.WORKERS_ENV, "1")
+    with caplog.at_level(logging.INFO, logger="anon_core.pii.workers"):
+        parallel = deidentify_texts(values, cfg)
+    assert [r.language for r in single] == ["en"] * 5 + ["fr"] * 5 + (["en"] * 5 + ["fr"] * 5) * 3
+    assert parallel == single
+    assert len(_remote_chunks(caplog)) == 2  # one routed run per language, each in a worker
+
+
+def test_caller_and_worker_share_the_chunks(monkeypatch):
+    monkeypatch.setattr(workers, "CHUNK_CHARS", 400)
+    monkeypatch.setattr(workers, "PARALLEL_MIN_CHARS", 800)
+    data = _document(ENGLISH, 8)
+    workers.shutdown_workers()
+    single, _ = _run(data, "notes.txt", "0", monkeypatch)
+    first, _ = _run(data, "notes.txt", "1", monkeypatch)  # the worker is still starting
+    second, _ = _run(data, "notes.txt", "1", monkeypatch)
+    assert first == single and second == single
+
+
+def test_progress_that_raises_stops_the_run(small_chunks, monkeypatch):
+    monkeypatch.setenv(workers.WORKERS_ENV, "1")
+    engine = load_engine(DEFAULT_MODEL)
+    texts = [f"{p} (Note {i}.)" for i in range(6) for p in ENGLISH]
+    calls = []
+
+    def progress(done: int, total: int) -> None:
+        calls.append((done, total))
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        workers.analyse_in_chunks(
+            engine, texts, workers.Job(DEFAULT_MODEL, "en"), progress=progress
+        )
+    assert calls == [(1, len(workers.chunks_of(texts)))]
+
+
+def test_a_killed_worker_gives_one_clear_error_and_the_next_run_works(small_chunks, monkeypatch):
+    import multiprocessing
+
+    monkeypatch.setenv(workers.WORKERS_ENV, "1")
+    engine = load_engine(DEFAULT_MODEL)
+    texts = [f"{p} (Note {i}.)" for i in range(6) for p in ENGLISH]
+    job = workers.Job(DEFAULT_MODEL, "en")
+    reference = workers.analyse_in_chunks(engine, texts, job)  # starts the worker
+    before = {p.pid for p in multiprocessing.active_children()}
+    assert before
+    for pid in before:
+        os.kill(pid, signal.SIGKILL)
+    for child in multiprocessing.active_children():
+        child.join(timeout=10)
+    with pytest.raises(ConfigError, match=f"worker process .* {workers.WORKERS_ENV}=0") as info:
+        workers.analyse_in_chunks(engine, texts, job)
+    assert "\n" not in str(info.value)
+    again = workers.analyse_in_chunks(engine, texts, job)  # new workers
+    assert [[(r.entity_type, r.start, r.end, r.score) for r in res] for res in again] == [
+        [(r.entity_type, r.start, r.end, r.score) for r in res] for res in reference
+    ]
+
+
+def test_chunks_are_runs_of_whole_texts():
+    texts = ["a" * 5, "b" * 3, "c" * 4, "d" * 9, "e"]
+    assert workers.chunks_of(texts, 8) == [range(0, 2), range(2, 4), range(4, 5)]
+    assert workers.chunks_of(texts, 100) == [range(0, 5)]
+    assert workers.chunks_of([], 8) == []
+
+
+def test_worker_count_from_the_environment():
+    assert workers.worker_count({workers.WORKERS_ENV: "0"}) == 0
+    assert workers.worker_count({workers.WORKERS_ENV: "3"}) == 3
+    assert workers.worker_count({workers.WORKERS_ENV: "999"}) == workers.MAX_WORKERS
+    assert 0 <= workers.worker_count({}) <= workers.MAX_WORKERS
+    for bad in ("-1", "two", "1.5"):
+        with pytest.raises(ConfigError, match=workers.WORKERS_ENV):
+            workers.worker_count({workers.WORKERS_ENV: bad})
+
+
+# ----------------------------------------------------------------------------- slimmed pipelines
+def _entities(doc) -> list[tuple[int, int, str]]:
+    return [(e.start_char, e.end_char, e.label_) for e in doc.ents]
+
+
+def test_english_ner_alone_finds_what_the_full_pipeline_finds():
+    """The engine runs the NER component alone; spaCy's full pipeline, loaded here, is the reference."""
+    engine = load_engine(DEFAULT_MODEL)
+    slim = engine.analyzer.nlp_engine.nlp["en"]
+    assert slim.pipe_names[0] == "ner"
+    full = spacy.load(DEFAULT_MODEL)
+    assert {"tok2vec", "parser", "lemmatizer"} <= set(full.pipe_names)
+    for text in ENGLISH:
+        assert _entities(slim(text)) == _entities(full(text)), text
+
+
+def test_french_ner_alone_keeps_hyphenated_names_the_parser_splits():
+    """A deliberate difference: in fr_core_news_md the parser's sentence boundaries cut
+    "Georges-Isaac Lemoine" after "Georges" and "-", and the NER then finds no person; the NER
+    alone (no parser) finds the whole name. Names and offsets counted by hand."""
+    engine = load_engine("fr_core_news_md", "fr")
+    if engine.notice:
+        pytest.skip("fr_core_news_md is not installed")
+    slim = engine.analyzer.nlp_engine.nlp["fr"]
+    full = spacy.load("fr_core_news_md")
+    text = "Georges-Isaac Lemoine souhaite changer l'adresse du compte."
+    assert (0, 21, "PER") in _entities(slim(text))
+    assert (0, 21, "PER") not in _entities(full(text))
+    for sentence in FRENCH:  # sentences the parser does not cut: the same entities
+        assert _entities(slim(sentence)) == _entities(full(sentence)), sentence
