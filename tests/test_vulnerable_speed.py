@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from anon_core.attacks.gower_kernel import kth_distances
+from anon_core.attacks.gower_kernel import kth_distances, nearest_rows
 from anon_core.attacks.vulnerable import MixedEncoder, knn_distances, vulnerable_records
 
 PATHS = [True, False]  # the compiled kernel and the numpy path
@@ -92,6 +92,15 @@ def test_ranking_equals_a_brute_force_gower_computation(compiled, k):
         assert v.scores.tolist() == expected_scores and v.order.tolist() == expected_order
 
 
+def test_a_wide_table_ranks_through_the_kernel_as_the_brute_force_computation():
+    frame = _mixed(300, seed=9, dyadic=True)
+    frame["code"] = np.random.default_rng(9).choice([f"c{i}" for i in range(20)], len(frame))
+    assert MixedEncoder([frame], list(frame.columns)).width > 15  # not scikit-learn's KD-tree
+    expected_scores, expected_order = _brute_force(frame, 3, ["sex", "job", "code"])
+    v = vulnerable_records(frame, k=3, top=5)
+    assert v.scores.tolist() == expected_scores and v.order.tolist() == expected_order
+
+
 @pytest.mark.parametrize("compiled", PATHS)
 @pytest.mark.parametrize(("seed", "wide"), [(0, False), (1, False), (2, True)])
 def test_ranking_equals_nearest_neighbours_on_the_one_hot_rows_bit_for_bit(compiled, seed, wide):
@@ -142,16 +151,17 @@ def test_hand_worked_columns_that_make_the_top_records_rare():
 
 
 def test_a_tie_at_the_kth_neighbour_explains_with_the_earlier_record():
-    # record 0 is 1 away from record 1 (on c) and from record 2 (on d): the earlier one counts
-    table = pd.DataFrame({"c": ["A", "B", "A", "Z"], "d": ["P", "P", "Q", "Z"]})
-    v = vulnerable_records(table, k=1, top=4)
-    assert v.scores.tolist() == [1.0, 1.0, 1.0, 2.0]
-    assert [(r.position, r.columns) for r in v.top] == [
-        (3, ("c", "d")),
-        (0, ("c",)),
-        (1, ("c",)),
-        (2, ("d",)),
-    ]
+    """The compiled path's neighbours (encodings wider than 15 columns): among rows tied at the
+    k-th distance the earlier ones, as scikit-learn's brute-force search keeps them."""
+    # record 0 is 1 away from record 1 (on c) and from record 2 (on d); record 4 equals 0
+    table = pd.DataFrame({"c": ["A", "B", "A", "Z", "A"], "d": ["P", "P", "Q", "Z", "P"]})
+    enc = MixedEncoder([table], ["c", "d"])
+    x, is_cat = enc.columns_matrix(table)
+    assert nearest_rows(x, is_cat, 0, 1).tolist() == [4]  # the equal record first
+    assert nearest_rows(x, is_cat, 0, 2).tolist() == [4, 1]  # then the earlier of 1 and 2
+    assert nearest_rows(x, is_cat, 4, 2).tolist() == [4, 1]  # 0 (equal) is left out, not 4
+    # record 2 (A, Q): 0 and 4 are 1 away, 1 and 3 are 2 away: the earlier, 1, is the third
+    assert nearest_rows(x, is_cat, 2, 3).tolist() == [0, 4, 1]
 
 
 def test_every_record_equal_scores_zero():

@@ -2,9 +2,9 @@
 
 Ranking the records of a table by that distance (:mod:`anon_core.attacks.vulnerable`) compares
 every record with every other: 20,000 records are 200 million pairs. scikit-learn's
-``NearestNeighbors`` over the one-hot encoded rows took about 25 s CPU on Adult's rehearsal part
-(20,108 records, 8 categorical quasi-identifiers, 166 encoded columns). This module gets the
-same distances from the rows themselves:
+``NearestNeighbors`` over the one-hot encoded rows (brute force beyond 15 encoded columns) took
+48 s CPU on 20,108 Adult records (8 categorical quasi-identifiers, 166 encoded columns); this
+module takes 0.8 s. It gets the same distances from the rows themselves:
 
 * each column is one number per record: a categorical column its category code (-1: unseen when
   the encoder was fitted), a numeric column its value scaled to [0, 1] (missing at -1);
