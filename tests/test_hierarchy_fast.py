@@ -109,3 +109,30 @@ def test_small_tables_get_the_same_ids_from_dictionaries(seed):
 )
 def test_small_tables_leave_faults_to_the_careful_path(rows):
     assert hierarchy_module._valid_ids_small(np.array(rows, dtype=object)) is None
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_grouped_rows_number_labels_as_the_careful_path(seed, monkeypatch):
+    """Rows listed group by group (long runs of one label at level 1, as hierarchy files are),
+    with a label whose group comes back later: the same ids and labels as hashing every cell."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(20, 400))
+    groups = np.sort(rng.integers(0, 1 + n // 8, size=n))
+    level1 = np.array([f"g{g}" for g in groups], dtype=object)
+    level1[-max(1, n // 10) :] = level1[0]  # the first group's label again at the end
+    level2 = np.array([f"t{int(x[1:]) % 3}" if x != level1[0] else "t0" for x in level1])
+    table = np.column_stack(
+        [np.array([f"v{i}" for i in rng.permutation(n)], dtype=object), level1, level2]
+    ).astype(object)
+    fast = hierarchy_module._valid_ids(table)
+    assert fast is not None
+    careful = _careful(table, monkeypatch)
+    np.testing.assert_array_equal(fast[0], careful._ids)
+    assert list(fast[1]) == list(careful._labels)
+
+
+def test_repeated_value_in_a_large_table_is_refused():
+    table = np.array([[f"v{i}", f"g{i // 100}", "*"] for i in range(2000)], dtype=object)
+    table[1500, 0] = "v7"
+    with pytest.raises(HierarchyError, match="more than once"):
+        Hierarchy(table, name="x")

@@ -136,25 +136,31 @@ def _valid_ids(table: np.ndarray) -> tuple[np.ndarray, np.ndarray, object] | Non
     column = np.ascontiguousarray(table[:, 0])
     index = None
     if _StringHashTable is not None and pd.api.types.infer_dtype(column, skipna=False) == "string":
+        # Mapping each value to its row (no codes or uniques built) counts the distinct ones.
         index = _StringHashTable(n)
-        uniques, codes = index.factorize(column)
+        index.map_locations(column)
         empty = index.lookup(np.array([""], dtype=object))[0] >= 0  # O(1), not a scan
-        if len(uniques) != n or empty:
+        if index.get_state()["size"] != n or empty:
             return None  # a repeated or empty value
+        codes, uniques = np.arange(n), column  # distinct: numbered by row
     else:
         codes, uniques = factorize_array(column)
         if len(uniques) != n or not _all_text(uniques):
             return None  # a repeated or missing value
-    ids = np.empty((n, height), dtype=np.int64)
+    # Level-major ids: every level's column is contiguous (written here, read by encode).
+    ids = np.empty((n, height), dtype=np.int64, order="F")
     ids[:, 0] = codes
     labels, offset = [np.asarray(uniques, dtype=object)], n
     parent, first = codes, np.arange(n)
     for h in range(1, height):
         column = table[:, h]
-        heads = column[first]  # the label under each parent's first row
-        if len(first) < n and not bool(np.all(column == heads[parent])):
-            return None  # not monotonic (or labels that compare oddly)
-        child, uniques = factorize_array(heads)
+        if h == 1:
+            child, uniques = _factorize_runs(column)
+        else:
+            heads = column[first]  # the label under each parent's first row
+            if len(first) < n and not bool(np.all(column == heads[parent])):
+                return None  # not monotonic (or labels that compare oddly)
+            child, uniques = factorize_array(heads)
         if (child < 0).any() or not _all_text(uniques):
             return None
         parent = child[parent]
@@ -168,6 +174,21 @@ def _valid_ids(table: np.ndarray) -> tuple[np.ndarray, np.ndarray, object] | Non
         np.greater(parent[1:], running[:-1], out=opens[1:])
         first = np.flatnonzero(opens)
     return ids, np.concatenate(labels), index
+
+
+def _factorize_runs(column: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``factorize_array(column)``, hashing only the first label of each run of equal adjacent
+    labels (a hierarchy file lists the values under one label together, so runs are long); the
+    whole column when runs are short."""
+    n = len(column)
+    starts = np.empty(n, dtype=bool)
+    starts[0] = True
+    np.not_equal(column[1:], column[:-1], out=starts[1:])
+    at = np.flatnonzero(starts)
+    if len(at) * 2 > n:
+        return factorize_array(np.ascontiguousarray(column))
+    codes, uniques = factorize_array(column[at])
+    return np.repeat(codes, np.diff(np.append(at, n))), uniques
 
 
 #: Tables of at most this many cells are validated with dictionaries (no per-call numpy cost).
