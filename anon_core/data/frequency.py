@@ -283,7 +283,9 @@ class FrequencyTable:
         row = int(self._gen_offset[j]) + level
         if not self._gen_filled[row]:
             enc = self.dataset.hierarchy(self.qis[j])
-            np.take(enc.maps[level], self.tuples[:, j], out=self._gen[row])
+            # Codes index their level-0 map by construction: 'clip' never clips, and unlike
+            # 'raise' it writes into ``out`` without a buffer.
+            np.take(enc.maps[level], self.tuples[:, j], out=self._gen[row], mode="clip")
             self._gen_filled[row] = True
             self._gen_unfilled -= 1
         return self._gen[row]
