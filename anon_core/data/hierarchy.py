@@ -154,8 +154,9 @@ def _valid_ids(table: np.ndarray) -> tuple[np.ndarray, np.ndarray, object] | Non
     parent, first = codes, np.arange(n)
     for h in range(1, height):
         column = table[:, h]
+        known = None  # the first row of each child id, when already known
         if h == 1:
-            child, uniques = _factorize_runs(column)
+            child, uniques, known = _factorize_runs(column)
         else:
             heads = column[first]  # the label under each parent's first row
             if len(first) < n and not bool(np.all(column == heads[parent])):
@@ -167,28 +168,34 @@ def _valid_ids(table: np.ndarray) -> tuple[np.ndarray, np.ndarray, object] | Non
         ids[:, h] = parent + offset
         labels.append(np.asarray(uniques, dtype=object))
         offset += len(uniques)
-        # Child ids are numbered by first appearance in the rows too: their first rows.
-        running = np.maximum.accumulate(parent)
-        opens = np.empty(n, dtype=bool)
-        opens[0] = True
-        np.greater(parent[1:], running[:-1], out=opens[1:])
-        first = np.flatnonzero(opens)
+        if h < height - 1:  # child ids are numbered by first appearance: their first rows
+            first = _first_positions(parent) if known is None else known
     return ids, np.concatenate(labels), index
 
 
-def _factorize_runs(column: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``factorize_array(column)``, hashing only the first label of each run of equal adjacent
-    labels (a hierarchy file lists the values under one label together, so runs are long); the
-    whole column when runs are short."""
+def _first_positions(codes: np.ndarray) -> np.ndarray:
+    """The position of each code's first occurrence, for codes numbered by first appearance."""
+    running = np.maximum.accumulate(codes)
+    opens = np.empty(len(codes), dtype=bool)
+    opens[0] = True
+    np.greater(codes[1:], running[:-1], out=opens[1:])
+    return np.flatnonzero(opens)
+
+
+def _factorize_runs(column: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """``factorize_array(column)`` and the first row of each code (None: not computed), hashing
+    only the first label of each run of equal adjacent labels (a hierarchy file lists the values
+    under one label together, so runs are long); the whole column when runs are short."""
     n = len(column)
     starts = np.empty(n, dtype=bool)
     starts[0] = True
     np.not_equal(column[1:], column[:-1], out=starts[1:])
     at = np.flatnonzero(starts)
     if len(at) * 2 > n:
-        return factorize_array(np.ascontiguousarray(column))
+        return (*factorize_array(np.ascontiguousarray(column)), None)
     codes, uniques = factorize_array(column[at])
-    return np.repeat(codes, np.diff(np.append(at, n))), uniques
+    first = at[_first_positions(codes)] if len(codes) and (codes >= 0).all() else None
+    return np.repeat(codes, np.diff(np.append(at, n))), uniques, first
 
 
 #: Tables of at most this many cells are validated with dictionaries (no per-call numpy cost).
