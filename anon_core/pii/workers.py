@@ -21,7 +21,7 @@ made with and without workers.
 * :data:`WORKERS_ENV` sets how many workers run besides the calling process (default: the
   number of CPU cores this process may use, minus one; ``0``: no worker).
 * Texts and results go over the executor's pipe between processes of this program; nothing is
-  written to a file. At most one chunk per worker is queued at a time.
+  written to a file. At most :data:`QUEUED` chunks per worker are in flight at a time.
 * A worker that dies (killed, out of memory) gives one :class:`ConfigError` saying so and how to
   run without workers; the next call starts new workers. An exception raised by the analysis in
   a worker is raised as it would be in one process. An exception in the calling process (Ctrl-C,
@@ -63,6 +63,8 @@ MAX_WORKERS = 16
 CHUNK_CHARS = 20_000
 #: Inputs with fewer characters are analysed in the calling process only.
 PARALLEL_MIN_CHARS = 2 * CHUNK_CHARS
+#: Chunks queued per worker (the next one waits while it analyses one, so it never idles).
+QUEUED = 2
 #: Whether the calling process analyses chunks too (tests turn it off to send every chunk to a worker).
 CALLER_WORKS = True
 
@@ -187,12 +189,13 @@ def _executor(count: int) -> tuple[ProcessPoolExecutor, Future] | None:
         return _pool[0], _pool[1]
 
 
-def shutdown_workers() -> None:
-    """Stop the worker processes (the next large analysis starts new ones)."""
+def shutdown_workers(wait: bool = False) -> None:
+    """Stop the worker processes (the next large analysis starts new ones); ``wait``: until
+    they have exited."""
     global _pool
     with _lock:
         if _pool is not None:
-            _pool[0].shutdown(wait=False, cancel_futures=True)
+            _pool[0].shutdown(wait=wait, cancel_futures=True)
             _pool = None
 
 
@@ -258,7 +261,7 @@ def _run_chunks(
         while pending or running:
             if pool is not None and pool[1].done():
                 _result(pool[1])  # a pool that broke while starting: one clear error
-                while pending and len(running) < count:
+                while pending and len(running) < QUEUED * count:
                     k = pending.popleft()
                     part = [texts[i] for i in chunks[k]]
                     try:
