@@ -10,80 +10,23 @@ from __future__ import annotations
 import hashlib
 import io
 import json
-import os
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
 import zipfile
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-CHROMIUM = Path("/usr/bin/chromium")
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
+from tests.browser import ARGS, CHROMIUM, require_chromium, running_app, settle
+
 NAME, PHONE, EMAIL = "Margaret Holloway", "+44 20 7946 0958", "m.holloway@example.org"
 
-if not CHROMIUM.exists():
-    if os.environ.get("CI"):
-        pytest.fail(
-            "CI must run the browser tests, but /usr/bin/chromium is missing", pytrace=False
-        )
-    pytest.skip("Debian's chromium (/usr/bin/chromium) is not installed", allow_module_level=True)
+require_chromium()
 playwright = pytest.importorskip("playwright.sync_api")
 docx = pytest.importorskip("docx")
 
 
 @pytest.fixture(scope="module")
 def server():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "streamlit",
-            "run",
-            str(ROOT / "app.py"),
-            "--server.port",
-            str(port),
-            "--server.address",
-            "127.0.0.1",
-            "--server.headless",
-            "true",
-            "--server.fileWatcherType",
-            "none",
-        ],
-        cwd=ROOT,
-        env=dict(os.environ, STREAMLIT_BROWSER_GATHER_USAGE_STATS="false"),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-    )
-    url = f"http://127.0.0.1:{port}"
-    for _ in range(120):
-        try:
-            if urllib.request.urlopen(f"{url}/_stcore/health", timeout=1).read() == b"ok":
-                break
-        except OSError:
-            time.sleep(0.5)
-    else:
-        proc.kill()
-        pytest.fail("the app did not start: " + proc.stdout.read().decode(errors="replace")[-2000:])
-    yield url
-    proc.terminate()
-    proc.wait(timeout=20)
-
-
-def settle(pg) -> None:
-    pg.wait_for_timeout(400)
-    pg.wait_for_function(
-        "() => !document.querySelector('[data-stale=\"true\"]') && "
-        '!document.querySelector(\'[data-testid="stStatusWidget"] [data-testid="stStatusWidgetRunningIcon"]\')'
-    )
-    pg.wait_for_timeout(300)
+    with running_app(wait_s=120) as url:
+        yield url
 
 
 @pytest.mark.slow  # about 40 s at a load average of 7, most of it the app's first model load

@@ -6,84 +6,21 @@ browser is a failure, since .ci/run installs it. Screenshots go to test-results/
 
 from __future__ import annotations
 
-import os
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
 from pathlib import Path
 
 import pandas as pd
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-CHROMIUM = Path("/usr/bin/chromium")
-RESULTS = ROOT / "test-results"
-ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
+from tests.browser import ARGS, CHROMIUM, RESULTS, require_chromium, running_app, settle
 
-if not CHROMIUM.exists():
-    if os.environ.get("CI"):
-        pytest.fail(
-            "CI must run the browser tests, but /usr/bin/chromium is missing (see .ci/run)",
-            pytrace=False,
-        )
-    pytest.skip("Debian's chromium (/usr/bin/chromium) is not installed", allow_module_level=True)
+require_chromium()
 playwright = pytest.importorskip("playwright.sync_api")
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture(scope="module")
 def server():
-    port = _free_port()
-    env = dict(os.environ, STREAMLIT_BROWSER_GATHER_USAGE_STATS="false")
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "streamlit",
-            "run",
-            str(ROOT / "app.py"),
-            "--server.port",
-            str(port),
-            "--server.address",
-            "127.0.0.1",
-            "--server.headless",
-            "true",
-            "--server.fileWatcherType",  # no polling of every module (CPU the app needs)
-            "none",
-        ],
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-    )
-    url = f"http://127.0.0.1:{port}"
-    for _ in range(120):
-        try:
-            if urllib.request.urlopen(f"{url}/_stcore/health", timeout=1).read() == b"ok":
-                break
-        except OSError:
-            time.sleep(0.5)
-    else:
-        proc.kill()
-        pytest.fail("the app did not start: " + proc.stdout.read().decode(errors="replace")[-2000:])
-    yield url
-    proc.terminate()
-    proc.wait(timeout=20)
+    with running_app(wait_s=120) as url:
+        yield url
 
 
 @pytest.fixture(scope="module")
@@ -104,16 +41,6 @@ def page(server, browser):
     settle(pg)
     yield pg
     context.close()
-
-
-def settle(pg) -> None:
-    """Wait for the rerun to finish: no stale elements and no running indicator."""
-    pg.wait_for_timeout(400)
-    pg.wait_for_function(
-        "() => !document.querySelector('[data-stale=\"true\"]') && "
-        '!document.querySelector(\'[data-testid="stStatusWidget"] [data-testid="stStatusWidgetRunningIcon"]\')'
-    )
-    pg.wait_for_timeout(300)
 
 
 def goto(pg, title: str) -> None:

@@ -10,37 +10,15 @@ from __future__ import annotations
 
 import os
 import shutil
-import signal
-import socket
 import subprocess
-import sys
-import time
-import urllib.request
 from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-CHROMIUM = Path("/usr/bin/chromium")
-RESULTS = ROOT / "test-results"
-ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
+from tests.browser import ARGS, CHROMIUM, RESULTS, require_chromium, running_app, settle
 
-if not CHROMIUM.exists():
-    if os.environ.get("CI"):
-        pytest.fail(
-            "CI must run the browser tests, but /usr/bin/chromium is missing (see .ci/run)",
-            pytrace=False,
-        )
-    pytest.skip("Debian's chromium (/usr/bin/chromium) is not installed", allow_module_level=True)
+require_chromium()
 playwright = pytest.importorskip("playwright.sync_api")
 
 
@@ -56,22 +34,6 @@ def _strace() -> str:
     return strace
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _settle(pg) -> None:
-    pg.wait_for_timeout(400)
-    pg.wait_for_function(
-        "() => !document.querySelector('[data-stale=\"true\"]') && "
-        '!document.querySelector(\'[data-testid="stStatusWidget"] '
-        '[data-testid="stStatusWidgetRunningIcon"]\')'
-    )
-    pg.wait_for_timeout(300)
-
-
 def _outside_connections(trace: Path) -> list[str]:
     outside = []
     for line in trace.read_text().splitlines():
@@ -84,45 +46,9 @@ def _outside_connections(trace: Path) -> list[str]:
 
 def test_the_map_page_connects_to_nothing_outside_loopback(tmp_path):
     strace = _strace()
-    port = _free_port()
     trace = tmp_path / "trace.txt"
-    proc = subprocess.Popen(
-        [
-            strace,
-            "-f",
-            "-e",
-            "trace=connect,sendto",
-            "-o",
-            str(trace),
-            sys.executable,
-            "-m",
-            "streamlit",
-            "run",
-            str(ROOT / "app.py"),
-            "--server.port",
-            str(port),
-            "--server.headless",
-            "true",
-            "--server.fileWatcherType",
-            "none",
-        ],
-        cwd=ROOT,
-        env=dict(os.environ, STREAMLIT_BROWSER_GATHER_USAGE_STATS="false"),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,  # strace detaches on SIGTERM: stop the whole group
-    )
-    url = f"http://127.0.0.1:{port}"
     requests: list[str] = []
-    try:
-        for _ in range(180):
-            try:
-                if urllib.request.urlopen(f"{url}/_stcore/health", timeout=1).read() == b"ok":
-                    break
-            except OSError:
-                time.sleep(0.5)
-        else:
-            pytest.fail("the app did not start under strace within 90 s")
+    with running_app([strace, "-f", "-e", "trace=connect,sendto", "-o", str(trace)], 90) as url:
         RESULTS.mkdir(exist_ok=True)
         with playwright.sync_playwright() as p:
             browser = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
@@ -131,25 +57,19 @@ def test_the_map_page_connects_to_nothing_outside_loopback(tmp_path):
             pg.set_default_timeout(90_000)
             pg.on("request", lambda r: requests.append(r.url))
             pg.goto(url)
-            _settle(pg)
+            settle(pg)
             pg.get_by_text("Built-in sample").first.wait_for()
             pg.locator('[data-testid="stSelectbox"]').first.click()
             pg.get_by_role("option", name="Geocoded patients", exact=False).first.click()
             pg.get_by_role("button", name="Load this sample").click()
-            _settle(pg)
+            settle(pg)
             pg.get_by_text("Locations (").first.wait_for()
             # the map is a plotly figure drawn in the page (WebGL points and a heatmap)
             pg.locator(".js-plotly-plot").first.wait_for()
-            _settle(pg)
+            settle(pg)
             pg.screenshot(path=str(RESULTS / "map_offline.png"), full_page=True)
             context.close()
             browser.close()
-    finally:
-        os.killpg(proc.pid, signal.SIGTERM)
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
     assert requests, "the browser made no request at all (the page did not load)"
     browser_outside = [
         r
