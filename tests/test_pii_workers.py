@@ -202,3 +202,26 @@ def test_french_ner_alone_keeps_hyphenated_names_the_parser_splits():
     assert (0, 21, "PER") not in _entities(full(text))
     for sentence in FRENCH:  # sentences the parser does not cut: the same entities
         assert _entities(slim(sentence)) == _entities(full(sentence)), sentence
+
+
+def test_workers_never_rerun_the_main_script(small_chunks, monkeypatch, tmp_path):
+    """Under the dashboard (and AppTest) ``__main__`` is a page script: a spawned worker must not
+    run it. Here ``__main__`` is a script that would leave a marker file and then fail."""
+    import sys
+    import types
+
+    marker = tmp_path / "ran.txt"
+    script = tmp_path / "page.py"
+    script.write_text(
+        f"open({str(marker)!r}, 'w').write('ran')\nraise RuntimeError('a page script ran')\n"
+    )
+    page = types.ModuleType("__main__")
+    page.__file__ = str(script)
+    workers.shutdown_workers(wait=True)  # start new workers under this __main__
+    monkeypatch.setitem(sys.modules, "__main__", page)
+    data = _document(ENGLISH, 4)
+    single, _ = _run(data, "letter.txt", "0", monkeypatch)
+    parallel, _ = _run(data, "letter.txt", "1", monkeypatch)
+    assert parallel == single
+    assert not marker.exists()
+    assert sys.modules["__main__"] is page  # put back after the workers started

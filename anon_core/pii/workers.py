@@ -30,13 +30,16 @@ made with and without workers.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import multiprocessing
 import os
 import signal
+import sys
 import threading
+import types
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
@@ -161,6 +164,28 @@ def _worker_chunk(job: Job, texts: list[str]) -> list[Found]:
 
 
 # ----------------------------------------------------------------------------- the pool
+@contextlib.contextmanager
+def _plain_main() -> Iterator[None]:
+    """Spawn workers as if ``__main__`` were a bare module.
+
+    A spawned process first re-runs the parent's ``__main__`` file. Under the dashboard that is
+    the page script Streamlit is running (Streamlit installs each page as ``__main__``), and
+    under Streamlit's AppTest a generated script that only runs inside AppTest; a worker must
+    run neither. While the workers start, ``sys.modules["__main__"]`` is a module with no file,
+    so the child imports nothing but this module's functions.
+    """
+    main = sys.modules.get("__main__")
+    named = getattr(getattr(main, "__spec__", None), "name", None)
+    if main is None or named is not None or getattr(main, "__file__", None) is None:
+        yield  # run as a module (python -m) or interactively: nothing to re-run
+        return
+    sys.modules["__main__"] = types.ModuleType("__main__")
+    try:
+        yield
+    finally:
+        sys.modules["__main__"] = main
+
+
 _lock = threading.Lock()
 _pool: tuple[ProcessPoolExecutor, Future, int] | None = None
 
@@ -179,7 +204,11 @@ def _executor(count: int) -> tuple[ProcessPoolExecutor, Future] | None:
                     mp_context=multiprocessing.get_context("spawn"),
                     initializer=_start_worker,
                 )
-                _pool = (executor, executor.submit(_ready), count)
+                # One job per worker while none is idle spawns every worker now, under a plain
+                # __main__ (see _plain_main); the first job's end says a worker is ready.
+                with _plain_main():
+                    started = [executor.submit(_ready) for _ in range(count)]
+                _pool = (executor, started[0], count)
             except (OSError, RuntimeError) as exc:
                 log.warning(
                     "worker processes cannot start (%s): text is analysed in this process",
