@@ -45,6 +45,7 @@ from anon_core.pii.recognizers import (  # noqa: F401 - PHONE_REGIONS re-exporte
     iban_recognizer_class,
     national_phone_recognizer,
     nir_recognizer,
+    phone_layout_recognizer,
 )
 
 log = logging.getLogger(__name__)
@@ -345,6 +346,7 @@ def _predefined_recognizers(language: str = LANGUAGE) -> list[Any]:
         iban,
         phone,
         national_phone_recognizer(language),
+        phone_layout_recognizer(language),
         card_recognizer(language),
         address_recognizer(language),
         nir_recognizer(language),

@@ -271,3 +271,80 @@ def nir_recognizer(language: str) -> Any:
         context=["sécurité sociale", "securite sociale", "nir", "insee", "social security"],
         supported_language=language,
     )
+
+
+# ----------------------------------------------------------------------------- phone layouts
+#: A phone written with separators: an optional country code (+33, 0033, 1), an optional area
+#: code in brackets, up to six digit groups split by single spaces, hyphens or dots, and an
+#: optional extension ("x89", "ext. 12").
+PHONE_LAYOUT = (
+    r"(?<![\w+.,/:$€£¥-])"
+    r"(?:(?:\+|00)\d{1,3}[ .-]?(?:\(0\)[ .-]?)?|1[ .-](?=\())?"
+    r"(?:\(\d{1,5}\)[ .-]?)?"
+    r"\d{1,10}(?:[ .-]\d{1,10}){0,5}"
+    r"(?:[ ]?(?:x|ext\.?|extension)[ ]?\d{1,5})?"
+    r"(?![\w.,/:-]?\d)"
+)
+_EXTENSION = re.compile(r"[ ]?(?:x|ext\.?|extension)[ ]?\d{1,5}$")
+#: Thousands grouping ("1 234 567", "12.345.678"): an amount, not a phone.
+_AMOUNT = re.compile(r"\d{1,2}(?:[ .,]\d{3}){2,}")
+_IBAN_HEAD = re.compile(r"[A-Za-z]{2}\d{2}[ -]$")
+#: Words that make a digit run a phone number when one of them ends within 60 characters before it.
+_PHONE_CUE = re.compile(
+    r"\b(?:phone|tel|telephone|mobile|cell|call|called|calling|fax|contact|reach|dial|ring|text|"
+    r"sms|whatsapp|hotline|number|téléphone|portable|appeler|telefon|handy|rufen|teléfono|móvil|"
+    r"llamar|telefono|cellulare|numero|número|chiamare)\w*\b",
+    re.IGNORECASE,
+)
+
+
+def phone_layout_value_ok(value: str) -> bool:
+    """Whether a matched run can be a phone: 7-15 digits before any extension, at least one
+    separator, bracket or plus sign, and no date, SSN, IPv4, ZIP+4, amount or card shape."""
+    core = _EXTENSION.sub("", value)
+    digits = re.sub(r"\D", "", core)
+    if not 7 <= len(digits) <= 15 or not re.search(r"[ .()+-]", core):
+        return False
+    if _NOT_A_PHONE.fullmatch(core) or _AMOUNT.fullmatch(core):
+        return False
+    return not (len(digits) >= 13 and luhn_valid(digits))
+
+
+def phone_layout_recognizer(language: str) -> Any:
+    """Phone numbers by layout, valid or not in any numbering plan ("(766)217-6031x3721").
+
+    A run passing :func:`phone_layout_value_ok` scores 0.9 when a phone cue word ("call",
+    "phone", "tel", "number", ...) ends within 60 characters before it, 0.6 without a cue when
+    the layout alone says phone (country code, bracketed area code or extension), and is
+    dropped otherwise. The high score lets it win over a date the NER model reads in the digits.
+    """
+    from presidio_analyzer import Pattern, PatternRecognizer
+
+    class PhoneLayoutRecognizer(PatternRecognizer):
+        def validate_result(self, pattern_text: str) -> bool | None:
+            return None if phone_layout_value_ok(pattern_text) else False
+
+        def analyze(
+            self, text: str, entities: Any, nlp_artifacts: Any = None, regex_flags: Any = None
+        ):
+            kept = []
+            for r in super().analyze(text, entities, nlp_artifacts, regex_flags) or []:
+                before = text[max(0, r.start - 60) : r.start]
+                if _IBAN_HEAD.search(before):
+                    continue
+                value = text[r.start : r.end]
+                if _PHONE_CUE.search(before):
+                    r.score = 0.9
+                elif value.startswith(("+", "00", "(")) or "(" in value or _EXTENSION.search(value):
+                    r.score = 0.6
+                else:
+                    continue
+                kept.append(r)
+            return kept
+
+    return PhoneLayoutRecognizer(
+        supported_entity="PHONE_NUMBER",
+        name="Phone number (layout and cue words)",
+        patterns=[Pattern("phone layout", PHONE_LAYOUT, 0.4)],
+        supported_language=language,
+    )
