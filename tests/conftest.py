@@ -44,3 +44,20 @@ def adult_hierarchies():
         p.stem.removeprefix("adult_hierarchy_"): Hierarchy.from_csv(p)
         for p in sorted(ADULT.glob("adult_hierarchy_*.csv"))
     }
+
+
+@pytest.fixture(scope="session")
+def english():
+    """The PII engine with the English model (loaded once per test process)."""
+    from anon_core.pii.engine import load_engine
+
+    return load_engine()
+
+
+def found_entities(engine, text: str) -> list[tuple[str, str]]:
+    """(entity type, text) of what ``engine`` finds in ``text``, overlaps resolved as the
+    de-identification resolves them."""
+    from anon_core.pii.scan import resolve_overlaps
+
+    res = engine.analyze_batch([text])[0]
+    return [(s.entity, text[s.start : s.end]) for s in resolve_overlaps(res, text)]

@@ -12,8 +12,8 @@ import re
 
 import pytest
 
-from anon_core.pii.engine import load_engine
 from anon_core.pii.scan import Span, _plausible, resolve_overlaps
+from tests.conftest import found_entities
 
 SENTENCES = [
     # English
@@ -144,22 +144,12 @@ def test_the_parser_marks_spans_by_hand_worked_example():
 
 
 # ----------------------------------------------------------------------------- pattern fixes
-@pytest.fixture(scope="module")
-def english():
-    return load_engine()
-
-
-def _found(engine, text: str) -> list[tuple[str, str]]:
-    res = engine.analyze_batch([text])[0]
-    return [(s.entity, text[s.start : s.end]) for s in resolve_overlaps(res, text)]
-
-
 @pytest.mark.parametrize(
     "number",
     ["699 956 915", "347 123 4567", "044 668 18 00", "(99) 645-791", "+34 912 345 678"],
 )
-def test_european_phone_numbers_are_found(english, number):
-    assert ("PHONE_NUMBER", number) in _found(english, f"Her number is {number} since May.")
+def test_european_phone_numbers_arefound_entities(english, number):
+    assert ("PHONE_NUMBER", number) in found_entities(english, f"Her number is {number} since May.")
 
 
 @pytest.mark.parametrize("value", ["02/16/2023", "145-71-0426", "203.0.113.49"])
@@ -174,26 +164,26 @@ def test_dates_ssns_and_ips_are_not_national_phone_numbers(value):
     "iban",
     ["be68 5390 0754 7034", "fr14 2004 1010 0505 0001 3m02 606", "gb82 west 1234 5698 7654 32"],
 )
-def test_lower_case_ibans_are_found(english, iban):
-    assert ("IBAN_CODE", iban) in _found(english, f"Wire it to {iban} today.")
+def test_lower_case_ibans_arefound_entities(english, iban):
+    assert ("IBAN_CODE", iban) in found_entities(english, f"Wire it to {iban} today.")
 
 
 def test_a_lower_case_iban_with_wrong_check_digits_is_not_an_iban(english):
     # BE68 is right for this account; BE69 is not (ISO 13616 mod-97 check)
-    found = _found(english, "Wire it to be69 5390 0754 7034 today.")
+    found = found_entities(english, "Wire it to be69 5390 0754 7034 today.")
     assert not [e for e, _ in found if e == "IBAN_CODE"]
 
 
 @pytest.mark.parametrize(
     "card", ["2223000048410010", "6304 0000 0000 0000 018", "4539-1488-0343-6467"]
 )
-def test_luhn_valid_cards_of_13_to_19_digits_are_found(english, card):
-    assert ("CREDIT_CARD", card) in _found(english, f"Paid with card {card} on Monday.")
+def test_luhn_valid_cards_of_13_to_19_digits_arefound_entities(english, card):
+    assert ("CREDIT_CARD", card) in found_entities(english, f"Paid with card {card} on Monday.")
 
 
 def test_a_luhn_invalid_number_is_not_a_card(english):
     # 2223000048410011: last digit changed, the Luhn sum is no longer a multiple of 10
-    found = _found(english, "Paid with card 2223000048410011 on Monday.")
+    found = found_entities(english, "Paid with card 2223000048410011 on Monday.")
     assert not [e for e, _ in found if e == "CREDIT_CARD"]
 
 
@@ -505,8 +495,8 @@ def test_fake_emails_are_valid_addresses_at_reserved_domains():
         ("The form was signed by Quillon Abernethy yesterday.", "Quillon Abernethy"),
     ],
 )
-def test_names_after_cue_phrases_and_with_initials_are_found(english, text, name):
-    assert ("PERSON", name) in _found(english, text)
+def test_names_after_cue_phrases_and_with_initials_arefound_entities(english, text, name):
+    assert ("PERSON", name) in found_entities(english, text)
 
 
 @pytest.mark.parametrize(
@@ -519,4 +509,4 @@ def test_names_after_cue_phrases_and_with_initials_are_found(english, text, name
     ],
 )
 def test_cue_phrases_do_not_tag_ordinary_words(english, text):
-    assert [v for e, v in _found(english, text) if e == "PERSON"] == []
+    assert [v for e, v in found_entities(english, text) if e == "PERSON"] == []

@@ -11,21 +11,10 @@ from __future__ import annotations
 
 import pytest
 
-from anon_core.pii.engine import load_engine
 from anon_core.pii.language import engine_for
 from anon_core.pii.names import STRONG, NameSpan, gazetteer, review_entities
 from anon_core.pii.recognizers import nir_valid
-from anon_core.pii.scan import resolve_overlaps
-
-
-@pytest.fixture(scope="module")
-def english():
-    return load_engine()
-
-
-def _found(engine, text: str) -> list[tuple[str, str]]:
-    res = engine.analyze_batch([text])[0]
-    return [(s.entity, text[s.start : s.end]) for s in resolve_overlaps(res, text)]
+from tests.conftest import found_entities
 
 
 @pytest.mark.parametrize(
@@ -37,12 +26,14 @@ def _found(engine, text: str) -> list[tuple[str, str]]:
         ("Ines, Radu and Mirela attended the hearing.", "Ines"),
     ],
 )
-def test_names_the_model_misses_are_found(english, text, name):
-    assert ("PERSON", name) in _found(english, text)
+def test_names_the_model_misses_arefound_entities(english, text, name):
+    assert ("PERSON", name) in found_entities(english, text)
 
 
 def test_a_possessive_is_not_part_of_the_name(english):
-    assert ("PERSON", "Mirela Dragomir") in _found(english, "Mirela Dragomir's car was towed.")
+    assert ("PERSON", "Mirela Dragomir") in found_entities(
+        english, "Mirela Dragomir's car was towed."
+    )
 
 
 @pytest.mark.parametrize(
@@ -56,7 +47,7 @@ def test_a_possessive_is_not_part_of_the_name(english):
     ],
 )
 def test_words_that_are_no_identifiers_are_left_alone(english, text, entity):
-    found = _found(english, text)
+    found = found_entities(english, text)
     if entity is None:
         assert found == []
     else:
@@ -65,14 +56,14 @@ def test_words_that_are_no_identifiers_are_left_alone(english, text, entity):
 
 def test_the_word_iban_is_not_an_organization(english):
     text = "Wire the refund to IBAN GB82 WEST 1234 5698 7654 32 today."
-    found = _found(english, text)
+    found = found_entities(english, text)
     assert ("IBAN_CODE", "GB82 WEST 1234 5698 7654 32") in found
     assert "ORGANIZATION" not in {e for e, _ in found}
 
 
 def test_an_international_street_address_is_one_span(english):
     text = "Deliver the parcel to 14 Kastanienallee 7, Berlin."
-    spans = [v for e, v in _found(english, text) if e == "STREET_ADDRESS"]
+    spans = [v for e, v in found_entities(english, text) if e == "STREET_ADDRESS"]
     assert spans and spans[0].startswith("14 Kastanienallee 7, Berlin")
 
 
@@ -131,21 +122,21 @@ def french():
 
 def test_a_valid_nir_is_found_and_an_invalid_one_is_not(french):
     good = f"Numéro de sécurité sociale : {VALID_NIR}"
-    assert ("FR_NIR", VALID_NIR) in _found(french, good)
+    assert ("FR_NIR", VALID_NIR) in found_entities(french, good)
     bad = "Numéro de sécurité sociale : 2 55 08 14 168 025 39"
-    assert "FR_NIR" not in {e for e, _ in _found(french, bad)}
+    assert "FR_NIR" not in {e for e, _ in found_entities(french, bad)}
 
 
 def test_a_french_street_address_is_one_span(french):
     text = "Le colis part au 11, rue des Tilleuls, 69003 Lyon."
-    spans = [v for e, v in _found(french, text) if e == "STREET_ADDRESS"]
+    spans = [v for e, v in found_entities(french, text) if e == "STREET_ADDRESS"]
     assert spans and spans[0].startswith("11, rue des Tilleuls, 69003 Lyon")
 
 
 def test_an_iban_the_french_model_calls_a_name_stays_an_iban(french):
     # fr_core_news_md tags "IBAN FR14 ..." as a person or a place; the number is the IBAN's
     text = "Remboursement sur l'IBAN FR1420041010050500013M02606 demandé par Paul Martin."
-    found = _found(french, text)
+    found = found_entities(french, text)
     assert ("IBAN_CODE", "FR1420041010050500013M02606") in found
     assert ("PERSON", "Paul Martin") in found
 
@@ -154,7 +145,9 @@ def test_an_amex_number_whose_last_digits_look_like_a_nir_key_stays_a_card(engli
     # 375428343351417 passes Luhn and 97 - (3754283433514 mod 97) = 17, but a NIR starts with 1 or 2
     assert 97 - 3754283433514 % 97 == 17
     assert not nir_valid("375428343351417")
-    assert ("CREDIT_CARD", "375428343351417") in _found(english, "Charge card 375428343351417 now")
+    assert ("CREDIT_CARD", "375428343351417") in found_entities(
+        english, "Charge card 375428343351417 now"
+    )
 
 
 def test_review_ends_a_model_span_at_the_line_end():

@@ -10,19 +10,8 @@ from __future__ import annotations
 
 import pytest
 
-from anon_core.pii.engine import load_engine
 from anon_core.pii.recognizers import phone_layout_value_ok
-from anon_core.pii.scan import resolve_overlaps
-
-
-@pytest.fixture(scope="module")
-def english():
-    return load_engine()
-
-
-def _found(engine, text: str) -> list[tuple[str, str]]:
-    res = engine.analyze_batch([text])[0]
-    return [(s.entity, text[s.start : s.end]) for s in resolve_overlaps(res, text)]
+from tests.conftest import found_entities
 
 
 @pytest.mark.parametrize(
@@ -40,8 +29,8 @@ def _found(engine, text: str) -> list[tuple[str, str]]:
         ("Contact the office at (007) 5183926 during the week.", "(007) 5183926"),
     ],
 )
-def test_phone_layouts_are_found(english, text, phone):
-    assert ("PHONE_NUMBER", phone) in _found(english, text)
+def test_phone_layouts_arefound_entities(english, text, phone):
+    assert ("PHONE_NUMBER", phone) in found_entities(english, text)
 
 
 @pytest.mark.parametrize(
@@ -58,7 +47,7 @@ def test_phone_layouts_are_found(english, text, phone):
     ],
 )
 def test_non_phones_next_to_phone_words_stay_untagged(english, text):
-    assert not [v for kind, v in _found(english, text) if kind == "PHONE_NUMBER"]
+    assert not [v for kind, v in found_entities(english, text) if kind == "PHONE_NUMBER"]
 
 
 @pytest.mark.parametrize(
