@@ -50,6 +50,18 @@ _CELL_SUFFIX = r"\s+\((?:H3 [0-9a-fA-F]+|[\d,.]+ m cell)\)\s*$"
 ROUNDINGS = ((3, "100 m"), (2, "1 km"))
 
 
+def _geo_section(config: Mapping[str, Any] | None) -> Any:
+    """The configuration's ``geo`` section parsed, or None when it has none or it is invalid
+    (the configuration's own check reports why)."""
+    raw = (config or {}).get("geo")
+    if raw is None:
+        return None
+    try:
+        return parse_geo_section(raw)
+    except AnonError:
+        return None
+
+
 def location_columns(
     config: Mapping[str, Any] | None, frame: pd.DataFrame
 ) -> tuple[str, ...] | None:
@@ -57,11 +69,9 @@ def location_columns(
     point column. The configuration's ``geo`` section when it has one, else a pair named like
     latitude/longitude (lat, lon, lng, ...) whose values are numbers in range; None when
     neither."""
-    raw = (config or {}).get("geo")
-    if raw is not None:
-        try:
-            section = parse_geo_section(raw)
-        except AnonError:
+    if (config or {}).get("geo") is not None:
+        section = _geo_section(config)
+        if section is None:
             return None
         if all(c in frame.columns for c in section.columns):
             return tuple(str(c) for c in section.columns)
@@ -155,13 +165,9 @@ def location_source(config: Mapping[str, Any] | None, frame: pd.DataFrame) -> di
     """The columns a location quasi-identifier can be made of: the ``geo`` section's pair or
     point column (``{"latitude", "longitude"}`` or ``{"point"}``), else the suggested pair; None
     when the table has no location or the section makes one already."""
-    raw = (config or {}).get("geo")
-    if raw is not None:
-        try:
-            section = parse_geo_section(raw)
-        except AnonError:
-            return None
-        if section.hierarchy is not None:
+    if (config or {}).get("geo") is not None:
+        section = _geo_section(config)
+        if section is None or section.hierarchy is not None:
             return None
         if section.point is not None:
             return {"point": section.point}
