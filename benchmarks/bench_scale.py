@@ -15,8 +15,18 @@ the pandas engine measured in the same run. CPU seconds (time.process_time of
 the measuring process, DuckDB's threads included, Spark's JVM not) are shown
 beside wall seconds: on a shared machine wall time also counts waiting for a core.
 
-    python benchmarks/bench_scale.py [--sizes 1M,10M,50M] [--engines pandas,duckdb,spark] [--data-dir DIR]
-        [--format parquet|csv] [--repeat 5]
+    python benchmarks/bench_scale.py [--sizes 1M,10M,50M] [--engines pandas,duckdb,spark,arx] [--data-dir DIR]
+        [--format parquet|csv] [--repeat 5] [--arx-classpath CP] [--arx-heap 2g]
+
+The engine ``arx`` (CSV only) runs ARX 3.9.2 on the same file in the same block, end to end:
+``benchmarks/arx/ArxRelease.java``, compiled once at the start, reads the CSV input and the
+hierarchies, searches the same optimum (k=5, 2% suppression, ARX's Loss, optimal search) and writes
+the released CSV with ARX's writer, each run in a fresh JVM. Its times are taken inside the JVM
+(start-up excluded, as the Python side excludes its imports); its CPU is the process CPU of all JVM
+threads; its peak is the JVM's resident set. ARX reads its input lazily, so its "search" column
+also covers reading and encoding the rows. The classpath is found as for bench_search.py
+(``--arx-classpath``, ``ARX_CLASSPATH`` or ``../arx-build/lib``); without it the engine is skipped
+with the reason.
 
 With ``--repeat N`` each (engine, size) runs N times, each in a fresh process: the row shows the
 median of every time (wall and CPU) and the largest peak; a second line gives the range of the
@@ -42,6 +52,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 ADULT = ROOT.parent / "shared" / "data" / "adult"
+ARX_HARNESS = Path(__file__).resolve().parent / "arx" / "ArxRelease.java"
 QIS = ["sex", "age", "race", "marital-status", "education", "native-country", "workclass"]
 #: format -> (seconds, per this many rows, peak bytes or None)
 TARGETS = {"parquet": (8.0, 10_000_000, 1024**3), "csv": (2.0, 1_000_000, None)}
@@ -74,21 +85,25 @@ def config_for(path: Path) -> dict:
 
 
 class PeakMemory:
-    """Largest summed RSS of this process and its descendants, sampled on a thread."""
+    """Largest summed RSS of a process (default: this one) and its descendants, sampled on a thread."""
 
-    def __init__(self, interval: float = 0.05) -> None:
+    def __init__(self, interval: float = 0.05, pid: int | None = None) -> None:
         import psutil
 
-        self.proc, self.peak, self.interval = psutil.Process(), 0, interval
+        self.proc, self.peak, self.interval = psutil.Process(pid), 0, interval
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
 
     def _sample(self) -> int:
         total = 0
-        for p in [self.proc, *self.proc.children(recursive=True)]:
+        try:
+            family = [self.proc, *self.proc.children(recursive=True)]
+        except Exception:  # the measured process has ended
+            return 0
+        for p in family:
             try:
                 total += p.memory_info().rss
-            except Exception:  # a child that just ended
+            except Exception:  # a child that just ended (or the process itself)
                 pass
         return total
 
@@ -167,6 +182,57 @@ def measure(engine: str, data: Path, out: Path) -> dict:
     return json.loads(lines[-1])
 
 
+class ArxEngine:
+    """ArxRelease.java compiled once into a temporary folder; ``measure`` runs it in a fresh JVM."""
+
+    def __init__(self, classpath: str, heap: str, build: Path) -> None:
+        import shutil
+
+        javac, java = shutil.which("javac"), shutil.which("java")
+        if javac is None or java is None:
+            raise RuntimeError("a JDK (java and javac) is not installed")
+        done = subprocess.run(
+            [javac, "-nowarn", "-cp", classpath, "-d", str(build), str(ARX_HARNESS)],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        if done.returncode != 0:
+            last = (done.stderr.strip().splitlines() or ["no message"])[-1]
+            raise RuntimeError(f"ArxRelease.java does not compile against {classpath!r}: {last}")
+        self.cmd = [java, f"-Xmx{heap}", "-cp", f"{build}{os.pathsep}{classpath}", "ArxRelease"]
+
+    def measure(self, data: Path, out: Path) -> dict:
+        hierarchies = [f"{q}={ADULT / f'adult_hierarchy_{q}.csv'}" for q in QIS]
+        cmd = [*self.cmd, str(data), ",", ";", str(out), "5", "0.02", *hierarchies]
+        cmd.append("insensitive=occupation,salary-class")
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        with PeakMemory(pid=proc.pid) as mem:
+            stdout, stderr = proc.communicate()
+        lines = [ln for ln in stdout.splitlines() if ln.startswith("{")]
+        if proc.returncode != 0 or not lines:
+            tail = (stderr.strip().splitlines() or ["no output"])[-1]
+            return {"engine": "arx", "error": tail}
+        found = json.loads(lines[-1])
+        found["peak_bytes"] = mem.peak
+        return found
+
+
+def start_arx(classpath: str | None, heap: str, build: Path) -> tuple[ArxEngine | None, str]:
+    """ARX's engine, or None and the reason it is skipped."""
+    import argparse as _argparse
+
+    from benchmarks.arx.runner import arx_classpath
+
+    cp = arx_classpath(_argparse.Namespace(arx_classpath=classpath, arx_jar=None))
+    if cp is None:
+        return None, "ARX is not built here (docs/benchmarks.md, 'Building ARX here')"
+    try:
+        return ArxEngine(cp, heap, build), f"ARX: {cp}, -Xmx{heap}, a fresh JVM per run"
+    except (RuntimeError, OSError) as exc:
+        return None, f"ARX is skipped: {exc}"
+
+
 def median_run(runs: list[dict]) -> dict:
     """One row from repeated runs: the median of every time, the largest peak memory."""
     good = [r for r in runs if "error" not in r]
@@ -212,6 +278,8 @@ def main() -> None:
     parser.add_argument(
         "--repeat", type=int, default=1, help="runs per engine and size (median shown)"
     )
+    parser.add_argument("--arx-classpath", default=None, help="ARX's classpath (engine arx)")
+    parser.add_argument("--arx-heap", default="2g", help="ARX's JVM heap limit (-Xmx)")
     args = parser.parse_args()
     if not (ADULT / "adult_hierarchy_age.csv").is_file():
         print(
@@ -231,6 +299,15 @@ def main() -> None:
             f"{'rows':>11} {'engine':>7} {'freq s':>8} {'search s':>9} {'write s':>8} {'total s':>8} "
             f"{'cpu s':>7} {'wr cpu':>7} {'peak GB':>8} {'vs target':>10} {'vs pandas':>10}  same output"
         )
+        arx = None
+        if "arx" in engines:
+            if args.format != "csv":
+                print("arx: skipped (the ARX engine reads and writes CSV; pass --format csv)")
+            else:
+                build = Path(tmp) / "arx-build"
+                build.mkdir()
+                arx, why = start_arx(args.arx_classpath, args.arx_heap, build)
+                print(why)
         print(header)
         for rows in sizes:
             data = generate(rows, folder, args.format)
@@ -241,9 +318,14 @@ def main() -> None:
                         f"{rows:>11,} {engine:>7}  skipped: the whole table in memory would exceed the machine"
                     )
                     continue
+                if engine == "arx" and arx is None:
+                    continue
                 out = Path(tmp) / f"released_{engine}_{rows}.{args.format}"
                 load_before = os.getloadavg()
-                runs = [measure(engine, data, out) for _ in range(max(1, args.repeat))]
+                if engine == "arx":
+                    runs = [arx.measure(data, out) for _ in range(max(1, args.repeat))]
+                else:
+                    runs = [measure(engine, data, out) for _ in range(max(1, args.repeat))]
                 r = median_run(runs)
                 results[engine] = r
                 if "error" in r:
@@ -262,13 +344,11 @@ def main() -> None:
                     (v for k, v in results.items() if k != engine and "error" not in v), None
                 )
                 if ref is not None:
+                    keys = ("transformation", "released_rows", "tuples")
                     same = (
                         "yes"
-                        if (
-                            ref["transformation"] == r["transformation"]
-                            and ref["released_rows"] == r["released_rows"]
-                            and ref["tuples"] == r["tuples"]
-                        )
+                        # ARX reports no tuple count: compare what both report
+                        if all(ref[k] == r[k] for k in keys if k in ref and k in r)
                         else "NO"
                     )
                 print(
@@ -287,6 +367,8 @@ def main() -> None:
                         f"{' '.join(f'{v:.1f}' for v in os.getloadavg())}",
                         flush=True,
                     )
+                for failed in (x for x in runs if "error" in x):
+                    print(f"{'':>11} a run failed (not counted): {failed['error']}", flush=True)
                 if engine == "duckdb" and rows == t_rows:
                     ok = r["total_s"] <= t_s and (t_bytes is None or r["peak_bytes"] <= t_bytes)
                     memory = f", <= {t_bytes / 1024**3:.0f} GB" if t_bytes else ""
