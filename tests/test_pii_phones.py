@@ -67,3 +67,75 @@ def test_non_phones_next_to_phone_words_stay_untagged(english, text):
 )
 def test_phone_layout_value_rules(value, ok):
     assert phone_layout_value_ok(value) is ok
+
+
+@pytest.mark.parametrize(
+    "text, phone",
+    [
+        ("Call the Helsinki office on (+358) 666193451 today.", "(+358) 666193451"),
+        ("Telefon: 03668/14538401, ab acht Uhr.", "03668/14538401"),
+        ("Please call me at 9290810033 tomorrow.", "9290810033"),
+        ("Ring me on 69 91 02 37 tomorrow.", "69 91 02 37"),  # the model reads a date in it
+        ("86 9217-4218 is the number of the front desk.", "86 9217-4218"),
+    ],
+)
+def test_bracketed_country_codes_slashes_unbroken_digits_and_folded_dates_are_found(
+    english, text, phone
+):
+    assert ("PHONE_NUMBER", phone) in found_entities(english, text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Call us on Monday, reference 20240312.",  # a compact date
+        "Please call before 2024-03-12 10:30.",  # a date, then a time
+        "The hotline was busy in 2019-2020 and in 2021 2022 2023.",  # years
+        "Quote 29908100331 when you write to us.",  # unbroken digits, no phone cue
+    ],
+)
+def test_dates_years_and_uncued_digit_runs_are_no_phones(english, text):
+    assert "PHONE_NUMBER" not in {e for e, _ in found_entities(english, text)}
+
+
+#: Faker locales whose phone_number() formats the generated set takes.
+PHONE_LOCALES = (
+    "en_US", "en_GB", "de_DE", "fr_FR", "es_ES", "it_IT", "nl_NL", "pl_PL", "pt_PT", "sv_SE",
+    "da_DK", "fi_FI", "en_AU", "en_IN", "en_CA", "de_AT", "de_CH", "nl_BE", "fr_CH", "no_NO",
+    "cs_CZ", "hu_HU", "ro_RO", "el_GR", "pt_BR", "es_MX", "en_NZ", "en_IE", "hr_HR", "sk_SK",
+)  # fmt: skip
+#: Sentences with a phone cue word, before or after the number.
+PHONE_SENTENCES = (
+    "Please call me at {} tomorrow.",
+    "My phone number is {}.",
+    "{} is the number of the front desk.",
+    "You can reach Anna on {} after six.",
+    "Ring {} if the parcel is late.",
+    "Her mobile: {}, her office line is unknown.",
+    "fax {} (accounts)",
+    "Tel. {}",
+)
+
+
+def test_generated_phone_numbers_of_thirty_locales_are_covered(english):
+    # 240 numbers: 8 per locale, each in a sentence with a cue word. Measured when written: 240
+    # of 240 covered (before the bracketed country code, slash, unbroken-digit and folded-date
+    # rules: 226). The floor, 98%, leaves room for formats a newer Faker adds.
+    from faker import Faker
+
+    from anon_core.pii.scan import resolve_overlaps
+
+    cases = []
+    for k, locale in enumerate(PHONE_LOCALES):
+        fake = Faker(locale)
+        fake.seed_instance(29)
+        for i in range(8):
+            number = fake.phone_number()
+            cases.append((PHONE_SENTENCES[(i + k) % len(PHONE_SENTENCES)].format(number), number))
+    results = english.analyze_batch([t for t, _ in cases])
+    covered = 0
+    for (text, number), res in zip(cases, results, strict=True):
+        at = text.index(number)
+        spans = [s for s in resolve_overlaps(res, text) if s.entity == "PHONE_NUMBER"]
+        covered += any(s.start <= at and at + len(number) <= s.end for s in spans)
+    assert covered >= 0.98 * len(cases), f"{covered} of {len(cases)}"

@@ -47,6 +47,20 @@ def luhn_valid(number: str) -> bool:
     return len(digits) >= 2 and luhn_check_digit(digits[:-1]) == digits[-1]
 
 
+#: Maestro's issuer prefixes (ISO/IEC 7812 IINs 50 and 56-69, and the legacy UK 0604): the
+#: only cards issued with 12 digits. Faker's ``maestro`` cards have 12 digits with these prefixes.
+_MAESTRO_12 = re.compile(r"(?:50|5[6-9]|6\d|0604)\d+")
+
+
+def card_number_valid(number: str) -> bool:
+    """Whether the digits of ``number`` can be a payment card: Luhn-valid, not one repeated digit,
+    and 13-19 digits, or 12 digits with a Maestro prefix (:data:`_MAESTRO_12`)."""
+    digits = re.sub(r"\D", "", number)
+    if not (13 <= len(digits) <= 19 or (len(digits) == 12 and _MAESTRO_12.fullmatch(digits))):
+        return False
+    return len(set(digits)) > 1 and luhn_valid(digits)
+
+
 def iban_remainder(rearranged: str) -> int:
     """The MOD 97-10 remainder of an alphanumeric string (letters A=10 ... Z=35)."""
     return int("".join(str(int(c, 36)) for c in rearranged)) % 97

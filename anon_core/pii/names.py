@@ -82,6 +82,13 @@ _DATE_WORD = re.compile(
 )
 #: A run of digits no name, place or organization holds (IBANs, cards, phones, IDs).
 _LONG_NUMBER = re.compile(r"\d{6,}|(?:\d[ .-]?){9,}")
+#: A run of digits with single separators; one of 7 digits or more without a date or time in it
+#: is a phone or an identifier the NER model folded into a DATE_TIME ("69 91 02 37 tomorrow").
+_DIGIT_RUN = re.compile(r"\d(?:[ ./()-]?\d)+")
+_DATE_IN_RUN = re.compile(
+    r"\d{1,4}([-/.])\d{1,2}\1\d{1,4}|\d:\d\d|^(?:(?:19|20)\d\d[ /-]?)+$"
+    r"|^(?:19|20)\d\d(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])$"
+)
 _POSSESSIVE = re.compile(r"['’]s$")
 _LIST_JOINERS = frozenset({",", "and", "&", "et", "und", "y", "e"})
 #: Scores: a name run with a given name and a surname outranks the model's ORGANIZATION (0.85).
@@ -307,6 +314,14 @@ def _overlaps(a: tuple[int, int], b: tuple[int, int]) -> bool:
     return a[0] < b[1] and b[0] < a[1]
 
 
+def _holds_number(text: str) -> bool:
+    """Whether ``text`` holds a run of 7 or more digits that is no date, time or year range."""
+    return any(
+        len(re.sub(r"\D", "", m.group(0))) >= 7 and not _DATE_IN_RUN.search(m.group(0))
+        for m in _DIGIT_RUN.finditer(text)
+    )
+
+
 def _only_identifier_words(text: str) -> bool:
     words = re.findall(r"[^\W_]+", text.lower())
     return bool(words) and all(w in IDENTIFIER_WORDS or w.isdigit() for w in words)
@@ -353,6 +368,8 @@ def review_entities(
                 continue
         if entity == "DATE_TIME" and not _DATE_WORD.search(text[start:end]):
             continue  # a duration ("a couple of months", "years"): no date to link on
+        if entity == "DATE_TIME" and _holds_number(text[start:end]):
+            continue  # a phone number read as a date: the digits are the pattern recognizers'
         if entity == "PERSON" and _POSSESSIVE.search(text[start:end]):
             end -= 2
         out.append((start, end, entity, score))

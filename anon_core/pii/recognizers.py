@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from anon_core.pii.checksums import luhn_valid
+from anon_core.pii.checksums import card_number_valid
 
 #: Regions whose phone number formats are recognised (libphonenumber region codes): the US and
 #: the European countries whose data this workbench meets. A number written with its country
@@ -22,26 +22,40 @@ PHONE_REGIONS = (
 MATCHER_PHONE_REGIONS = ("US", "GB", "DE", "FR")
 
 
+#: How a 12-digit card is written: unbroken or in three groups of four.
+_CARD_12_LAYOUT = re.compile(r"\d{12}|\d{4}([ -])\d{4}\1\d{4}")
+
+
+def card_value_ok(value: str) -> bool:
+    """Whether a run of digits is a payment card number (:func:`card_number_valid`): a 12-digit
+    Maestro number only unbroken or as 4-4-4, and never a valid French NIR (15 digits)."""
+    digits = re.sub(r"\D", "", value)
+    if len(digits) == 15 and nir_valid(digits):
+        return False  # a French social security number whose digits pass Luhn by chance
+    if len(digits) == 12 and not _CARD_12_LAYOUT.fullmatch(value.strip()):
+        return False
+    return card_number_valid(digits)
+
+
 def card_recognizer(language: str) -> Any:
-    """Any Luhn-valid 13-19 digit number (groups of digits split by single spaces or hyphens).
+    """Any Luhn-valid card number of 13-19 digits, or 12 with a Maestro prefix (groups of
+    digits split by single spaces or hyphens; never after a plus sign, which opens a phone).
 
     Groups of up to six digits, so American Express's 4-6-5 layout is read too.
     Presidio's ``CreditCardRecognizer`` only knows prefixes 1/3/4/5/6 and 13-16 digits, so
-    2-series Mastercard (2221-2720) and 17-19 digit cards (Maestro, UnionPay) pass it.
+    2-series Mastercard (2221-2720), 12-digit Maestro and 17-19 digit cards (Maestro,
+    UnionPay) pass it.
     """
     from presidio_analyzer import Pattern, PatternRecognizer
 
     class LuhnCardRecognizer(PatternRecognizer):
         def validate_result(self, pattern_text: str) -> bool:
-            digits = re.sub(r"\D", "", pattern_text)
-            if len(digits) == 15 and nir_valid(digits):
-                return False  # a French social security number whose digits pass Luhn by chance
-            return 13 <= len(digits) <= 19 and len(set(digits)) > 1 and luhn_valid(digits)
+            return card_value_ok(pattern_text)
 
     return LuhnCardRecognizer(
         supported_entity="CREDIT_CARD",
-        name="Card number (Luhn, 13-19 digits)",
-        patterns=[Pattern("card digits", r"(?<![\d-])\d{4}(?:[ -]?\d{1,6}){1,4}(?![\d-])", 0.3)],
+        name="Card number (Luhn, 12-19 digits)",
+        patterns=[Pattern("card digits", r"(?<![\d+-])\d{4}(?:[ -]?\d{1,6}){1,4}(?![\d-])", 0.3)],
         context=["card", "credit", "visa", "mastercard", "carte", "karte", "tarjeta", "carta"],
         supported_language=language,
     )
@@ -95,6 +109,8 @@ def iban_recognizer_class() -> type:
 _NOT_A_PHONE = re.compile(
     r"\d{4}[-/.]\d{1,2}[-/.]\d{1,2}|\d{1,2}[-/.]\d{1,2}[-/.]\d{2,4}"  # dates
     r"|\d{3}-\d{2}-\d{4}|\d{1,3}(?:\.\d{1,3}){3}|\d{5}-\d{4}"  # SSN, IPv4, ZIP+4
+    r"|(?:19|20)\d\d(?: ?[-/] ?| )(?:19|20)\d\d(?: (?:19|20)\d\d)*"  # years, a range of years
+    r"|(?:19|20)\d\d(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])"  # a compact date (20240312)
 )
 
 
@@ -114,7 +130,12 @@ def national_phone_recognizer(language: str) -> Any:
         def validate_result(self, pattern_text: str) -> bool | None:
             value = pattern_text.strip()
             digits = re.sub(r"\D", "", value)
-            if not 8 <= len(digits) <= 13 or _NOT_A_PHONE.fullmatch(value):
+            if (
+                not 8 <= len(digits) <= 13
+                or _NOT_A_PHONE.fullmatch(value)
+                or _DATE_FIRST.match(value)
+                or _AMOUNT.fullmatch(value)
+            ):
                 return False
             for region in regions:
                 try:
@@ -274,20 +295,22 @@ def nir_recognizer(language: str) -> Any:
 
 
 # ----------------------------------------------------------------------------- phone layouts
-#: A phone written with separators: an optional country code (+33, 0033, 1), an optional area
-#: code in brackets, up to six digit groups split by single spaces, hyphens or dots, and an
-#: optional extension ("x89", "ext. 12").
+#: A phone: an optional country code (+33, 0033, 1), an optional area code or country code in
+#: brackets ("(0471)", "(+358)"), up to six digit groups split by single spaces, hyphens, dots
+#: or slashes ("03668/145384"), and an optional extension ("x89", "ext. 12").
 PHONE_LAYOUT = (
     r"(?<![\w+.,/:$€£¥-])"
     r"(?:(?:\+|00)\d{1,3}[ .-]?(?:\(0\)[ .-]?)?|1[ .-](?=\())?"
-    r"(?:\(\d{1,5}\)[ .-]?)?"
-    r"\d{1,10}(?:[ .-]\d{1,10}){0,5}"
+    r"(?:\(\+?\d{1,5}\)[ .-]?)?"
+    r"\d{1,10}(?:[ ./-]\d{1,10}){0,5}"
     r"(?:[ ]?(?:x|ext\.?|extension)[ ]?\d{1,5})?"
     r"(?![\w.,/:-]?\d)"
 )
 _EXTENSION = re.compile(r"[ ]?(?:x|ext\.?|extension)[ ]?\d{1,5}$")
 #: Thousands grouping ("1 234 567", "12.345.678"): an amount, not a phone.
 _AMOUNT = re.compile(r"\d{1,2}(?:[ .,]\d{3}){2,}")
+#: A date, then a time or more digits ("2024-03-12 10:30"): the date's digits are no phone's.
+_DATE_FIRST = re.compile(r"(?:\d{4}([-/.])\d{1,2}\1\d{1,2}|\d{1,2}([-/.])\d{1,2}\2\d{4})\b")
 _IBAN_HEAD = re.compile(r"[A-Za-z]{2}\d{2}[ -]$")
 #: Words that make a digit run a phone number when one of them ends within 60 characters before it.
 _PHONE_CUE = re.compile(
@@ -296,6 +319,18 @@ _PHONE_CUE = re.compile(
     r"llamar|telefono|cellulare|numero|número|chiamare)\w*\b",
     re.IGNORECASE,
 )
+#: Cue words that make even an unbroken run of digits a phone ("call me at 9290810033"): the
+#: cues of :data:`_PHONE_CUE` without "number", "contact" and "text", which also precede order,
+#: account and card numbers.
+_STRONG_PHONE_CUE = re.compile(
+    r"\b(?:phone|tel|telephone|mobile|cell|call|called|calling|fax|reach|dial|ring|sms|whatsapp|"
+    r"hotline|téléphone|portable|appeler|telefon|handy|rufen|teléfono|móvil|llamar|telefono|"
+    r"cellulare|chiamare)\w*\b",
+    re.IGNORECASE,
+)
+_UNBROKEN = re.compile(r"\d{7,15}")
+#: A cue after the number, in the same clause ("86 9217-4218 is the number of the desk").
+_CUE_AFTER = 30
 
 
 def phone_layout_value_ok(value: str) -> bool:
@@ -303,26 +338,36 @@ def phone_layout_value_ok(value: str) -> bool:
     separator, bracket or plus sign, and no date, SSN, IPv4, ZIP+4, amount or card shape."""
     core = _EXTENSION.sub("", value)
     digits = re.sub(r"\D", "", core)
-    if not 7 <= len(digits) <= 15 or not re.search(r"[ .()+-]", core):
+    if not 7 <= len(digits) <= 15 or not re.search(r"[ ./()+-]", core):
         return False
-    if _NOT_A_PHONE.fullmatch(core) or _AMOUNT.fullmatch(core):
+    if _NOT_A_PHONE.fullmatch(core) or _AMOUNT.fullmatch(core) or _DATE_FIRST.match(core):
         return False
-    return not (len(digits) >= 13 and luhn_valid(digits))
+    return not ((len(digits) >= 13 or not value.startswith("+")) and card_value_ok(core))
 
 
 def phone_layout_recognizer(language: str) -> Any:
     """Phone numbers by layout, valid or not in any numbering plan ("(766)217-6031x3721").
 
     A run passing :func:`phone_layout_value_ok` scores 0.9 when a phone cue word ("call",
-    "phone", "tel", "number", ...) ends within 60 characters before it, 0.6 without a cue when
-    the layout alone says phone (country code, bracketed area code or extension), and is
-    dropped otherwise. The high score lets it win over a date the NER model reads in the digits.
+    "phone", "tel", "number", ...) ends within 60 characters before it or starts within 30
+    characters after it in the same clause, 0.6 without a cue when the layout alone says phone
+    (country code, bracketed area code or extension), and is dropped otherwise. An unbroken run
+    of 7-15 digits ("9290810033") is kept only after a strong cue (:data:`_STRONG_PHONE_CUE`:
+    not "number", which also precedes order and account numbers) and when it is no card or
+    compact date. The high score lets it win over a date the NER model reads in the digits.
     """
     from presidio_analyzer import Pattern, PatternRecognizer
 
     class PhoneLayoutRecognizer(PatternRecognizer):
         def validate_result(self, pattern_text: str) -> bool | None:
-            return None if phone_layout_value_ok(pattern_text) else False
+            value = pattern_text.strip()
+            if phone_layout_value_ok(value) or (
+                _UNBROKEN.fullmatch(value)
+                and not _NOT_A_PHONE.fullmatch(value)
+                and not card_value_ok(value)
+            ):
+                return None
+            return False
 
         def analyze(
             self, text: str, entities: Any, nlp_artifacts: Any = None, regex_flags: Any = None
@@ -333,7 +378,12 @@ def phone_layout_recognizer(language: str) -> Any:
                 if _IBAN_HEAD.search(before):
                     continue
                 value = text[r.start : r.end]
-                if _PHONE_CUE.search(before):
+                after = re.split(r"[.!?;\n]", text[r.end : r.end + _CUE_AFTER], maxsplit=1)[0]
+                if _UNBROKEN.fullmatch(value):
+                    if not _STRONG_PHONE_CUE.search(before):
+                        continue
+                    r.score = 0.9
+                elif _PHONE_CUE.search(before) or _PHONE_CUE.search(after):
                     r.score = 0.9
                 elif value.startswith(("+", "00", "(")) or "(" in value or _EXTENSION.search(value):
                     r.score = 0.6
