@@ -1,0 +1,461 @@
+"""Street addresses and postcodes in free text, whole: number, street, unit, city, region, postcode,
+country, in the layouts of many countries.
+
+Presidio has no address recognizer, and the small NER model finds at best the city and the
+country of "20789 Allika 46, Suite 501, Riisa, Estonia 62488". :func:`find_addresses` works in
+two steps:
+
+1. a **street** is found by its shape (:data:`STREET_CORES`): a house number and words ending in
+   a street type ("12 Kramer Court", "3911 fourth avenue"), a street word then a name and a
+   number ("Via Tasso 129", "ul. Północna 73", "5, avenue Samson"), a one-word street with a
+   street ending ("Drubinstraße 47-26", "Søndergade 52", "Kiannonkatu 98"), a post-office box,
+   or capitalised words with a house number when a leading number, a cue ("lives at",
+   "address:") or a following postcode says it is a street;
+2. the street **grows**: leftwards over a building number or a unit ("Flat 3", "Unit 37"),
+   rightwards over the parts after a comma, a line break (quoted "> " lines too) or a space: unit,
+   postcode and city ("06690 Groß-Gerau", "1170-669 Mealhada"), city with region and ZIP ("Lake
+   Maryland, NY 63294"), country with postcode ("Spain 61709").
+
+:func:`find_postcodes` finds a postcode alone (``ZIP_CODE``) after a cue word ("zip code",
+"postcode", "PLZ", "code postal", ...), or anywhere when its shape is unmistakable (a UK,
+Canadian or Irish postcode, a US ZIP+4). Numbers alone are never addresses. Patterns use the
+``regex`` module (Presidio's own dependency) for Unicode letter classes.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterator
+from typing import Any, NamedTuple
+
+
+class Found(NamedTuple):
+    start: int
+    end: int
+    score: float
+
+
+#: Score of a street alone, and of a street with a part after it or a cue before it.
+STREET_SCORE = 0.6
+ADDRESS_SCORE = 0.95
+POSTCODE_CUE_SCORE = 0.85
+POSTCODE_SHAPE_SCORE = 0.5
+
+#: English street types: USPS Publication 28 (Appendix C1) names and common abbreviations, and
+#: British and Australian ones.
+_ENGLISH_TYPES = """
+Alley Allee Aly Annex Anx Arcade Arc Avenue Ave Av Bayou Beach Bch Bend Bluff Bluffs Bottom Boulevard
+Blvd Branch Bridge Brg Brook Brooks Burg Burgs Bypass Camp Canyon Cape Causeway Cswy Center Centre Ctr
+Circle Cir Circles Cliff Cliffs Club Common Commons Corner Corners Course Court Ct Courts Cove Coves Creek
+Crescent Cres Crest Crossing Xing Crossroad Curve Dale Dam Divide Drive Dr Drives Estate Estates
+Expressway Expy Extension Ext Falls Ferry Field Fields Flats Ford Fords Forest Forge Forges Fork Forks
+Fort Freeway Fwy Garden Gardens Gdns Gateway Glen Glens Green Greens Grove Grv Groves Harbor Harbour
+Harbors Haven Heights Hts Highway Hwy Hill Hills Hollow Inlet Island Islands Isle Junction Jct
+Junctions Key Keys Knoll Knolls Lake Lakes Landing Lane Ln Light Lights Loaf Lock Locks Lodge Loop
+Mall Manor Manors Meadow Meadows Mews Mill Mills Mission Motorway Mount Mountain Mountains Neck Orchard
+Oval Overpass Park Parks Parkway Pkwy Parkways Pass Passage Path Pike Pine Pines Place Pl Plain Plains
+Plaza Plz Point Points Port Ports Prairie Radial Ramp Ranch Rapid Rapids Rest Ridge Ridges River Road
+Rd Roads Route Rte Row Rue Run Shoal Shoals Shore Shores Skyway Spring Springs Spur Spurs Square Sq
+Squares Station Stravenue Stream Street St Str Streets Summit Terrace Ter Tce Throughway Trace Track
+Trafficway Trail Trl Trailer Tunnel Turnpike Underpass Union Unions Valley Valleys Via Viaduct View
+Views Village Villages Ville Vista Walk Walks Wall Way Ways Well Wells Approach Close Chase Circuit
+Concourse Esplanade Laneway Parade Promenade Quay Rise Wharf Wynd Gate Gait Grange Hollow Nook Strand
+Access Amble Arcade Boardwalk Brace Brae Brow Copse Crossway Dell Edge Glade Lookout Outlook Pathway
+Ramble Retreat Ridgeway Tor Vale Walkway
+"""
+#: Street words written before the name: Romance, Slavic, Dutch, German and others ("Via Tasso",
+#: "Avenida de Mota", "ul. Północna", "Rue de Tanger", "Calle Mayor"). Matched as written.
+_OPENERS_CAPITALISED = """
+Rue Route Chemin Allée Impasse Quai Cours Boulevard Avenue Place Passage Square Voie Sentier Faubourg
+Via Viale Vicolo Piazza Piazzale Piazzetta Corso Largo Strada Contrada Borgo Rotonda Incrocio Stretto
+Canale Lungomare Calle Carrer Camino Avenida Avda. Avda Av. Paseo Plaza Ronda Rambla Glorieta
+Urbanización Callejón Cañada Alameda Acceso Cuesta Pasaje Pasadizo Vial Travesía Carretera Rua R.
+Travessa Praça Estrada Rodovia Jardim Ladeira Alameda Beco Ulica Ul. Aleja Al. Plac Osiedle Os.
+Strada Bulevardul Calea Piața Aleea Ulice Náměstí Utca Út Tér Odos Leoforos Plateia Straße Strasse
+"""
+#: French street words, which French writes in lower case ("11, rue de Boucher", "avenue Samson").
+_OPENERS_FRENCH_LOWER = (
+    "rue route chemin allée impasse quai cours boulevard avenue place passage square voie sentier "
+    "faubourg résidence lotissement hameau"
+)
+#: Polish, Czech and Slovak lower-case street words ("ul. Paderewskiego 77", "aleja Zielona 690").
+_OPENERS_OTHER_LOWER = "ul. ulica aleja al. plac pl. os. osiedle"
+#: Endings of one-word streets in Germanic, Nordic, Baltic, Finnish and Hungarian ("Pohlstrasse",
+#: "Wingertweg", "Søndergade", "Hansinegata", "Kiannonkatu", "Brixtonlaan", "Parkgatan").
+_ENDINGS = """
+straße strasse str. weg gasse platz allee ring damm ufer steig pfad chaussee markt graben zeile
+gade vej stræde allé gata gatan vägen väg stigen gränd torget veien vegen gaten bakken haugen stien
+svingen katu tie kuja polku bulevardi raitti laan straat gracht plein kade dreef singel steeg baan
+hof lei utca iela gatvė tänav põik ulica
+"""
+#: Words that open a street name after the house number but make it a quantity, not a street.
+_QUANTITY_WORDS = """
+euro euros dollar dollars pound pounds franc francs kronor kroner year years day days hour hours minute
+minutes week weeks month months page pages point points mile miles kilometer kilometers km songs times
+calories percent hundred thousand million billion people persons men women children kids items copies
+units pieces cars houses rooms
+"""
+#: Particles inside street and city names.
+_PARTICLES = (
+    "de do da dos das del della dei degli delle di du des la le les el al van von der den am im an "
+    "auf zum zur sur sous en y e i och og und et 's nad pod na u"
+)
+_PARTICLE_SET = frozenset(_PARTICLES.split())
+#: Lower-case words a capitalised street may hold: particles and lower-case street words.
+_LOWER_OK = frozenset(
+    (_PARTICLES + " " + _OPENERS_FRENCH_LOWER + " " + _OPENERS_OTHER_LOWER).replace(".", "").split()
+) | {"d", "l", "bis", "ter", "s"}
+#: Lower-case words that never belong to a street or city name (they start a sentence's rest).
+_STOP = frozenset(
+    """
+    a an the and or but if of to in on at by for from with as is are was were be been am i you he she
+    it we they me him her us them my your his its our their this that these those here there when then
+    than so not no do does did have has had will would can could should may might must about after
+    before over under into onto out up down off near next last first every each all some any please
+    call phone email tel send sent ship shipped deliver delivered live lives lived living moved move
+    """.split()
+)
+#: Words that open a line after an address but are no part of it.
+_NOT_PARTS = frozenset(
+    "tel tél phone telephone téléphone telefon telefono teléfono mobile mob cell fax email e-mail mail "
+    "web www http https iban vat tva ust bic swift account date ref re subject from to cc dear".split()
+)
+#: Words whose presence before an address makes "Name 12" a street ("lives at Jahu 80").
+_CUES = (
+    r"(?i:(?:\b(?:lives?|living|lived|resides?|residing|located|situated|moved|moving|stay(?:s|ing)?)"
+    r"\s+(?:at|on|in|to)|\baddress(?:e[sd])?\b[^\n.]{0,20}?(?:is|:|at|to)?|\b(?:ship|send|deliver|mail|post|"
+    r"forward|return)(?:ed|ing)?\s+(?:it\s+|them\s+|the\s+\w+\s+)?to|\bvisit\s+us\s+at|\bat\s+home\s+at|"
+    r"\bwohnt?\s+(?:in|an|am|auf)|\banschrift|\badresse|\bdomicil|\bhabite\s+(?:au|à|le|la)|\bdirecci[oó]n|"
+    r"\bindirizzo|\bmorada|\bendereço|\badres\b)\s*:?\s*$)"
+)
+
+
+def _words(block: str) -> list[str]:
+    return sorted(set(block.split()), key=lambda w: (-len(w), w))
+
+
+def _alternation(words: list[str], *, fold: bool = False) -> str:
+    import regex
+
+    body = "|".join(regex.escape(w) for w in words)
+    return f"(?i:{body})" if fold else f"(?:{body})"
+
+
+@functools.lru_cache(maxsize=1)
+def _patterns() -> dict[str, Any]:
+    """The compiled patterns (``regex`` module: Unicode letter classes), built once."""
+    import regex
+
+    cap = r"(?:\p{Lu}[\p{L}\p{M}'’]*(?:[.-]\p{L}[\p{L}\p{M}'’]*)*\.?|['’]s-\p{Lu}\p{L}*|['’]t[ \t]\p{Lu}\p{L}*)"
+    word = r"\p{L}[\p{L}\p{M}'’]*(?:-\p{L}[\p{L}\p{M}'’]*)*"
+    low = r"\p{Ll}[\p{Ll}\p{M}'’]*(?:-\p{Ll}[\p{Ll}\p{M}'’]*)*"
+    number = r"\d{1,5}(?:\s?[A-Za-z](?![\p{L}\d]))?(?:\s?[/-]\s?\d{1,4}[A-Za-z]?(?![\p{L}\d]))?"
+    house = rf"(?:{number}|S/N|s/n)"
+    particle = rf"(?:{_alternation(_PARTICLES.split())}(?![\p{{L}}'’-]))"
+    english = _alternation(_words(_ENGLISH_TYPES), fold=True)
+    openers = _alternation(_words(_OPENERS_CAPITALISED))
+    french = _alternation(_words(_OPENERS_FRENCH_LOWER))
+    other_lower = _alternation(_words(_OPENERS_OTHER_LOWER))
+    endings = _alternation(_words(_ENDINGS), fold=True)
+    quantity = _alternation(_words(_QUANTITY_WORDS), fold=True)
+    unit_word = (
+        r"(?i:apartment|apt\.?|apto\.?|suite|ste\.?|unit|flat|floor|fl\.|level|lvl|room|rm\.?|studio|"
+        r"building|bldg\.?|piso|planta|puerta|appartamento|interno|int\.|scala|étage|etage|bâtiment|"
+        r"stock|wohnung|whg\.?|lgh|bus|bte|boîte|mieszkanie|m\.|lok\.|piano|#)"
+    )
+    unit = rf"{unit_word}\s?(?:{number}|[A-Z\d]{{1,4}}\b)"
+    postcode = (
+        r"(?:[A-Z]{1,2}\d[A-Z\d]?\s?\d[A-Z]{2}"  # UK
+        r"|[A-Z]\d[A-Z]\s?\d[A-Z]\d"  # Canada
+        r"|[A-Z]\d{2}\s?[A-Z\d]{4}"  # Ireland (Eircode)
+        r"|\d{5}-\d{4}|\d{5}-\d{3}|\d{4}-\d{3}|\d{2}-\d{3}"  # US ZIP+4, Brazil, Portugal, Poland
+        r"|\d{4}\s?[A-Z]{2}(?![\p{L}])"  # Netherlands
+        r"|\d{3}\s\d{2}(?!\d)"  # Czechia, Slovakia, Sweden, Greece
+        r"|(?:[A-Z]{1,2}-)?\d{3,8})"  # digits (DE, FR, IT, ES, DK, NO, CH, AT, AU, ...)
+    )
+    region = r"(?:\(\p{L}{1,12}\)|/\s?\p{Lu}{2}\b)"
+    city = rf"(?:{cap}(?:[ \t]+(?:{particle}|{cap}|\(\p{{L}}+\)))*|\p{{Lu}}{{2,}}(?:[ \t-]\p{{Lu}}{{2,}})*)"
+    lower_city = rf"(?:{low}(?:[ \t]+{low}){{0,3}}(?:[ \t]+\(\p{{L}}+\))?)"
+    state = r"(?:\p{Lu}{2,3}\.?(?![\p{L}\d]))"
+    return {
+        "core": [
+            # 12 Kramer Court, 3911 fourth avenue, 868 Kevin Radial (English street types)
+            regex.compile(
+                rf"(?<![\w.,/-]){number}[ \t]+(?!{quantity}\b)(?:(?:{cap}|{low}|\d{{1,3}}(?:st|nd|rd|th))[ \t]+){{1,4}}"
+                rf"{english}s?(?![\p{{L}}\d])\.?"
+            ),
+            # Via Tasso 129, Avenida de Mota, 77, ul. Północna 73, 5, avenue Samson, Rue de Tanger
+            regex.compile(
+                rf"(?<![\w.-])(?:{number},?[ \t]+(?:(?i:bis|ter)[ \t]+)?)?"
+                rf"(?:{openers}|{french}|{other_lower})[ \t]+"
+                rf"(?:(?:{particle}|d['’]|l['’]|(?!{unit_word}(?![\p{{L}}]))(?:{cap}|\d{{1,2}}[º°ª]))[ \t]*){{0,5}}"
+                rf"(?!{unit_word}(?![\p{{L}}]))(?:{cap}|{word})"
+                rf"(?:,?[ \t]+{house}(?![\w-])(?![ \t]+(?!{unit_word})\p{{Lu}}\p{{Ll}}))?"
+            ),
+            # Drubinstraße 47-26, Søndergade 52, Augsburger Strasse 36, Murat-Heinrich-Allee 7740
+            regex.compile(
+                rf"(?<![\w.-])(?:{cap}[ \t]+){{0,2}}\p{{Lu}}[\p{{L}}\p{{M}}-]*?{endings}[ \t]+{house}(?![\w-])"
+            ),
+            regex.compile(
+                rf"(?<![\w.-])\p{{Ll}}[\p{{Ll}}\p{{M}}-]*?{endings}[ \t]+{number}(?![\w-])"
+            ),
+            # Gunnel Nymanin bulevardi 97, Sankt Jørgens gade 10: the street word apart
+            regex.compile(rf"(?<![\w.-])(?:{cap}[ \t]+){{1,3}}{endings}[ \t]+{house}(?![\w-])"),
+            # Flat 8\nDay Summit (British: a unit line, then a street without a number)
+            regex.compile(
+                rf"(?<![\w.-]){unit},?[ \t]*(?:\n[ \t>]*)?(?:{cap}[ \t]+){{1,3}}{english}s?(?![\p{{L}}\d])\.?"
+            ),
+            # P.O. Box 242, Postbox 53, Postfach 12 34, PSC 6477, Box 2981, USNS Smith
+            regex.compile(
+                r"(?<![\w.-])(?:(?i:p\.?\s?o\.?\s?box|post\s?box|post\s?fach|apartado(?:\s+de\s+correos)?|"
+                r"casella\s+postale|boîte\s+postale|b\.?p\.?)|PSC|Unit)[ \t]+\d{1,6}(?:[ \t]\d{2,4})?"
+                r"(?:,?[ \t]+Box[ \t]+\d{1,6})?"
+                r"|(?<![\w.-])(?:USNS|USNV|USS|USCGC)[ \t]+\p{Lu}\p{L}+"
+            ),
+        ],
+        # capitalised words with a house number: a street only with more evidence
+        "weak": regex.compile(
+            rf"(?<![\w.,/-])(?!{quantity}\b){cap}(?:[ \t]+(?:{particle}|{cap})){{0,3}}"
+            rf",?[ \t]+{number}(?![\w-])"
+        ),
+        "lead_number": regex.compile(rf"(?:(?<![\w.,/-]){number},?[ \t]+)$"),
+        "lead_unit": regex.compile(rf"(?:(?<![\w.-]){unit},?[ \t]*(?:\n[ \t>]*)?)$"),
+        "lead_cap": regex.compile(rf"(?<![\w.,/-]){number}[ \t]+$"),
+        "cue": regex.compile(_CUES),
+        "sep": regex.compile(r"[ \t]*(?:,[ \t]*(?:\n[ \t>]*)*|(?:\n[ \t>]*)+,?[ \t]*)"),
+        "space": regex.compile(r"[ \t]+"),
+        "unit": regex.compile(rf"{unit}(?![\w-])"),
+        "postcode_city": regex.compile(
+            rf"(?:{postcode}(?![\w-])(?:,?[ \t]+(?:{city}))?(?:[ \t]*{region})?"
+            rf"|{postcode}(?![\w-])[ \t]*\n[ \t>]*{city}(?=[ \t]*(?:\n|$)))"
+        ),
+        "city": regex.compile(
+            rf"{city}(?:[ \t]*{region})?(?:,?[ \t]+{state}(?![\p{{L}}]))?(?:,?[ \t]+{postcode}(?![\w-]))?"
+        ),
+        "lower_city": regex.compile(lower_city),
+        "military": regex.compile(r"(?:APO|FPO|DPO)[ \t]+(?:AA|AE|AP)[ \t]+\d{5}"),
+        "strong_postcode": regex.compile(
+            r"(?<![\w-])(?:[A-Z]{1,2}\d[A-Z\d]?[ ]\d[A-Z]{2}|[A-Z]\d[A-Z][ ]\d[A-Z]\d|\d{5}-\d{4})(?![\w-])"
+        ),
+        "postcode_cue": regex.compile(
+            r"(?i:\b(?:zip|zip\s?code|zipcode|postal\s?code|post\s?code|postcode|postleitzahl|plz|"
+            r"code\s+postal|cp|cap|c\.a\.p\.|c[oó]digo\s+postal|postnummer|postnr\.?|postinumero|"
+            r"kod\s+pocztowy|PSČ)\b(?:\s+(?:is|was|of|number|no\.?))?\s*[:#]?\s*)"
+            rf"(?P<code>{postcode})(?![\w-])"
+        ),
+        "part_word": regex.compile(r"\p{L}+"),
+    }
+
+
+def _has_stop_word(piece: str, pats: dict[str, Any]) -> bool:
+    """Whether a lower-case word of ``piece`` is a stop word ("and", "the", "please", ...)."""
+    return any(
+        w in _STOP and w not in _PARTICLE_SET
+        for w in pats["part_word"].findall(piece)
+        if w.islower() and len(w) > 1  # "12a": a house number's letter
+    )
+
+
+def _end_of_part(text: str, start: int, pats: dict[str, Any], lower: bool) -> int | None:
+    """End of one address part starting at ``start`` (unit, postcode and city, city, ...)."""
+    best = None
+    for name in ("unit", "military", "postcode_city", "city") + (("lower_city",) if lower else ()):
+        m = pats[name].match(text, start)
+        if m and m.end() > start and (best is None or m.end() > best):
+            best = m.end()
+    if best is None:
+        return None
+    piece = text[start:best]
+    words = pats["part_word"].findall(piece)
+    while (
+        words and words[-1] in _STOP and words[-1] not in _PARTICLE_SET
+    ):  # "Berlin and" never ends an address
+        cut = piece.rfind(words.pop())
+        piece = piece[:cut].rstrip(" \t,")
+        best = start + len(piece)
+    if not piece.strip() or _has_stop_word(piece, pats):
+        return None
+    if words and words[0].lower() in _NOT_PARTS:
+        return None  # "Tel. 555 0100" under an address is a phone, not a city
+    return best
+
+
+def _grow_right(
+    text: str, end: int, pats: dict[str, Any], lower: bool, lower_core: bool
+) -> tuple[int, int]:
+    """End of the address after its street, and how many parts were added."""
+    parts = 0
+    for _ in range(6):
+        sep = pats["sep"].match(text, end) or pats["space"].match(text, end)
+        if sep is None:
+            break
+        spaced = "," not in sep.group(0) and "\n" not in sep.group(0)
+        nxt = _end_of_part(text, sep.end(), pats, lower)
+        if nxt is None:
+            break
+        piece = text[sep.end() : nxt]
+        if spaced and not (
+            pats["unit"].fullmatch(piece)
+            or pats["postcode_city"].fullmatch(piece)
+            or pats["military"].fullmatch(piece)
+            or (lower_core and _line_rest(text, nxt) and _line_start(text, end, pats))
+        ):
+            break  # a part after a plain space must be a unit or a postcode
+        end, parts = nxt, parts + 1
+    while end > 0 and text[end - 1] == "." and not _abbreviation(text, end):
+        end -= 1
+    return end, parts
+
+
+def _line_rest(text: str, end: int) -> bool:
+    """Whether only spaces are left on the line after ``end``."""
+    line_end = text.find("\n", end)
+    return not text[end : len(text) if line_end < 0 else line_end].strip()
+
+
+def _line_start(text: str, end: int, pats: dict[str, Any]) -> bool:
+    """Whether the line up to ``end`` holds no stop word (an address line, not a sentence)."""
+    return not _has_stop_word(text[text.rfind("\n", 0, end) + 1 : end], pats)
+
+
+def _abbreviation(text: str, end: int) -> bool:
+    start = end - 1
+    while start > 0 and text[start - 1].isalpha():
+        start -= 1
+    return 0 < end - 1 - start <= 3  # "St.", "Ave." keep their dot; "Berlin." does not
+
+
+def _grow_left(text: str, start: int, pats: dict[str, Any]) -> int:
+    """Start of the address: a unit ("Flat 3", "Level 3") and a building number before the street."""
+    for name in ("lead_unit", "lead_number", "lead_unit"):
+        before = text[max(0, start - 40) : start]
+        m = pats[name].search(before)
+        if m:
+            start -= len(before) - m.start()
+    return start
+
+
+def _cued(text: str, start: int, pats: dict[str, Any]) -> bool:
+    return pats["cue"].search(text[max(0, start - 60) : start]) is not None
+
+
+#: Words that end like a one-word street ("-ring", "-hof", "-tie") but are common words.
+_NOT_STREETS = frozenset(
+    "spring string during bring thing ring king offspring hof weg tie pad lei baan zeile markt "
+    "ipad notepad".split()
+)
+
+
+def _cores(text: str, pats: dict[str, Any]) -> Iterator[tuple[int, int, bool]]:
+    """(start, end, strong) of every street shape; weak shapes need evidence around them."""
+    for i, pattern in enumerate(pats["core"]):
+        for m in pattern.finditer(text):
+            if i in (2, 3, 4):  # one-word street endings: not "Spring 2020"
+                first = m.group(0).split()[-2].lower()
+                if first in _NOT_STREETS or first.endswith("ing"):
+                    continue
+            yield m.start(), m.end(), True
+    for m in pats["weak"].finditer(text, overlapped=True):
+        yield m.start(), m.end(), False
+
+
+def find_addresses(text: str) -> list[Found]:
+    """Whole street addresses in ``text`` (non-overlapping, longest first)."""
+    pats = _patterns()
+    candidates: list[tuple[bool, Found]] = []
+    for start, end, strong in _cores(text, pats):
+        core = text[start:end]
+        letters = "".join(pats["part_word"].findall(core))
+        lower_core = letters == letters.lower()
+        names = [w for w in pats["part_word"].findall(core) if len(w) > 1]
+        if _has_stop_word(core, pats):
+            continue
+        if not lower_core and any(w.islower() and w not in _LOWER_OK for w in names):
+            continue  # "5 covers Spring": a street name is capitalised throughout, or not at all
+        left = _grow_left(text, start, pats)
+        cued = _cued(text, left, pats)
+        right, parts = _grow_right(text, end, pats, lower_core or cued, lower_core)
+        if lower_core and not (cued or parts or left < start):
+            continue  # lower-case text needs a cue, a building number or a city after it
+        if not strong and not (cued or left < start or _postcode_after(text, end, pats)):
+            continue
+        score = ADDRESS_SCORE if (parts or cued or left < start) else STREET_SCORE
+        candidates.append((strong, Found(left, right, score)))
+    kept: list[Found] = []
+    # a street of known shape first, then the longest ("Bitte an Mühlgasse 4/7" is weak)
+    for _, cand in sorted(candidates, key=lambda c: (not c[0], c[1].start - c[1].end, -c[1].score)):
+        if all(cand.end <= k.start or cand.start >= k.end for k in kept):
+            kept.append(cand)
+    return sorted(kept)
+
+
+def _postcode_after(text: str, end: int, pats: dict[str, Any]) -> bool:
+    sep = pats["sep"].match(text, end)
+    return bool(sep and pats["postcode_city"].match(text, sep.end()))
+
+
+def find_postcodes(text: str) -> list[Found]:
+    """Postcodes alone: after a cue word (score 0.85) or of an unmistakable shape (0.5)."""
+    pats = _patterns()
+    found = {
+        (m.start("code"), m.end("code")): POSTCODE_CUE_SCORE
+        for m in pats["postcode_cue"].finditer(text)
+    }
+    for m in pats["strong_postcode"].finditer(text):
+        found.setdefault((m.start(), m.end()), POSTCODE_SHAPE_SCORE)
+    return [Found(a, b, s) for (a, b), s in sorted(found.items())]
+
+
+def _recognizer(language: str, entity: str, name: str, finder: Any, context: list[str]) -> Any:
+    from presidio_analyzer import AnalysisExplanation, LocalRecognizer, RecognizerResult
+
+    class ShapeRecognizer(LocalRecognizer):
+        def load(self) -> None:  # nothing to load: patterns compile on first use
+            return None
+
+        def analyze(self, text: str, entities: Any, nlp_artifacts: Any = None) -> list[Any]:
+            if entities and entity not in entities:
+                return []
+            metadata = {
+                RecognizerResult.RECOGNIZER_NAME_KEY: self.name,
+                RecognizerResult.RECOGNIZER_IDENTIFIER_KEY: self.id,
+            }
+            return [
+                RecognizerResult(
+                    entity,
+                    f.start,
+                    f.end,
+                    f.score,
+                    analysis_explanation=AnalysisExplanation(
+                        recognizer=name, original_score=f.score, textual_explanation=name
+                    ),
+                    recognition_metadata=dict(metadata),
+                )
+                for f in finder(text)
+            ]
+
+    return ShapeRecognizer(
+        supported_entities=[entity], name=name, supported_language=language, context=context
+    )
+
+
+def address_recognizer(language: str) -> Any:
+    """Presidio recognizer of whole street addresses (``STREET_ADDRESS``), see :func:`find_addresses`."""
+    return _recognizer(
+        language,
+        "STREET_ADDRESS",
+        "Street address (international)",
+        find_addresses,
+        ["address", "lives", "street", "adresse", "rue", "domicile", "anschrift", "via"],
+    )
+
+
+def postcode_recognizer(language: str) -> Any:
+    """Presidio recognizer of postcodes alone (``ZIP_CODE``), see :func:`find_postcodes`."""
+    return _recognizer(
+        language,
+        "ZIP_CODE",
+        "Postcode (cue word or unmistakable shape)",
+        find_postcodes,
+        ["zip", "postal", "postcode", "plz"],
+    )
