@@ -103,7 +103,9 @@ _PARTICLES = (
 _PARTICLE_SET = frozenset(_PARTICLES.split())
 #: Lower-case words a capitalised street may hold: particles and lower-case street words.
 _LOWER_OK = frozenset(
-    (_PARTICLES + " " + _OPENERS_FRENCH_LOWER + " " + _OPENERS_OTHER_LOWER).replace(".", "").split()
+    (_PARTICLES + " " + _OPENERS_FRENCH_LOWER + " " + _OPENERS_OTHER_LOWER + " " + _ENDINGS)
+    .replace(".", "")
+    .split()
 ) | {"d", "l", "bis", "ter", "s"}
 #: Lower-case words that never belong to a street or city name (they start a sentence's rest).
 _STOP = frozenset(
@@ -123,7 +125,7 @@ _NOT_PARTS = frozenset(
 #: Words whose presence before an address makes "Name 12" a street ("lives at Jahu 80").
 _CUES = (
     r"(?i:(?:\b(?:lives?|living|lived|resides?|residing|located|situated|moved|moving|stay(?:s|ing)?)"
-    r"\s+(?:at|on|in|to)|\baddress(?:e[sd])?\b[^\n.]{0,20}?(?:is|:|at|to)?|\b(?:ship|send|deliver|mail|post|"
+    r"\s+(?:at|on|in|to)|\baddress(?:\s*:|\s+(?:is|was|at|to|now)\b)|\b(?:ship|send|deliver|mail|post|"
     r"forward|return)(?:ed|ing)?\s+(?:it\s+|them\s+|the\s+\w+\s+)?to|\bvisit\s+us\s+at|\bat\s+home\s+at|"
     r"\bwohnt?\s+(?:in|an|am|auf)|\banschrift|\badresse|\bdomicil|\bhabite\s+(?:au|à|le|la)|\bdirecci[oó]n|"
     r"\bindirizzo|\bmorada|\bendereço|\badres\b)\s*:?\s*$)"
@@ -194,10 +196,10 @@ def _patterns() -> dict[str, Any]:
             ),
             # Drubinstraße 47-26, Søndergade 52, Augsburger Strasse 36, Murat-Heinrich-Allee 7740
             regex.compile(
-                rf"(?<![\w.-])(?:{cap}[ \t]+){{0,2}}\p{{Lu}}[\p{{L}}\p{{M}}-]*?{endings}[ \t]+{house}(?![\w-])"
+                rf"(?<![\w.-])(?:{cap}[ \t]+){{0,2}}\p{{Lu}}[\p{{L}}\p{{M}}-]*+\.?(?<={endings})[ \t]+{house}(?![\w-])"
             ),
             regex.compile(
-                rf"(?<![\w.-])\p{{Ll}}[\p{{Ll}}\p{{M}}-]*?{endings}[ \t]+{number}(?![\w-])"
+                rf"(?<![\w.-])\p{{Ll}}[\p{{Ll}}\p{{M}}-]*+\.?(?<={endings})[ \t]+{number}(?![\w-])"
             ),
             # Gunnel Nymanin bulevardi 97, Sankt Jørgens gade 10: the street word apart
             regex.compile(rf"(?<![\w.-])(?:{cap}[ \t]+){{1,3}}{endings}[ \t]+{house}(?![\w-])"),
@@ -377,6 +379,8 @@ def find_addresses(text: str) -> list[Found]:
         right, parts = _grow_right(text, end, pats, lower_core or cued, lower_core)
         if lower_core and not (cued or parts or left < start):
             continue  # lower-case text needs a cue, a building number or a city after it
+        if not any(c.isdigit() for c in core) and not (cued or _postcode_after(text, end, pats)):
+            continue  # "place Monday", "Place Green": a street word without a number needs more
         if not strong and not (cued or left < start or _postcode_after(text, end, pats)):
             continue
         score = ADDRESS_SCORE if (parts or cued or left < start) else STREET_SCORE
