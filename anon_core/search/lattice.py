@@ -40,8 +40,11 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from anon_core.errors import ConfigError
+from anon_core.privacy.kanonymity import KAnonymity
+from anon_core.privacy.models import PrivacyModel
 from anon_core.search import flash
 from anon_core.search.evaluate import Evaluator, TransformationResult
+from anon_core.search.nodecheck import NodeCheck
 
 log = logging.getLogger(__name__)
 
@@ -247,7 +250,10 @@ class _Search:
         # The lattice as an array of its radices (first QI fastest): an up-set or a down-set
         # is then one slice of a view, not a conjunction of masks over every node.
         self._shape = tuple(int(r) for r in lattice.radix)
-        self._offsets = self.nodes.astype(np.int64) - lattice.lower
+        self._offsets: np.ndarray | None = None  # made when a region is first needed
+        # The common models (k-anonymity, distinct and recursive l-diversity, no sample-based
+        # model): one compiled pass per node.
+        self.fast = self.node_check(evaluator.models)
 
     def _layout(self, evaluator: Evaluator, lattice: Lattice) -> tuple:
         nodes = lattice.nodes()
@@ -276,8 +282,16 @@ class _Search:
             arr.flags.writeable = False
         return nodes, level_sum, order, rank
 
+    def node_check(self, models: Sequence[PrivacyModel]) -> NodeCheck | None:
+        """The compiled check for ``models`` where it applies (see :mod:`.nodecheck`), else None."""
+        if not NodeCheck.applies(self.ev.freq, models):
+            return None
+        return NodeCheck(self.ev.freq, self.lattice.lower, self.lattice.upper, models)
+
     def region(self, flags: np.ndarray, idx: int, up: bool) -> np.ndarray:
         """The view of ``flags`` (one per node) over the up-set (``up``) or down-set of a node."""
+        if self._offsets is None:
+            self._offsets = self.nodes.astype(np.int64) - self.lattice.lower
         return node_region(flags, self._shape, self._offsets[idx], up)
 
     # ---------------------------------------------------------------- checks
@@ -293,7 +307,14 @@ class _Search:
         )
         if rec is None or (wants and math.isnan(rec.quality)):
             levels = tuple(self.nodes[idx].tolist())
-            satisfied, quality, suppressed, classes, smallest = self.ev.assess(levels, with_quality)
+            if self.fast is None:
+                satisfied, quality, suppressed, classes, smallest = self.ev.assess(
+                    levels, with_quality
+                )
+            else:
+                satisfied, quality, suppressed, classes, smallest = self._assess_fast(
+                    levels, with_quality
+                )
             self.checked.add(idx)
             kept = self.ev.freq.n_records - suppressed
             rec = NodeRecord(
@@ -307,6 +328,19 @@ class _Search:
             )
             self.records[idx] = rec
         return rec.satisfied, rec.quality
+
+    def _assess_fast(
+        self, levels: tuple[int, ...], with_quality: bool | str
+    ) -> tuple[bool, float, int, int, int]:
+        """:meth:`Evaluator.assess` by the compiled check (the same figures)."""
+        assert self.fast is not None
+        node = self.fast.check(levels)
+        satisfied = node.outliers <= self.ev.max_outliers
+        quality = math.nan
+        if with_quality is True or (with_quality == "satisfied" and satisfied):
+            table = self.fast.class_table(node)
+            quality = self.ev.metric.compute(table, ~node.ok, self.ev._metric_state).value
+        return satisfied, quality, node.outliers, node.kept, node.smallest
 
     def result(self, idx: int) -> TransformationResult:
         """The full result of a node (for the optimum)."""
@@ -378,10 +412,24 @@ def search(
             )
         )
 
+        # The monotone models are k-anonymity alone and the compiled check counts its outliers
+        # apart: one pass serves both verdicts.
+        sized = (
+            sub is not None
+            and s.fast is not None
+            and all(isinstance(m, KAnonymity) for m in monotone_models)
+            and [m for m in evaluator.models if isinstance(m, KAnonymity)] == monotone_models
+        )
+        max_outliers = evaluator.max_outliers
+
         def passes(idx: int) -> bool:
             if sub is not None:
                 s.checked.add(idx)
-                if not sub.satisfies(s.nodes[idx]):
+                if sized:
+                    node = s.fast.check(tuple(s.nodes[idx].tolist()))  # type: ignore[union-attr]
+                    if node.size_outliers > max_outliers:
+                        return False
+                elif not sub.satisfies(s.nodes[idx]):
                     return False
             # Score satisfying nodes now: the best so far lets the walk skip hopeless nodes.
             satisfied, quality = s.assess(idx, with_quality="satisfied")
