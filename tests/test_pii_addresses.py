@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from anon_core.pii.addresses import find_addresses, find_postcodes
+from anon_core.pii.addresses import find_addresses, find_capitalised_places, find_postcodes
 from tests.conftest import found_entities
 
 
@@ -166,3 +166,16 @@ def test_recall_on_faker_addresses_of_many_locales():
     assert recall >= FAKER_FLOOR, recall
     weak = {loc: found[loc] / total[loc] for loc in total if found[loc] / total[loc] < LOCALE_FLOOR}
     assert set(weak) <= {"pt_BR"}, weak
+
+
+@pytest.mark.parametrize(
+    "text, place",
+    [
+        ("After that she worked at a bakery in TROMSØ for two years.", ["TROMSØ"]),
+        ("The parcel came from BAD GODESBERG yesterday.", ["BAD GODESBERG"]),
+        ("It is written in HTML and was paid for by NASA.", []),  # acronyms
+        ("IN ADDITION, THE FORM IS DUE.", []),  # shouted text, not a place
+    ],
+)
+def test_towns_in_capitals_after_a_place_word(text, place):
+    assert [text[f.start : f.end] for f in find_capitalised_places(text)] == place

@@ -40,6 +40,7 @@ STREET_SCORE = 0.6
 ADDRESS_SCORE = 0.95
 POSTCODE_CUE_SCORE = 0.85
 POSTCODE_SHAPE_SCORE = 0.5
+CAPS_PLACE_SCORE = 0.9
 
 #: English street types: USPS Publication 28 (Appendix C1) names and common abbreviations, and
 #: British and Australian ones.
@@ -102,11 +103,15 @@ _PARTICLES = (
 )
 _PARTICLE_SET = frozenset(_PARTICLES.split())
 #: Lower-case words a capitalised street may hold: particles and lower-case street words.
-_LOWER_OK = frozenset(
-    (_PARTICLES + " " + _OPENERS_FRENCH_LOWER + " " + _OPENERS_OTHER_LOWER + " " + _ENDINGS)
-    .replace(".", "")
-    .split()
-) | {"d", "l", "bis", "ter", "s"}
+_LOWER_OK = (
+    frozenset(
+        (_PARTICLES + " " + _OPENERS_FRENCH_LOWER + " " + _OPENERS_OTHER_LOWER + " " + _ENDINGS)
+        .replace(".", "")
+        .split()
+    )
+    | {w.lower() for w in _ENGLISH_TYPES.split()}
+    | {"d", "l", "bis", "ter", "s"}
+)
 #: Lower-case words that never belong to a street or city name (they start a sentence's rest).
 _STOP = frozenset(
     """
@@ -232,7 +237,9 @@ def _patterns() -> dict[str, Any]:
             rf"|{postcode}(?![\w-])[ \t]*\n[ \t>]*{city}(?=[ \t]*(?:\n|$)))"
         ),
         "city": regex.compile(
-            rf"{city}(?:[ \t]*{region})?(?:,?[ \t]+{state}(?![\p{{L}}]))?(?:,?[ \t]+{postcode}(?![\w-]))?"
+            rf"{city}(?:[ \t]*{region})?(?:,?[ \t]+{state}(?![\p{{L}}]))?"
+            # a district, then the postcode and the town with its state (Brazil: "... / AM")
+            rf"(?:,?[ \t]+{postcode}(?![\w-])(?:[ \t]+{city}[ \t]*{region})?)?"
         ),
         "lower_city": regex.compile(lower_city),
         "military": regex.compile(r"(?:APO|FPO|DPO)[ \t]+(?:AA|AE|AP)[ \t]+\d{5}"),
@@ -246,6 +253,10 @@ def _patterns() -> dict[str, Any]:
             rf"(?P<code>{postcode})(?![\w-])"
         ),
         "part_word": regex.compile(r"\p{L}+"),
+        "caps_place": regex.compile(
+            r"(?<=\b(?:[Ii]n|[Ff]rom|[Nn]ear|[Oo]utside)[ \t]+)"  # not "IN ADDITION"
+            r"\p{Lu}[\p{Lu}\p{M}'’]+(?:[ -]\p{Lu}[\p{Lu}\p{M}'’]+){0,2}(?![\p{L}\d])"
+        ),
     }
 
 
@@ -410,6 +421,22 @@ def find_postcodes(text: str) -> list[Found]:
     return [Found(a, b, s) for (a, b), s in sorted(found.items())]
 
 
+def find_capitalised_places(text: str) -> list[Found]:
+    """Town names written in capitals after "in", "from", "near" ("in ÅLESUND", "from KATRINEHOLM").
+
+    The small NER model reads an all-capitals word as an acronym and misses the place. Five
+    letters or more with a vowel, so acronyms ("in HTML", "from NASA") are left alone.
+    """
+    found = []
+    for m in _patterns()["caps_place"].finditer(text):
+        word = m.group(0)
+        if len(word.replace(" ", "").replace("-", "")) >= 5 and any(
+            c in "AEIOUYÅÄÖØÆÉÈÜ" for c in word
+        ):
+            found.append(Found(m.start(), m.end(), CAPS_PLACE_SCORE))
+    return found
+
+
 def _recognizer(language: str, entity: str, name: str, finder: Any, context: list[str]) -> Any:
     from presidio_analyzer import AnalysisExplanation, LocalRecognizer, RecognizerResult
 
@@ -462,4 +489,15 @@ def postcode_recognizer(language: str) -> Any:
         "Postcode (cue word or unmistakable shape)",
         find_postcodes,
         ["zip", "postal", "postcode", "plz"],
+    )
+
+
+def capitalised_place_recognizer(language: str) -> Any:
+    """Presidio recognizer of towns in capitals (``LOCATION``), see :func:`find_capitalised_places`."""
+    return _recognizer(
+        language,
+        "LOCATION",
+        "Town in capitals after a place word",
+        find_capitalised_places,
+        [],
     )
