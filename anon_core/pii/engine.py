@@ -36,12 +36,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from anon_core.pii.addresses import (
-    address_recognizer,
-    capitalised_place_recognizer,
-    postcode_recognizer,
-)
+from anon_core.pii.addresses import address_recognizer, postcode_recognizer
+from anon_core.pii.attributes import attribute_recognizers
 from anon_core.pii.names import name_aware_recognizer_class
+from anon_core.pii.organisations import organisation_recognizer, reviewed_ner_class
 from anon_core.pii.recognizers import (  # noqa: F401 - PHONE_REGIONS re-exported
     MATCHER_PHONE_REGIONS,
     PHONE_REGIONS,
@@ -229,16 +227,6 @@ BUILTIN_RECOGNIZERS: tuple[RecognizerSpec, ...] = (
         context=("zip", "postal", "postcode", "zipcode"),
     ),
     RecognizerSpec(
-        "Age",
-        "AGE",
-        patterns=(
-            r"\b(?:1[01]\d|120|\d{1,2})(?:[- ](?:year|yr)s?[- ]old)\b",
-            r"\b(?:aged?|age of)\s+(?:1[01]\d|120|\d{1,2})\b",
-        ),
-        score=0.9,
-        context=("age", "aged", "old"),
-    ),
-    RecognizerSpec(
         "Age (value)",
         "AGE",
         patterns=(r"\A\s*(?:1[01]\d|120|\d{1,2})(?:\.0+)?\s*\Z",),
@@ -354,9 +342,11 @@ def _predefined_recognizers(language: str = LANGUAGE) -> list[Any]:
         card_recognizer(language),
         address_recognizer(language),
         postcode_recognizer(language),
-        capitalised_place_recognizer(language),
         nir_recognizer(language),
         _email_recognizer_class()(supported_language=language),
+        # ages, job titles, nationalities/religions/political groups; organisations
+        *attribute_recognizers(language),
+        organisation_recognizer(language),
     ]
 
 
@@ -510,7 +500,7 @@ def load_engine(model: str | None = DEFAULT_MODEL, language: str = LANGUAGE) -> 
         nlp_engine.load()
     else:
         registry.add_recognizer(
-            name_aware_recognizer_class()(
+            reviewed_ner_class(name_aware_recognizer_class())(
                 supported_language=language,
                 supported_entities=nlp_engine.get_supported_entities(),
             )

@@ -54,8 +54,11 @@ IDENTIFIER_ENTITIES = frozenset(
         "FR_NIR",
     }
 )
-#: Entity types an attacker can link on (dates, small geographic units, age, sex).
-QUASI_IDENTIFIER_ENTITIES = frozenset({"DATE_TIME", "ZIP_CODE", "LOCATION", "AGE", "GENDER", "NRP"})
+#: Entity types an attacker can link on (dates, small geographic units, age, sex, nationality
+#: or religion, job title, employer).
+QUASI_IDENTIFIER_ENTITIES = frozenset(
+    {"DATE_TIME", "ZIP_CODE", "LOCATION", "AGE", "GENDER", "NRP", "TITLE", "ORGANIZATION"}
+)
 
 IDENTIFIER, QUASI_IDENTIFIER, INSENSITIVE = "identifier", "quasi-identifier", "insensitive"
 OPERATOR_TYPES = ("replace", "redact", "mask", "hash", "encrypt", "keep")

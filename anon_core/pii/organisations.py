@@ -1,0 +1,290 @@
+"""Organisations in free text: legal forms, organisation words, cue phrases, the model reviewed.
+
+The small NER model finds organisations it has seen and calls many other things organisations
+(persons, genres, lower-case words). This module adds spans the model misses and removes the
+ones it gets wrong:
+
+* **legal forms**: capitalised words before a company's legal form, in English, French,
+  German, Spanish, Italian, Dutch and Nordic styles ("Conway Inc.", "Weber GmbH & Co. KG",
+  "Dupont SARL", "Rossi S.p.A.", "Jansen B.V.");
+* **organisation words**: capitalised words ending in a word organisations are named with
+  ("Allstate Insurance Group", "Otc Markets", "St Mary's Hospital") or "University of ...";
+* **cue phrases**: the capitalised words after "works at", "works for", "employed by",
+  "employer:", "travaille chez", "arbeitet bei", "trabaja en", "lavora presso", ...;
+* **company names made of surnames** (Faker's and many real firms' style: "Weeks-Rivas",
+  "Hawkins, Richardson and Santana") after a cue or a preposition ("at", "from", "for"), since
+  alone they are as likely a list of people;
+* **the model reviewed** (:func:`review_model_organisation`): an ORGANIZATION span of the model
+  becomes PERSON when it is in lower case only, made only of person names of the name gazetteer
+  ("Usamov and Bowers") or opens with a given name, unless it holds a legal form or an
+  organisation word.
+
+The lists are written here (no download); the name gazetteer is :mod:`anon_core.pii.names`'.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from typing import Any
+
+from anon_core.pii.attributes import Found, presidio_result
+from anon_core.pii.names import gazetteer
+
+#: Legal forms, as written after a company name (case-sensitive), longest first at match time.
+LEGAL_FORMS = (
+    # English-speaking countries
+    "Inc.", "Inc", "Incorporated", "LLC", "L.L.C.", "Ltd.", "Ltd", "Limited", "PLC", "plc",
+    "LLP", "L.P.", "LP", "Corp.", "Corp", "Corporation", "Co.", "& Co.", "& Co", "Company",
+    "& Sons", "and Sons", "Pty Ltd", "Pty. Ltd.", "Holdings", "Group",
+    # German-speaking countries
+    "GmbH", "GmbH & Co. KG", "GmbH & Co. KGaA", "AG & Co. KG", "AG", "KG", "OHG", "GbR", "e.V.", "e.K.", "mbH", "UG",
+    "UG (haftungsbeschränkt)", "KGaA", "eG", "e.G.", "SE",
+    # French-speaking countries
+    "SA", "S.A.", "SARL", "S.A.R.L.", "SAS", "S.A.S.", "SASU", "EURL", "SNC", "SCI", "SCOP",
+    "Sàrl", "S.à r.l.", "et Fils", "& Fils",
+    # Spanish-speaking countries
+    "S.L.", "SL", "S.L.U.", "S.A.U.", "S.L.L.", "S. Coop.", "S.Coop.", "S.A.T.", "S.C.",
+    # Italian
+    "S.p.A.", "SpA", "SPA", "S.p.a.", "S.r.l.", "Srl", "s.r.l.", "S.n.c.", "S.a.s.", "e figli",
+    # Dutch, Belgian, Nordic, Polish
+    "B.V.", "BV", "N.V.", "NV", "VOF", "BVBA", "Oy", "Oyj", "AB", "A/S", "ApS", "AS", "ASA",
+    "Sp. z o.o.", "S.A", "sp. z o.o.",
+)  # fmt: skip
+#: Words that end an organisation's name ("... Insurance Group", "... Hospital").
+ORG_WORDS = (
+    "Group", "Holdings", "Bank", "Insurance", "Partners", "Associates", "Technologies",
+    "Technology", "Systems", "Solutions", "Software", "Labs", "Laboratories", "Services",
+    "Consulting", "Capital", "Investments", "Industries", "Enterprises", "Ventures",
+    "Markets", "Media", "Networks", "Communications", "Pharmaceuticals", "Airlines", "Motors",
+    "Foundation", "Institute", "University", "College", "School", "Academy", "Hospital", "Clinic",
+    "Agency", "Association", "Council", "Ministry", "Department", "Authority", "Commission",
+    "Society", "Trust", "Fund", "Bureau", "Club", "Federation", "Union", "Press", "Studios",
+    "Logistics", "Energy", "Electronics", "Pharma", "Healthcare", "Finance", "Financial",
+    "Hotels", "Restaurants", "Stores", "Supermarkets", "Brewery", "Bakery", "Pharmacy",
+    "Klinik", "Krankenhaus", "Universität", "Hochschule", "Stiftung", "Verein", "Versicherung",
+    "Hôpital", "Clinique", "Université", "Banque", "Assurances", "Fondation", "Mutuelle",
+    "Hospital", "Universidad", "Banco", "Fundación", "Seguros", "Ospedale", "Università",
+    "Fondazione", "Assicurazioni",
+)  # fmt: skip
+#: Words before "of" that start an organisation's name ("University of Leeds").
+ORG_OF_WORDS = (
+    "University", "Bank", "Ministry", "Department", "Institute", "College", "Academy", "Museum",
+    "Council", "Chamber", "Church", "Office", "Board", "School", "Society", "Federation",
+    "Université", "Banque", "Ministère", "Universität", "Universidad", "Ministerio", "Banco",
+    "Università", "Ministero", "Banca",
+)  # fmt: skip
+#: Phrases after which an organisation's name follows.
+ORG_CUES = (
+    r"works? (?:at|for)", r"worked (?:at|for)", r"working (?:at|for)", r"employed (?:by|at)",
+    r"employer\s*:", r"company\s*:", r"organi[sz]ation\s*:", r"firm\s*:", r"hired by",
+    r"joined", r"(?:CEO|CFO|CTO|founder|director|president|manager|chairman) (?:of|at)",
+    r"travaille (?:chez|pour|à)", r"employée? (?:par|chez)", r"société\s*:?", r"entreprise\s*:?",
+    r"employeur\s*:", r"arbeitet (?:bei|für)", r"beschäftigt bei", r"Arbeitgeber\s*:",
+    r"Firma\s*:?", r"Unternehmen\s*:", r"trabaja (?:en|para)", r"empresa\s*:?", r"empleador\s*:",
+    r"lavora (?:presso|per|in)", r"azienda\s*:?", r"ditta\s*:?", r"datore di lavoro\s*:",
+)  # fmt: skip
+#: Prepositions after which a company name of surnames is an organisation ("a year at Weeks-Rivas").
+#: Scores: a legal form is near certain and outranks the model's PERSON or LOCATION label on the
+#: same words (0.85); a cue or a preposition before surnames joined as firms name them, also above
+#: the model; an organisation word or a cue before other capitalised words is weaker.
+LEGAL_FORM_SCORE, CUE_SCORE, WORD_SCORE = 0.95, 0.86, 0.6
+_SURNAME_FIRM_CUE = re.compile(r"(?i:\b(?:at|from|for|with|joined|by|chez|bei|presso)\s+)$")
+_CUE = re.compile(r"(?i:\b(?:" + "|".join(ORG_CUES) + r"))\s*$")
+_UP = "A-ZÀ-ÖØ-Þ\u0100-\u017f"
+_LOW = "a-zß-öø-ÿ\u0100-\u017f"
+#: A capitalised word of a name (with digits and inner capitals: "3M", "McKinsey", "eBay" no).
+_CAP = rf"(?:[{_UP}0-9][{_UP}{_LOW}0-9'’.]*)"
+_JOIN = r"(?: | & | and | und | et | y | e |-)"
+_LOWER_JOIN = r"(?: (?:of|de|du|des|der|die|für|di|del|della|von|van|the|la|le) )"
+_NAME_RUN = rf"{_CAP}(?:(?:{_JOIN}|{_LOWER_JOIN}){_CAP}){{0,5}}"
+#: A surname particle that may open a firm's name in lower case ("van Vliet NV").
+_PARTICLE = r"(?:(?:van der|van den|van|von|ten|ter) )?"
+#: Surnames listed with commas and a last "and" ("Hawkins, Richardson and Santana").
+_LISTED = rf"{_CAP}(?:, {_CAP})+,? (?:and|&|e|et|y|und) {_CAP}"
+
+
+def _alternation(words: tuple[str, ...]) -> str:
+    return "|".join(re.escape(w) for w in sorted(set(words), key=len, reverse=True))
+
+
+@functools.lru_cache(maxsize=1)
+def _regexes() -> dict[str, re.Pattern[str]]:
+    """Anchors found by a fast scan, and the names read backwards or forwards from them."""
+    return {
+        # a legal form after a word; the name is read backwards from it
+        "legal": re.compile(rf"(?<=[\w.)]),? (?:{_alternation(LEGAL_FORMS)})(?![\w&])"),
+        "legal_name": re.compile(rf"(?<![\w&-]){_PARTICLE}(?:{_LISTED}|{_NAME_RUN})\Z"),
+        "org_word": re.compile(rf"(?<=[\w.]) (?:{_alternation(ORG_WORDS)})(?![\w-])"),
+        "org_word_name": re.compile(rf"(?<![\w&-]){_CAP}(?: (?:&|and) {_CAP}| {_CAP}){{0,4}}\Z"),
+        "org_of": re.compile(
+            rf"(?<![\w&-])(?:{_alternation(ORG_OF_WORDS)}) (?:of|de|du|des|der|für|di|del|della) "
+            rf"(?:the )?{_CAP}(?: {_CAP}){{0,3}}"
+        ),
+        "cue": re.compile(r"(?i:\b(?:" + "|".join(ORG_CUES) + r"))[ \t]*"),
+        "run": re.compile(_NAME_RUN),
+        "surnames": re.compile(
+            rf"(?<![\w&-])(?:{_CAP}-{_CAP}|{_LISTED}|{_CAP} (?:and|&) {_CAP})(?![\w-])"
+        ),
+    }
+
+
+def _name_before(regex: re.Pattern[str], text: str, end: int) -> int | None:
+    """Where the name that ``regex`` reads backwards from ``end`` starts (None: no name)."""
+    window = max(0, end - 100)
+    m = regex.search(text, window, end)
+    if m is None or "\n" in m.group():
+        return None
+    name = m.group()
+    if len(name) <= 3 and not re.search(f"[{_LOW}]", name):
+        return None  # "AT, SE": two capitals are an abbreviation, not a firm's name
+    joined = re.match(_CAP + _LOWER_JOIN, name)
+    if joined and re.search(r"(?:\A|[.!?:]\s+|\n)\Z", text[: m.start()]):
+        return m.start() + joined.end()  # "Fattura di Rossi S.p.A.": the sentence's first word
+    return m.start()
+
+
+def _is_surname(word: str) -> bool:
+    """A name of the gazetteer, common words included ("White", "Short" are surnames too)."""
+    gaz = gazetteer()
+    return word.lower() in gaz.family or word.lower() in gaz.given
+
+
+def _looks_like_person(words: list[str]) -> bool:
+    """A given name then a surname of the gazetteer ("Ella Snider"): a person, not a firm."""
+    gaz = gazetteer()
+    return len(words) in (2, 3) and gaz.is_given(words[0]) and gaz.is_family(words[-1])
+
+
+def find_organisations(text: str) -> list[Found]:
+    """Organisation names in ``text`` by legal form, organisation word, cue or surname style."""
+    rx = _regexes()
+    found: list[Found] = []
+    for m in rx["legal"].finditer(text):
+        start = _name_before(rx["legal_name"], text, m.start())
+        if start is not None:
+            found.append(Found(start, m.end(), "ORGANIZATION", LEGAL_FORM_SCORE))
+    for m in rx["org_word"].finditer(text):
+        start = _name_before(rx["org_word_name"], text, m.start())
+        if start is not None:
+            found.append(Found(start, m.end(), "ORGANIZATION", WORD_SCORE))
+    for m in rx["org_of"].finditer(text):
+        found.append(Found(m.start(), _no_full_stop(text, m.end()), "ORGANIZATION", WORD_SCORE))
+    for cue in rx["cue"].finditer(text):
+        m = rx["run"].match(text, cue.end())
+        if m is None or "\n" in m.group():
+            continue
+        if _looks_like_person(re.findall(r"[^\W\d_]+", m.group())):
+            continue
+        found.append(Found(m.start(), _no_full_stop(text, m.end()), "ORGANIZATION", WORD_SCORE))
+    for m in rx["surnames"].finditer(text):
+        before = text[max(0, m.start() - 40) : m.start()]
+        ampersand = " & " in m.group() and m.group().count(" ") == 2
+        if not (ampersand or _CUE.search(before) or _SURNAME_FIRM_CUE.search(before)):
+            continue
+        words = [
+            w
+            for w in re.findall(r"[^\W\d_]+(?:['’][^\W\d_]+)?", m.group())
+            if w not in ("and", "e", "et", "y", "und")
+        ]
+        given = gazetteer().is_given
+        if "-" in m.group() and all(given(w) for w in words):
+            continue  # a compound given name ("Jean-Pierre")
+        if sum(_is_surname(w) for w in words) >= min(2, len(words)):
+            end = _no_full_stop(text, m.end())
+            found.append(Found(m.start(), end, "ORGANIZATION", CUE_SCORE))
+    return _longest(found)
+
+
+def _no_full_stop(text: str, end: int) -> int:
+    """``end`` before a sentence's full stop ("University of Leeds."), after an initial's ("J.")."""
+    if text[end - 1 : end] == "." and re.search(r"[^\W\d_]{2}\.\Z", text[max(0, end - 3) : end]):
+        return end - 1
+    return end
+
+
+def _longest(found: list[Found]) -> list[Found]:
+    """Overlapping finds reduced to the longest (then the highest score)."""
+    kept: list[Found] = []
+    for f in sorted(found, key=lambda f: (-(f.end - f.start), -f.score)):
+        if all(f.end <= k.start or k.end <= f.start for k in kept):
+            kept.append(f)
+    return sorted(kept, key=lambda f: f.start)
+
+
+@functools.lru_cache(maxsize=1)
+def _org_evidence() -> re.Pattern[str]:
+    return re.compile(
+        rf"(?<![\w&])(?:{_alternation(LEGAL_FORMS)}|{_alternation(ORG_WORDS)}|"
+        rf"{_alternation(ORG_OF_WORDS)})(?![\w&])"
+    )
+
+
+def _ends_in_legal_form(text: str) -> bool:
+    return re.search(rf"\s(?:{_alternation(LEGAL_FORMS)})$", text.rstrip(" .,")) is not None or (
+        re.search(rf"\s(?:{_alternation(LEGAL_FORMS)})$", text.rstrip()) is not None
+    )
+
+
+def review_model_organisation(text: str) -> str:
+    """The entity a span the NER model calls an organisation should have: ORGANIZATION or PERSON.
+
+    PERSON: spans without a capital letter ("eva kleist": the small model's guess for lower-case
+    words), spans made only of person names of the gazetteer with "and", "&" or commas ("Usamov
+    and Bowers", "Turgeon"), and spans opening with a given name ("Wisława Szczepańska's"), unless
+    a legal form or an organisation word shows it is a firm. They are relabelled, never dropped,
+    so that a name the model mislabelled stays covered.
+    """
+    if _org_evidence().search(text):
+        return "ORGANIZATION"
+    if not re.search(f"[{_UP}]", text):
+        return "PERSON"
+    words = re.findall(r"[^\W\d_]+(?:['’-][^\W\d_]+)*", text)
+    words = [re.sub(r"['’]s$", "", w) for w in words]
+    names = [w for w in words if w.lower() not in ("and", "und", "et", "y", "e")]
+    if names and (all(_is_surname(w) for w in names) or gazetteer().is_given(names[0])):
+        return "PERSON"
+    return "ORGANIZATION"
+
+
+# =============================================================================== recognizers
+def organisation_recognizer(language: str = "en") -> Any:
+    """A Presidio recognizer for :func:`find_organisations`."""
+    from presidio_analyzer import EntityRecognizer
+
+    class OrganisationRecognizer(EntityRecognizer):
+        """Organisations by legal form, organisation word, cue phrase or surname style."""
+
+        def load(self) -> None:  # no model to load
+            return None
+
+        def analyze(self, text: str, entities: Any, nlp_artifacts: Any = None) -> list[Any]:
+            if entities and "ORGANIZATION" not in entities:
+                return []
+            return [presidio_result(self.name, f) for f in find_organisations(text)]
+
+    return OrganisationRecognizer(
+        supported_entities=["ORGANIZATION"],
+        name="Organisation (anon_core organisations)",
+        supported_language=language,
+    )
+
+
+def reviewed_ner_class(base: type) -> type:
+    """``base`` (the NER recognizer) with its ORGANIZATION spans reviewed (:func:`review_model_organisation`)."""
+
+    class OrganisationReviewedNer(base):  # type: ignore[misc, valid-type]
+        def analyze(self, text: str, entities: Any, nlp_artifacts: Any = None) -> list[Any]:
+            results = super().analyze(text, entities, nlp_artifacts)
+            for r in results:
+                if r.entity_type == "ORGANIZATION":
+                    r.entity_type = review_model_organisation(text[r.start : r.end])
+                elif r.entity_type in ("PERSON", "LOCATION") and _ends_in_legal_form(
+                    text[r.start : r.end]
+                ):
+                    r.entity_type = "ORGANIZATION"  # "Stewart Inc", "Lindner KG"
+            wanted = set(entities or ())
+            return [r for r in results if not wanted or r.entity_type in wanted]
+
+    OrganisationReviewedNer.__name__ = base.__name__
+    return OrganisationReviewedNer

@@ -1,0 +1,138 @@
+"""Organisations in free text: legal forms, organisation words, cues, surname firms, and the NER
+model's ORGANIZATION spans reviewed.
+
+Hand-written find / don't-find sentences (every expected span written by hand from the
+sentence), and recall on sentences written for this test and filled with Faker's company names
+of seven locales.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from anon_core.pii.organisations import find_organisations, review_model_organisation
+from anon_core.pii.scan import resolve_overlaps
+from tests.conftest import found_entities
+
+FIND = [
+    ("The following year he moved to Healthpocket Inc in Boston.", ["Healthpocket Inc"]),
+    ("It later became Conway Inc. in 2014.", ["Conway Inc."]),
+    ("Invoice from Wesack Mende GmbH & Co. KGaA, Köln", ["Wesack Mende GmbH & Co. KGaA"]),
+    ("Contrat signé avec Dupont SARL le 3 mai.", ["Dupont SARL"]),
+    ("El pedido de Hnos Larrea S.L. llegó.", ["Hnos Larrea S.L."]),
+    ("Fattura di Rossi S.p.A. del mese.", ["Rossi S.p.A."]),
+    ("Send it to van Vliet NV today.", ["van Vliet NV"]),
+    ("Accardo, Rusticucci e Innocenti e figli", ["Accardo, Rusticucci e Innocenti e figli"]),
+    ("She spent a year at Allstate Insurance Group as an intern.", ["Allstate Insurance Group"]),
+    ("He studied at the University of Leeds.", ["University of Leeds"]),
+    ("Employer: Blue Fox Media", ["Blue Fox Media"]),
+    ("She works at Placeilivecom now.", ["Placeilivecom"]),
+    ("Er arbeitet bei Brandt Logistik seit Mai.", ["Brandt Logistik"]),
+    ("Tomomi is from Hawkins, Richardson and Santana", ["Hawkins, Richardson and Santana"]),
+    ("Alvir spent a year at Weeks-Rivas as the assistant.", ["Weeks-Rivas"]),
+    ("The audit was done by Dekker & Reimes.", ["Dekker & Reimes"]),
+]
+NOT_AN_ORGANISATION = [
+    "Phone formats of the US, GB, IE, FR, DE, AT, SE and NO.",  # country codes before "SE"
+    "She works at home on Fridays.",
+    "Our 3 founders: Eklund, Michael and Hodge.",  # people listed, no firm cue
+    "Jean-Pierre met Marie at noon.",  # a compound given name
+    "Ella Snider works for Ines Quinn.",  # a person after the cue
+    "The group met in the park.",
+]
+
+
+@pytest.mark.parametrize(("text", "orgs"), FIND)
+def test_organisations_found(text, orgs):
+    assert [text[f.start : f.end] for f in find_organisations(text)] == orgs
+
+
+@pytest.mark.parametrize("text", NOT_AN_ORGANISATION)
+def test_not_organisations(text):
+    assert find_organisations(text) == []
+
+
+@pytest.mark.parametrize(
+    ("span", "entity"),
+    [
+        ("eva kleist", "PERSON"),  # lower case: the small model's guess
+        ("Hodge and Bowers", "PERSON"),  # surnames of the gazetteer joined by "and"
+        ("Turgeon", "PERSON"),  # a surname of the gazetteer alone
+        ("Entertainment Weekly", "ORGANIZATION"),
+        ("Allstate Insurance Group", "ORGANIZATION"),
+        ("Johnson Group", "ORGANIZATION"),  # a surname, but an organisation word
+        ("Google Public Data Explorer", "ORGANIZATION"),
+    ],
+)
+def test_model_organisations_reviewed(span, entity):
+    assert review_model_organisation(span) == entity
+
+
+def test_organisations_through_the_engine(english):
+    """A legal form outranks the model's PERSON label; a name the model called an organisation
+    is relabelled, never dropped, so the name stays covered."""
+    text = "Dobes KG hired Ella Snider in 2019."
+    found = found_entities(english, text)
+    assert ("ORGANIZATION", "Dobes KG") in found
+    assert ("PERSON", "Ella Snider") in found
+    text = "eva kleist lives at 255 hersnapvej 18"
+    covered = [e for e in found_entities(english, text) if e[1].startswith("eva")]
+    assert covered and covered[0][0] == "PERSON"
+
+
+# =============================================================================== generated set
+TEMPLATES = [
+    "She has worked at {company} since 2019.",
+    "{name} is employed by {company}.",
+    "Employer: {company}",
+    "The contract with {company} was signed yesterday.",
+    "{name} joined {company} as a trainee last year.",
+]
+LOCALES = ("en_US", "en_GB", "de_DE", "fr_FR", "es_ES", "it_IT", "nl_NL")
+
+
+def generated_organisations(seed: int = 29, per_locale: int = 40):
+    """(locale, text, start, end) of the company name in sentences filled by Faker."""
+    from faker import Faker
+
+    out = []
+    for locale in LOCALES:
+        fake = Faker(locale)
+        fake.seed_instance(seed)
+        for i in range(per_locale):
+            company = fake.company()
+            head, _, tail = TEMPLATES[i % len(TEMPLATES)].partition("{company}")
+            head = head.format(name=fake.name())
+            out.append((locale, head + company + tail, len(head), len(head) + len(company)))
+    return out
+
+
+def _iou_found(text: str, start: int, end: int, spans) -> bool:
+    """Whether ORGANIZATION spans cover the name with a character IoU >= 0.9 (punctuation aside)."""
+    inside = {
+        i
+        for s in spans
+        if s.entity == "ORGANIZATION" and s.start < end and start < s.end
+        for i in range(s.start, s.end)
+        if text[i].isalnum()
+    }
+    gold = {i for i in range(start, end) if text[i].isalnum()}
+    return bool(inside) and len(gold & inside) / len(gold | inside) >= 0.9
+
+
+def test_recall_on_generated_sentences(english):
+    """Share of Faker company names found as one ORGANIZATION span, through the engine.
+
+    Measured 0.83 (seed 29, 280 sentences; 0.25 with the model alone): nearly every English and
+    Italian legal form, surname firms after a cue, most German and Spanish ones. Faker's French,
+    German and Dutch locales also give bare surnames ("Lemaire", "Kramer") that nothing tells
+    from a person, which caps the figure. The floor 0.7 guards against regressions.
+    """
+    sentences = generated_organisations()
+    texts = [t for _, t, _, _ in sentences]
+    results = english.analyze_batch(texts)
+    found = sum(
+        _iou_found(text, start, end, resolve_overlaps(res, text))
+        for (_, text, start, end), res in zip(sentences, results, strict=True)
+    )
+    assert found / len(sentences) >= 0.7, found / len(sentences)
