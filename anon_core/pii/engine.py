@@ -36,7 +36,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from anon_core.pii.addresses import address_recognizer, postcode_recognizer
+from anon_core.pii.addresses import (
+    address_recognizer,
+    capitalised_place_recognizer,
+    postcode_recognizer,
+)
 from anon_core.pii.attributes import attribute_recognizers
 from anon_core.pii.names import name_aware_recognizer_class
 from anon_core.pii.organisations import organisation_recognizer, reviewed_ner_class
@@ -342,6 +346,7 @@ def _predefined_recognizers(language: str = LANGUAGE) -> list[Any]:
         card_recognizer(language),
         address_recognizer(language),
         postcode_recognizer(language),
+        capitalised_place_recognizer(language),
         nir_recognizer(language),
         _email_recognizer_class()(supported_language=language),
         # ages, job titles, nationalities/religions/political groups; organisations
