@@ -131,10 +131,6 @@ class RecognizerSpec:
 
 
 # ----------------------------------------------------------------------------- our recognizers
-_STREET_SUFFIX = (
-    r"(?:Street|St|Avenue|Ave|Road|Rd|Boulevard|Blvd|Lane|Ln|Drive|Dr|Court|Ct|Way|Place|Pl|Terrace|"
-    r"Ter|Parkway|Pkwy|Circle|Cir|Square|Sq|Highway|Hwy)"
-)
 #: Extra recognizers for quasi-identifiers Presidio has no recognizer for (US ZIP
 #: codes, ages, sex/gender) and for street addresses. Whole-value patterns
 #: (``\A...\Z``) only fire on a cell that is nothing else, i.e. in column scans;
@@ -259,20 +255,6 @@ BUILTIN_RECOGNIZERS: tuple[RecognizerSpec, ...] = (
         patterns=(r"\b(?:male|female|non-binary|nonbinary|transgender)\b",),
         score=0.3,
         context=("sex", "gender"),
-    ),
-    RecognizerSpec(
-        "Street address",
-        "STREET_ADDRESS",
-        patterns=(
-            # number, 1-3 capitalised words and a street suffix, then optional unit,
-            # city, state and ZIP; capitals matched case-sensitively (scoped flag)
-            r"\b\d{1,5}\s+(?-i:[A-Z][a-z]+\.?\s+){1,3}" + _STREET_SUFFIX + r"\b\.?"
-            r"(?:,?\s+(?:Apt|Suite|Unit|#)\.?\s*\w+)?"
-            r"(?:,\s*(?-i:[A-Z][a-z]+(?:\s+[A-Z][a-z]+){0,2}))?"
-            r"(?:,?\s+(?-i:[A-Z]{2}))?(?:\s+\d{5}(?:-\d{4})?)?",
-        ),
-        score=0.6,
-        context=("address", "street", "lives", "residence"),
     ),
 )
 
