@@ -175,7 +175,10 @@ class Evaluator:
     def evaluate(
         self, levels: Mapping[str, int] | Sequence[int], validate: bool = True
     ) -> TransformationResult:
-        table = self.freq.classes(levels, validate=validate)
+        return self.result_of(self.freq.classes(levels, validate=validate))
+
+    def result_of(self, table: ClassTable) -> TransformationResult:
+        """The full result of a transformation from its class table."""
         suppressed, per_model_ok, sample_ok, satisfied = self._suppress(table)
         statuses = []
         for i, (model, good) in enumerate(zip(self.models, per_model_ok, strict=True)):

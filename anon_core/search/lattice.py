@@ -250,7 +250,6 @@ class _Search:
         # The lattice as an array of its radices (first QI fastest): an up-set or a down-set
         # is then one slice of a view, not a conjunction of masks over every node.
         self._shape = tuple(int(r) for r in lattice.radix)
-        self._offsets: np.ndarray | None = None  # made when a region is first needed
         # The common models (k-anonymity, distinct and recursive l-diversity, no sample-based
         # model): one compiled pass per node.
         self.fast = self.node_check(evaluator.models)
@@ -290,9 +289,7 @@ class _Search:
 
     def region(self, flags: np.ndarray, idx: int, up: bool) -> np.ndarray:
         """The view of ``flags`` (one per node) over the up-set (``up``) or down-set of a node."""
-        if self._offsets is None:
-            self._offsets = self.nodes.astype(np.int64) - self.lattice.lower
-        return node_region(flags, self._shape, self._offsets[idx], up)
+        return node_region(flags, self._shape, self.nodes[idx] - self.lattice.lower, up)
 
     # ---------------------------------------------------------------- checks
     def assess(self, idx: int, with_quality: bool | str = True) -> tuple[bool, float]:
@@ -313,7 +310,7 @@ class _Search:
                 )
             else:
                 satisfied, quality, suppressed, classes, smallest = self._assess_fast(
-                    levels, with_quality
+                    idx, levels, with_quality
                 )
             self.checked.add(idx)
             kept = self.ev.freq.n_records - suppressed
@@ -330,11 +327,11 @@ class _Search:
         return rec.satisfied, rec.quality
 
     def _assess_fast(
-        self, levels: tuple[int, ...], with_quality: bool | str
+        self, idx: int, levels: tuple[int, ...], with_quality: bool | str
     ) -> tuple[bool, float, int, int, int]:
         """:meth:`Evaluator.assess` by the compiled check (the same figures)."""
         assert self.fast is not None
-        node = self.fast.check(levels)
+        node = self.fast.check(levels, self.nodes[idx])
         satisfied = node.outliers <= self.ev.max_outliers
         quality = math.nan
         if with_quality is True or (with_quality == "satisfied" and satisfied):
@@ -344,7 +341,13 @@ class _Search:
 
     def result(self, idx: int) -> TransformationResult:
         """The full result of a node (for the optimum)."""
-        return self.ev.evaluate(tuple(int(v) for v in self.nodes[idx]), validate=False)
+        levels = tuple(int(v) for v in self.nodes[idx])
+        if self.fast is not None and self.fast.attribute is None:
+            # k-anonymity alone: the checked classes are the whole class table.
+            return self.ev.result_of(
+                self.fast.class_table(self.fast.check(levels, self.nodes[idx]))
+            )
+        return self.ev.evaluate(levels, validate=False)
 
     def predecessors_all_fail(self, status: np.ndarray, ids: np.ndarray) -> np.ndarray:
         """Of the nodes ``ids``, those none of whose direct predecessors has status 1 (pass)."""
@@ -400,8 +403,13 @@ def search(
     all_monotone = len(monotone_models) == len(evaluator.models)
 
     # Lower bounds of the searched cost (sign * value): only minimised metrics offer them.
-    bound = _lower_bounds(evaluator, s.nodes) if sign == 1 else np.full(s.n, -np.inf)
+    # Phase 1 prunes with them only when not all of it is monotone; otherwise they are worked
+    # out for the candidates alone, after it.
     metric_monotone = evaluator.metric.monotonic or not limit_used
+    bound = np.full(s.n, -np.inf)
+    bounded = sign == 1 and not (monotone_models and all_monotone and metric_monotone)
+    if bounded:
+        bound = _lower_bounds(evaluator, s.nodes)
     if monotone_models:
         best_seen = [math.inf]
         sub = (
@@ -426,7 +434,8 @@ def search(
             if sub is not None:
                 s.checked.add(idx)
                 if sized:
-                    node = s.fast.check(tuple(s.nodes[idx].tolist()))  # type: ignore[union-attr]
+                    row = s.nodes[idx]
+                    node = s.fast.check(tuple(row.tolist()), row)  # type: ignore[union-attr]
                     if node.size_outliers > max_outliers:
                         return False
                 elif not sub.satisfies(s.nodes[idx]):
@@ -450,6 +459,8 @@ def search(
     candidates = np.flatnonzero(status == 1)
     if all_monotone and metric_monotone:
         candidates = s.predecessors_all_fail(status, candidates)
+    if sign == 1 and not bounded and len(candidates):
+        bound[candidates] = _lower_bounds(evaluator, s.nodes[candidates])
     # Finer nodes first, so coarser ones roll up from cached classes; a node is skipped
     # when its bound exceeds a quality some satisfying node already reached.
     order = candidates[np.lexsort((s.rank[candidates], s.level_sum[candidates]))]

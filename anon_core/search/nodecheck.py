@@ -54,7 +54,7 @@ def _load() -> dict[str, Callable]:
                     return numba.njit(cache=True, nogil=True)(fn)
 
                 # Callees first: the checks resolve them as module globals when they compile.
-                for callee in ("_group", "_tally"):
+                for callee in ("_key_rows", "_group", "_tally"):
                     fn = globals()[callee]
                     globals()[callee] = jit(getattr(fn, "py_func", fn))
                 for name, fn in (
@@ -162,9 +162,22 @@ def _tally(sizes, ok):
     return outliers, kept, smallest
 
 
-def _check_sizes(gen, rows, radices, src, use_src, weights, k):
+def _key_rows(levels, offset, card):
+    """The rows of ``gen`` and the radices of a transformation's key."""
+    q = len(levels)
+    rows = np.empty(q, dtype=np.int64)
+    radices = np.empty(q, dtype=np.int64)
+    for j in range(q):
+        rows[j] = offset[j] + levels[j]
+        radices[j] = card[j, levels[j]]
+    return rows, radices
+
+
+def _check_sizes(gen, levels, offset, card, src, use_src, weights, k):
     """k-anonymity alone: (each class's first tuple, its size, class ok, records suppressed,
-    classes released, the smallest released)."""
+    classes released, the smallest released). QI ``j`` at ``levels[j]`` is row
+    ``offset[j] + levels[j]`` of ``gen``, with ``card[j, levels[j]]`` codes."""
+    rows, radices = _key_rows(levels, offset, card)
     first, sizes = _group(gen, rows, radices, src, use_src, weights, np.empty(0, np.int64))
     rep = np.empty(len(first), dtype=np.int64)
     ok = np.empty(len(first), dtype=np.bool_)
@@ -176,7 +189,7 @@ def _check_sizes(gen, rows, radices, src, use_src, weights, k):
 
 
 def _check_sensitive(
-    gen, rows, radices, src, use_src, weights, e_start, e_value, e_count, m, k, ld, rl, c
+    gen, levels, offset, card, src, use_src, weights, e_start, e_value, e_count, m, k, ld, rl, c
 ):
     """k-anonymity with distinct ``ld``-diversity and/or recursive (``c``, ``rl``)-diversity
     (0: not asked) on one sensitive attribute of ``m`` values. The positions grouped (tuples, or
@@ -186,6 +199,7 @@ def _check_sensitive(
     Returns (each class's first tuple, its size, class ok, records in classes below k, records
     suppressed, classes released, the smallest released, and the classes' entries as
     (start, value, count))."""
+    rows, radices = _key_rows(levels, offset, card)
     n_src = len(weights)
     inv = np.empty(n_src, dtype=np.int64)
     first, sizes = _group(gen, rows, radices, src, use_src, weights, inv)
@@ -369,7 +383,6 @@ class NodeCheck:
             np.concatenate(maps).astype(np.int32, copy=False),
             start,
         )
-        self._qidx = np.arange(len(hs))
         self._cache = ClassCache(1024, len(hs), BUDGET)
         self._counts = np.ascontiguousarray(freq.counts, dtype=np.int64)
         self._none = np.zeros(0, dtype=np.int64)
@@ -411,27 +424,27 @@ class NodeCheck:
             span *= max(freq.dataset.hierarchy(q).cardinality(0), 1)
         return span < 2.0**62
 
-    def check(self, levels: tuple[int, ...]) -> Node:
+    def check(self, levels: tuple[int, ...], row: np.ndarray | None = None) -> Node:
         """The checked classes of a transformation (rolled up from the finest checked one below
-        when it is small enough, else grouped afresh), kept for later roll-ups."""
+        when it is small enough, else grouped afresh), kept for later roll-ups. ``row``: the
+        same levels as an int16 array (the lattice's row of the node), if at hand."""
         hit = self._cache.get(levels)
         if hit is not None:
             return hit  # type: ignore[return-value]
-        lv = np.asarray(levels, dtype=np.int64)
-        rows = self._offset + lv
-        radices = self._card[self._qidx, lv]
+        lv = np.asarray(levels, dtype=np.int16) if row is None else row
         base = self._cache.finest_below(levels, True)
         roll = base is not None and base.n_classes <= self._roll_below
         src = base.rep if roll else self._none  # type: ignore[union-attr]
         weights = base.sizes if roll else self._counts  # type: ignore[union-attr]
         if self.attribute is None:
-            out = self._sizes(self.gen, rows, radices, src, roll, weights, self.k)
+            out = self._sizes(self.gen, lv, self._offset, self._card, src, roll, weights, self.k)
         else:
             e_start, e_value, e_count = base.entries if roll else self._entries  # type: ignore[union-attr]
             out = self._sensitive(
                 self.gen,
-                rows,
-                radices,
+                lv,
+                self._offset,
+                self._card,
                 src,
                 roll,
                 weights,
