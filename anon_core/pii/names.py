@@ -10,7 +10,13 @@ replaces Presidio's ``SpacyRecognizer``: it keeps the model's spans, then
 * turns an ORGANIZATION or LOCATION span of the model into PERSON when it is such a name run
   (an ORGANIZATION span needs one gazetteer word, a LOCATION span a given name and a surname);
 * drops ORGANIZATION spans made only of identifier words ("IBAN", "SSN", "Card") and digits: the
-  small model tags the word "IBAN" before an IBAN as an organization.
+  small model tags the word "IBAN" before an IBAN as an organization;
+* finds names after "name" cues ("Last name? Boyle"), with a middle initial between two unknown
+  words ("Faina D. Yefremova"), and, in text written all in lower case, given names that are no
+  English word ("the true gender of bertram");
+* reviews the model's PERSON spans (a name stops at a colon or a quote; "Tel" is no name; "Victoria
+  Station" is a place) and its one-word places that are names and no known place ("Magnus");
+* tags every other mention of a word of a full name found ("... early Yefremova").
 
 The gazetteer is every Latin-script given name and surname of Faker's person providers (all its
 locales; Faker is MIT-licensed and ships them in the package, so nothing is downloaded), minus
@@ -29,43 +35,22 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from anon_core.pii.name_lists import (
+    CUE_GLUE,
+    IDENTIFIER_WORDS,
+    INITIAL_STOP_WORDS,
+    LEADING_WORDS,
+    NAME_CUE_WORDS,
+    NOT_NAME_WORDS,
+    ORG_EXTRA_WORDS,
+    PLACE_WORDS,
+    ROLE_WORDS,
+    SURNAME_PLACE_WORDS,
+    english_words,
+    place_names,
+)
+
 log = logging.getLogger(__name__)
-#: Words that make a capitalised run an organization, a place or a document part, not a person.
-NOT_NAME_WORDS = frozenset(
-    """
-    avenue ave street st road rd boulevard blvd lane drive court way place plaza square terrace
-    parkway highway bridge park beach bay lake river mount hill hills valley island islands port
-    city town county state states republic kingdom united north south east west new saint santa
-    san los las university college school institute academy hospital clinic center centre bank
-    group inc corp corporation company co ltd llc plc gmbh sa ag foundation association council
-    ministry department agency office committee services service solutions systems technologies
-    technology software partners holdings insurance capital global international industries
-    markets media records music studios entertainment airlines airways motors energy health
-    care pharmacy labs network networks communications consulting management trust fund church
-    cathedral hotel restaurant cafe club team league museum library station airport road
-    monday tuesday wednesday thursday friday saturday sunday january february march april june
-    july august september october november december street rue via calle strasse straße
-    """.split()
-)
-#: Words that may precede a name in its run and are stripped from it ("Dear Ines", "Contact Ella").
-LEADING_WORDS = frozenset(
-    """
-    dear patient doctor dr nurse professor prof mister mr mrs ms miss madam sir hello hi thanks
-    regards best contact call ask tell meet from to with by for and or but about directed written
-    produced starring signed signé signée nom prénom objet adresse tél madame monsieur mme mlle
-    docteur maître cher chère bonjour merci cordialement male female man woman boy girl gold silver
-    bronze platinum premium basic standard
-    """.split()
-)
-#: Words of identifiers and of their cues: never an organization on their own ("IBAN", "Card").
-IDENTIFIER_WORDS = frozenset(
-    """
-    iban bic swift ssn sin nino nhs nir bsn pesel dni nie nif cpr pin cvv cvc vat tin itin ein
-    id ids dob mrn card cards visa mastercard amex maestro email e-mail mail phone tel fax mobile
-    passport licence license account acct no number routing sort code ip mac url numéro carte
-    compte sécurité sociale courriel téléphone portable ref réf n°
-    """.split()
-)
 _NAME_WORD = re.compile(
     r"[A-ZÀ-ÖØ-Þ\u0100-\u017f][a-zß-öø-ÿ\u0100-\u017f]+(?:[-'’][A-ZÀ-ÖØ-Þ\u0100-\u017f]?[a-zß-öø-ÿ\u0100-\u017f]+)*"
 )
@@ -90,6 +75,14 @@ _DATE_IN_RUN = re.compile(
     r"|^(?:19|20)\d\d(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])$"
 )
 _POSSESSIVE = re.compile(r"['’]s$")
+#: Words after which a capitalised word is a place ("in Florence", "moved to Houston").
+_PLACE_LEAD = re.compile(
+    r"\b(?:in|to|from|at|near|into|via|across|around|outside|inside|visit|visited|visiting|"
+    r"towards?|of|for|leaves?)\s+$",
+    re.IGNORECASE,
+)
+#: Lower-case words inside a name ("Maika van de Noort", "Luiz da Silva").
+_PARTICLES = frozenset("van de der den von da do dos das del della di du la le bin ben al".split())
 _LIST_JOINERS = frozenset({",", "and", "&", "et", "und", "y", "e"})
 #: Scores: a name run with a given name and a surname outranks the model's ORGANIZATION (0.85).
 STRONG, MEDIUM, WEAK = 0.9, 0.7, 0.5
@@ -102,6 +95,9 @@ class Gazetteer:
     given: frozenset[str]
     family: frozenset[str]
     common: frozenset[str]
+    #: Lower-case names of cities, regions and countries ("paris", "georgia"): a word the model
+    #: calls a place stays a place when it is one, even if it is a given name too.
+    places: frozenset[str] = frozenset()
 
     def is_given(self, word: str) -> bool:
         w = word.lower()
@@ -170,7 +166,7 @@ def gazetteer(excluded: tuple[str, ...] | None = None) -> Gazetteer:
         w.lower() for w in FrenchWords.word_list
     }
     common |= {w.lower() for w in STOP_WORDS} | NOT_NAME_WORDS | IDENTIFIER_WORDS | LEADING_WORDS
-    return Gazetteer(frozenset(given), frozenset(family), frozenset(common))
+    return Gazetteer(frozenset(given), frozenset(family), frozenset(common), place_names())
 
 
 # =============================================================================== finding names
@@ -235,19 +231,91 @@ def _run_score(words: Sequence[str], gaz: Gazetteer, sentence_start: bool) -> fl
 
 
 def _lower_case_names(tokens: Sequence[Any], gaz: Gazetteer) -> list[NameSpan]:
-    """Two lower-case words, a given name then a surname ("eva kleist", "patricia desrosiers")."""
+    """Two lower-case words, a given name then a surname, maybe with a middle initial between
+    ("eva kleist", "benjamin a seiler")."""
     out = []
-    for a, b in zip(tokens, tokens[1:], strict=False):
-        if a.whitespace_ != " " or not (
-            _LOWER_WORD.fullmatch(a.text) and _LOWER_WORD.fullmatch(b.text)
-        ):
+    for i, a in enumerate(tokens):
+        if a.whitespace_ != " " or not _LOWER_WORD.fullmatch(a.text) or i + 1 >= len(tokens):
             continue
+        b = tokens[i + 1]
+        if len(b.text) == 1 and b.text.isalpha() and b.whitespace_ == " " and i + 2 < len(tokens):
+            b = tokens[i + 2]  # a middle initial
         if (
-            a.text in gaz.given
+            _LOWER_WORD.fullmatch(b.text)
+            and a.text in gaz.given
             and b.text in gaz.family
             and not (a.text in gaz.common or b.text in gaz.common)
         ):
             out.append(NameSpan(a.idx, b.idx + len(b.text), WEAK))
+    return out
+
+
+def _initial_between(words: Sequence[str], gaz: Gazetteer) -> bool:
+    """Two capitalised words with a middle initial between them, neither a common word."""
+    return (
+        len(words) == 3
+        and bool(_INITIAL.fullmatch(words[1]))
+        and not any(w.lower() in gaz.common for w in (words[0], words[2]))
+        and words[0].lower() not in INITIAL_STOP_WORDS
+        and not any(w.lower() in NOT_NAME_WORDS or w.lower() in IDENTIFIER_WORDS for w in words)
+    )
+
+
+def _after_name_cues(tokens: Sequence[Any], gaz: Gazetteer) -> list[NameSpan]:
+    """One to three capitalised words after "name" and a "?", ":", "-" or "is" ("What's your last
+    name? Boyle", "Name: Ines Quinn"); a line break ends the name."""
+    out = []
+    for i, tok in enumerate(tokens):
+        if tok.text.lower() not in NAME_CUE_WORDS:
+            continue
+        j = i + 1
+        while j < len(tokens) and (tokens[j].text.lower() in CUE_GLUE or tokens[j].is_space):
+            j += 1
+        if j == i + 1 or j >= len(tokens):
+            continue
+        run: list[Any] = []
+        while j < len(tokens) and len(run) < 4:
+            text = tokens[j].text
+            particle = text in _PARTICLES and j + 1 < len(tokens)
+            if not (
+                _NAME_WORD.fullmatch(text)
+                or (run and _INITIAL.fullmatch(text))
+                or (particle and _NAME_WORD.fullmatch(tokens[j + 1].text))
+            ):
+                break
+            run.append(tokens[j])
+            if "\n" in tokens[j].whitespace_ or tokens[j].whitespace_ != " ":
+                break
+            j += 1
+        while run and _INITIAL.fullmatch(run[-1].text):
+            run.pop()
+        if run and (run[0].text in _PARTICLES or run[0].text.lower() not in gaz.common):
+            out.append(NameSpan(run[0].idx, run[-1].idx + len(run[-1].text), STRONG))
+    return out
+
+
+def _lower_case_given_names(
+    tokens: Sequence[Any], found: list[NameSpan], gaz: Gazetteer
+) -> list[NameSpan]:
+    """In a text written all in lower case, a given name of the gazetteer that is no English word
+    (WordNet's, shipped with spaCy's English pipeline: :func:`english_words`) and no common word:
+    "the true gender of bertram", "mika: who are you?"."""
+    words = english_words()
+    if not words:
+        return []
+    taken = [(n.start, n.end) for n in found]
+    out = []
+    for tok in tokens:
+        w = tok.text
+        span = (tok.idx, tok.idx + len(w))
+        if (
+            _LOWER_WORD.fullmatch(w)
+            and w in gaz.given
+            and w not in gaz.common
+            and w not in words
+            and not any(_overlaps(span, t) for t in taken)
+        ):
+            out.append(NameSpan(span[0], span[1], WEAK))
     return out
 
 
@@ -269,17 +337,20 @@ def _listed_names(tokens: Sequence[Any], found: list[NameSpan], gaz: Gazetteer) 
 
 
 def _speakers(tokens: Sequence[Any], gaz: Gazetteer) -> list[NameSpan]:
-    """A capitalised word opening a line and followed by a colon: a speaker ("Ubul: What a wife.")."""
+    """A word opening a line and followed by a colon: a speaker ("Ubul: What a wife.",
+    'Heather:"I'm ...'); capitalised and no common word, or in lower case a given name."""
     out = []
-    for i, tok in enumerate(tokens[:-1]):
+    for i, tok in enumerate(tokens):
         line_start = i == 0 or "\n" in tokens[i - 1].text or "\n" in tokens[i - 1].whitespace_
-        if (
-            line_start
-            and tokens[i + 1].text == ":"
-            and _NAME_WORD.fullmatch(tok.text)
-            and tok.text.lower() not in gaz.common
-        ):
-            out.append(NameSpan(tok.idx, tok.idx + len(tok.text), WEAK))
+        nxt = tokens[i + 1].text if i + 1 < len(tokens) else ""
+        word, _, rest = tok.text.partition(":")
+        if not line_start or not ((nxt.startswith(":") and not rest) or rest[:1] in {'"', "“"}):
+            continue
+        low = word.lower()
+        if low in gaz.common or low in ROLE_WORDS or low in NAME_CUE_WORDS:
+            continue
+        if _NAME_WORD.fullmatch(word) or (_LOWER_WORD.fullmatch(word) and low in gaz.given):
+            out.append(NameSpan(tok.idx, tok.idx + len(word), WEAK))
     return out
 
 
@@ -300,12 +371,17 @@ def find_names(doc: Any, gaz: Gazetteer | None = None) -> list[NameSpan]:
         words = [_POSSESSIVE.sub("", tokens[i].text) for i in run]
         names = [w for w in words if not _INITIAL.fullmatch(w)]
         score = _run_score(names, gaz, _sentence_start(tokens, run[0]))
+        if not score and _initial_between(words, gaz):
+            score = MEDIUM  # "Faina D. Yefremova": a middle initial between two unknown names
         if score and not (single_word and len(names) == 1):
             last = tokens[run[-1]]
             end = last.idx + len(_POSSESSIVE.sub("", last.text))
             found.append(NameSpan(tokens[run[0]].idx, end, score))
     found += _lower_case_names(tokens, gaz)
+    found += _after_name_cues(tokens, gaz)
     found += _speakers(tokens, gaz)
+    if doc.text == doc.text.lower() and getattr(doc, "lang_", "en") == "en":
+        found += _lower_case_given_names(tokens, found, gaz)
     found += _listed_names(tokens, found, gaz)
     return found
 
@@ -332,21 +408,34 @@ def review_entities(
     entities: Sequence[tuple[int, int, str, float]],
     names: Sequence[NameSpan],
     common: frozenset[str] = frozenset(),
+    gaz: Gazetteer | None = None,
 ) -> list[tuple[int, int, str, float]]:
     """The model's spans, reviewed against the name spans, plus the name spans it missed.
 
     ``entities`` are (start, end, Presidio entity, score) from the NER model; ``common`` the
     words that may stand beside a name inside the model's span (the gazetteer's common words).
+    With ``gaz``, a one-word place of the model that is a name and no known place becomes a
+    person (:func:`_place_or_person`), and the surname or given name of a full name found in
+    the text is a person wherever else it stands (:func:`_repeated_mentions`).
     """
     out: list[tuple[int, int, str, float]] = []
     claimed: list[NameSpan] = []
     for start, end, entity, score in entities:
+        if entity == "PERSON":
+            reviewed = _review_person(text, start, end, common)
+            if reviewed is None:
+                continue
+            end, entity = reviewed
+        if entity == "LOCATION" and gaz is not None and _place_or_person(text, start, end, gaz):
+            entity, score = "PERSON", max(score, STRONG)
         if entity in ("PERSON", "ORGANIZATION", "LOCATION") and "\n" in text[start:end]:
             end = start + len(
                 text[start:end].split("\n", 1)[0].rstrip()
             )  # a name ends at a line end
             if end <= start:
                 continue
+        if entity in ("PERSON", "ORGANIZATION", "LOCATION") and _POSSESSIVE.search(text[start:end]):
+            end -= 2
         if entity == "ORGANIZATION" and _only_identifier_words(text[start:end]):
             continue
         if entity in ("PERSON", "ORGANIZATION", "LOCATION") and _LONG_NUMBER.search(
@@ -370,8 +459,6 @@ def review_entities(
             continue  # a duration ("a couple of months", "years"): no date to link on
         if entity == "DATE_TIME" and _holds_number(text[start:end]):
             continue  # a phone number read as a date: the digits are the pattern recognizers'
-        if entity == "PERSON" and _POSSESSIVE.search(text[start:end]):
-            end -= 2
         out.append((start, end, entity, score))
     for name in names:
         if name in claimed:
@@ -382,6 +469,82 @@ def review_entities(
         if any(e[2] in ("LOCATION", "ORGANIZATION") for e in clash) and name.score < STRONG:
             continue
         out.append((name.start, name.end, "PERSON", name.score))
+    if gaz is not None:
+        out = _repeated_mentions(text, out, gaz)
+    return out
+
+
+def _review_person(
+    text: str, start: int, end: int, common: frozenset[str]
+) -> tuple[int, str] | None:
+    """The end and entity of a model's PERSON span after review, or None to drop it.
+
+    A name stops at a colon or a quotation mark ('Heather:"I'm Daniel' is a speaker, then
+    speech); a span of identifier words only ("Tel") is no name; one holding a place word
+    ("Victoria Station") is a place, one holding an organization word ("Van Lines") an
+    organization, unless it is a given name and a surname ("Fletcher Hill").
+    """
+    cut = re.search(r"[:\"“”]", text[start:end])
+    if cut:
+        end = start + len(text[start : start + cut.start()].rstrip())
+        if end <= start or not _NAME_WORD.match(text[start:end]):
+            return None
+    if _only_identifier_words(text[start:end]) or text[start:end].lower() in NAME_CUE_WORDS:
+        return None
+    for m in re.finditer(r"(?<=\s)[a-z]+\b", text[start:end]):
+        if m.group() in common and m.group() not in _PARTICLES:  # "cormac had given cormac ..."
+            end = start + len(text[start : start + m.start()].rstrip())
+            break
+    words = [w.lower() for w in re.findall(r"[^\W\d_]+", text[start:end])]
+    other = NOT_NAME_WORDS | ORG_EXTRA_WORDS
+    if any(w in other for w in words) and not (
+        len(words) == 2 and words[0] not in other and words[1] in SURNAME_PLACE_WORDS
+    ):
+        return end, "LOCATION" if any(w in PLACE_WORDS for w in words) else "ORGANIZATION"
+    return end, "PERSON"
+
+
+def _place_or_person(text: str, start: int, end: int, gaz: Gazetteer) -> bool:
+    """Whether a one-word span the model calls a place is a person's name: a given name or a
+    surname of the gazetteer ("Magnus", "Franciska's") that is no city, region or country and
+    does not follow a word that leads to a place ("in Florence", "to Houston")."""
+    word = _POSSESSIVE.sub("", text[start:end].strip())
+    return (
+        not _PLACE_LEAD.search(text[max(0, start - 20) : start])
+        and bool(_NAME_WORD.fullmatch(word))
+        and (gaz.is_given(word) or gaz.is_family(word))
+        and word.lower() not in gaz.places
+    )
+
+
+def _repeated_mentions(
+    text: str, out: list[tuple[int, int, str, float]], gaz: Gazetteer
+) -> list[tuple[int, int, str, float]]:
+    """Each word of a full name (two or more capitalised words) found as PERSON is a person
+    wherever else it stands capitalised in the text ("... Faina Yefremova's ... early
+    Yefremova"), over the model's place or organization on that word alone."""
+    words: set[str] = set()
+    for start, end, entity, _ in out:
+        parts = _NAME_WORD.findall(text[start:end])
+        if entity == "PERSON" and len(parts) >= 2:
+            words.update(w for w in parts if w.lower() not in gaz.common)
+    if not words:
+        return out
+    pattern = (
+        r"(?<![\w-])(?:"
+        + "|".join(sorted(map(re.escape, words), key=len, reverse=True))
+        + r")(?![\w-])"
+    )
+    persons = [(a, b) for a, b, e, _ in out if e == "PERSON"]
+    for m in re.finditer(pattern, text):
+        if any(_overlaps((a, b), m.span()) for a, b in persons):
+            continue
+        out = [
+            e
+            for e in out
+            if not (e[2] in ("LOCATION", "ORGANIZATION") and (e[0], e[1]) == m.span())
+        ]
+        out.append((m.start(), m.end(), "PERSON", STRONG))
     return out
 
 
@@ -403,6 +566,7 @@ def name_aware_recognizer_class() -> type:
                 [(r.start, r.end, r.entity_type, r.score) for r in base],
                 names,
                 gazetteer().common,
+                gazetteer(),
             )
             return [
                 RecognizerResult(entity, start, end, score)

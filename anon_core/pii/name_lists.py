@@ -1,0 +1,152 @@
+"""Word lists for finding person names: words that are no names, cue words, role words, and the
+places and English words that a name found by the gazetteer may collide with.
+
+Places come from Faker's address providers (every locale's cities, regions and countries), the
+English words from WordNet's index in the lemmatizer tables of spaCy's English pipeline: both
+ship inside installed packages, so nothing is downloaded.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import logging
+import pkgutil
+import re
+import zoneinfo
+
+log = logging.getLogger(__name__)
+#: Words that make a capitalised run an organization, a place or a document part, not a person.
+NOT_NAME_WORDS = frozenset(
+    """
+    avenue ave street st road rd boulevard blvd lane drive court way place plaza square terrace
+    parkway highway bridge park beach bay lake river mount hill hills valley island islands port
+    city town county state states republic kingdom united north south east west new saint santa
+    san los las university college school institute academy hospital clinic center centre bank
+    group inc corp corporation company co ltd llc plc gmbh sa ag foundation association council
+    ministry department agency office committee services service solutions systems technologies
+    technology software partners holdings insurance capital global international industries
+    markets media records music studios entertainment airlines airways motors energy health
+    care pharmacy labs network networks communications consulting management trust fund church
+    cathedral hotel restaurant cafe club team league museum library station airport road
+    monday tuesday wednesday thursday friday saturday sunday january february march april june
+    july august september october november december street rue via calle strasse straße
+    """.split()
+)
+#: Words that may precede a name in its run and are stripped from it ("Dear Ines", "Contact Ella").
+LEADING_WORDS = frozenset(
+    """
+    dear patient doctor dr nurse professor prof mister mr mrs ms miss madam sir hello hi thanks
+    regards best contact call ask tell meet from to with by for and or but about directed written
+    produced starring signed signé signée nom prénom objet adresse tél madame monsieur mme mlle
+    docteur maître cher chère bonjour merci cordialement male female man woman boy girl gold silver
+    bronze platinum premium basic standard
+    """.split()
+)
+#: Words after which (and a "?", ":", "-" or "is") a person's name follows ("Last name? Boyle").
+NAME_CUE_WORDS = frozenset(
+    """
+    name names surname lastname firstname forename nom prénom nome cognome nombre apellido
+    apellidos nachname vorname naam achternaam
+    """.split()
+)
+CUE_GLUE = frozenset({"?", ":", "-", "–", "is", "was", "=", "est", "ist", "es", "è"})
+#: First words of "Word X Word" phrases that are no names ("Vitamin D Level", "Type B Form").
+INITIAL_STOP_WORDS = frozenset(
+    """
+    vitamin hepatitis type grade stage class section part appendix phase level schedule form
+    article annex chapter figure table plan group block building unit room ward floor category
+    option model
+    """.split()
+)
+#: Words that open a line before a colon without being a speaker's name ("Bot:", "Agent:").
+ROLE_WORDS = frozenset(
+    """
+    bot user agent customer client caller assistant system operator admin moderator host guest
+    interviewer interviewee speaker reporter narrator question answer note notes re subject
+    attn attention cc bcc date time tel fax email sender recipient patient doctor nurse staff
+    """.split()
+)
+#: Words that make a span the model calls a person a place ("Victoria Station") or, for the
+#: other words of :data:`NOT_NAME_WORDS` and a few more, an organization ("Van Lines").
+PLACE_WORDS = frozenset(
+    """
+    avenue ave street st road rd boulevard blvd lane drive court way place plaza square terrace
+    parkway highway bridge park beach bay lake river mount hill hills valley island islands port
+    city town county state station airport harbour harbor rue via calle strasse straße
+    """.split()
+)
+ORG_EXTRA_WORDS = frozenset("incorporated lines farms farm stores supermarket".split())
+#: Words of :data:`NOT_NAME_WORDS` that are common surnames too ("Fletcher Hill", "Ava West").
+SURNAME_PLACE_WORDS = frozenset("hill park lane west north south east way".split())
+#: Words of identifiers and of their cues: never an organization on their own ("IBAN", "Card").
+IDENTIFIER_WORDS = frozenset(
+    """
+    iban bic swift ssn sin nino nhs nir bsn pesel dni nie nif cpr pin cvv cvc vat tin itin ein
+    id ids dob mrn card cards visa mastercard amex maestro email e-mail mail phone tel fax mobile
+    passport licence license account acct no number routing sort code ip mac url numéro carte
+    compte sécurité sociale courriel téléphone portable ref réf n°
+    """.split()
+)
+_LATIN_PLACE = re.compile(r"[A-Za-zÀ-ÖØ-öø-ÿ\u0100-\u017f'’. -]{2,}")
+
+
+#: Attributes of Faker's address providers that list places (cities, regions, countries).
+_PLACE_ATTRS = ("cit", "countr", "state", "province", "region", "department", "municipal", "town")
+
+
+def place_names() -> frozenset[str]:
+    """Every Latin-script city, region and country name of Faker's address providers, and the
+    cities of the time zone database."""
+    import faker.providers.address as address
+
+    out: set[str] = set()
+    for module in pkgutil.iter_modules(address.__path__):
+        provider = getattr(
+            importlib.import_module(f"{address.__name__}.{module.name}"), "Provider", None
+        )
+        for attr in dir(provider) if provider is not None else ():
+            if attr.startswith("_") or not any(k in attr for k in _PLACE_ATTRS):
+                continue
+            value = getattr(provider, attr)
+            if callable(value) or isinstance(value, str):
+                continue
+            try:
+                items = list(value.keys()) if hasattr(value, "keys") else list(value)
+            except TypeError:
+                continue
+            for item in items:
+                item = (
+                    next((x for x in item if isinstance(x, str)), "")
+                    if isinstance(item, tuple)
+                    else item
+                )
+                if isinstance(item, str) and _LATIN_PLACE.fullmatch(item):
+                    out.add(item.lower())
+    # the cities of the time zone database ("Europe/Paris", "America/Denver"): real big cities,
+    # where Faker's English cities are made up
+    for zone in zoneinfo.available_timezones():
+        out.add(zone.rsplit("/", 1)[-1].replace("_", " ").lower())
+    return frozenset(out)
+
+
+@functools.lru_cache(maxsize=1)
+def english_words() -> frozenset[str]:
+    """The English words of WordNet's index shipped in an installed spaCy English pipeline's
+    lemmatizer tables (about 83,000, proper names among them), or an empty set without one."""
+    try:
+        import spacy.util
+        from spacy.lookups import Lookups
+    except ImportError:
+        return frozenset()
+    for name in sorted(spacy.util.get_installed_models()):
+        if not name.startswith("en_core_web"):
+            continue
+        for folder in spacy.util.get_package_path(name).glob("*/lemmatizer/lookups"):
+            try:
+                index = Lookups().from_disk(folder).get_table("lemma_index")
+            except (OSError, KeyError, ValueError) as exc:
+                log.warning("no English word list from %s: %s", name, exc)
+                continue
+            return frozenset(w for words in index.values() for w in words)
+    return frozenset()
