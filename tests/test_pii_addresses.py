@@ -10,7 +10,12 @@ from __future__ import annotations
 
 import pytest
 
-from anon_core.pii.addresses import find_addresses, find_capitalised_places, find_postcodes
+from anon_core.pii.addresses import (
+    find_addresses,
+    find_capitalised_places,
+    find_countries,
+    find_postcodes,
+)
 from tests.conftest import found_entities
 
 
@@ -179,3 +184,24 @@ def test_recall_on_faker_addresses_of_many_locales():
 )
 def test_towns_in_capitals_after_a_place_word(text, place):
     assert [text[f.start : f.end] for f in find_capitalised_places(text)] == place
+
+
+@pytest.mark.parametrize(
+    "text, places",
+    [
+        ("She moved from Brightwater Falls, Canada in 2019.", ["Brightwater Falls, Canada"]),
+        ("Vila Nova de Cerveira, Portugal", ["Vila Nova de Cerveira, Portugal"]),
+        ("He lives in France now.", ["France"]),
+        ("I love Amman, Jordan.", ["Amman, Jordan"]),
+        ("Michael Jordan played for Chicago.", []),  # a country name that is a given name
+        ("Write to Bruce Stafford, Germany.", ["Germany"]),  # a person is no town
+    ],
+)
+def test_countries_with_the_town_before_them(text, places):
+    assert [text[f.start : f.end] for f in find_countries(text)] == places
+
+
+def test_a_date_is_not_a_street_with_a_postcode():
+    assert _found("Visit summary for Ann Lee, born June 9, 1948. Lives at 12 Oak Lane.") == [
+        "12 Oak Lane"
+    ]

@@ -41,6 +41,7 @@ ADDRESS_SCORE = 0.95
 POSTCODE_CUE_SCORE = 0.85
 POSTCODE_SHAPE_SCORE = 0.5
 CAPS_PLACE_SCORE = 0.9
+COUNTRY_SCORE = 0.86
 
 #: English street types: USPS Publication 28 (Appendix C1) names and common abbreviations, and
 #: British and Australian ones.
@@ -120,6 +121,20 @@ _STOP = frozenset(
     than so not no do does did have has had will would can could should may might must about after
     before over under into onto out up down off near next last first every each all some any please
     call phone email tel send sent ship shipped deliver delivered live lives lived living moved move
+    """.split()
+)
+#: Months and weekdays (English, French, German, Spanish, Italian, Dutch, Portuguese): "June 9,
+#: 1948" is a date, not a street with a postcode.
+_CALENDAR = frozenset(
+    """
+    january february march april may june july august september october november december jan feb
+    mar apr jun jul aug sep sept oct nov dec monday tuesday wednesday thursday friday saturday
+    sunday janvier février mars avril mai juin juillet août septembre octobre novembre décembre
+    lundi mardi mercredi jeudi vendredi samedi dimanche januar februar märz juni juli oktober
+    dezember montag dienstag mittwoch donnerstag freitag samstag sonntag enero febrero marzo abril
+    mayo junio julio agosto septiembre octubre noviembre diciembre gennaio febbraio aprile maggio
+    giugno luglio settembre ottobre dicembre januari februari maart mei augustus janeiro fevereiro
+    março maio junho julho setembro outubro novembro dezembro
     """.split()
 )
 #: Words that open a line after an address but are no part of it.
@@ -381,8 +396,8 @@ def find_addresses(text: str) -> list[Found]:
         letters = "".join(pats["part_word"].findall(core))
         lower_core = letters == letters.lower()
         names = [w for w in pats["part_word"].findall(core) if len(w) > 1]
-        if _has_stop_word(core, pats):
-            continue
+        if _has_stop_word(core, pats) or any(w.lower() in _CALENDAR for w in names):
+            continue  # "June 9, 1948": a date
         if not lower_core and any(w.islower() and w not in _LOWER_OK for w in names):
             continue  # "5 covers Spring": a street name is capitalised throughout, or not at all
         left = _grow_left(text, start, pats)
@@ -435,6 +450,67 @@ def find_capitalised_places(text: str) -> list[Found]:
         ):
             found.append(Found(m.start(), m.end(), CAPS_PLACE_SCORE))
     return found
+
+
+#: Short and usual names of countries beside Faker's list of English country names.
+_COUNTRY_EXTRAS = (
+    "USA", "U.S.A.", "U.S.", "UK", "U.K.", "Great Britain", "England", "Scotland", "Wales",
+    "Northern Ireland", "Czechia", "Czech Republic", "Slovakia", "Russia", "South Korea",
+    "North Korea", "Vietnam", "Laos", "Syria", "Iran", "Bolivia", "Venezuela", "Tanzania",
+    "Moldova", "Macedonia", "North Macedonia", "Ivory Coast", "The Netherlands", "Holland",
+    "Vatican City", "Kosovo", "Taiwan", "Palestine", "Brunei", "Libya", "Micronesia",
+)  # fmt: skip
+#: Country names that are also common given names: a place only after "City, ".
+_COUNTRY_NAMES_OF_PEOPLE = frozenset({"Jordan", "Chad", "Georgia", "India", "Israel", "Jersey"})
+
+
+@functools.lru_cache(maxsize=1)
+def _countries() -> Any:
+    """A pattern of country names (Faker's English list, MIT, offline; longest first)."""
+    import regex
+    from faker.providers.address.en import Provider
+
+    names = set(_COUNTRY_EXTRAS)
+    for name in Provider.countries:
+        names.add(name.split(" (")[0])
+    body = "|".join(regex.escape(n) for n in sorted(names, key=len, reverse=True))
+    return regex.compile(rf"(?<![\p{{L}}\d.-])(?:{body})(?![\p{{L}}\d-])")
+
+
+def find_countries(text: str) -> list[Found]:
+    """Country names (``LOCATION``), with the town before them ("Everettside, Canada").
+
+    A town (one to three capitalised words) before ", Country" joins the country: the small
+    model often finds the country and misses an unknown town. A country that is also a common
+    given name ("Jordan", "Chad") counts only with a town before it.
+    """
+    import regex
+
+    from anon_core.pii.names import gazetteer
+
+    word = r"\p{Lu}[\p{L}\p{M}'’-]*"
+    town = regex.compile(
+        rf"(?:{word}[ \t]+(?:(?:de|da|do|del|la|le|sur|am|an|upon|on|of)[ \t]+)?){{0,3}}{word},[ \t]*$"
+    )
+    names = gazetteer()
+    found = []
+    for m in _countries().finditer(text):
+        before = town.search(text[max(0, m.start() - 60) : m.start()])
+        start = m.start() - (len(before.group(0)) if before else 0)
+        if before and (
+            _has_stop_word(before.group(0), _patterns())
+            or _person(before.group(0).rstrip(", \t").split(), names)
+        ):  # "Bruce Stafford, Germany": a person, not a town
+            before, start = None, m.start()
+        if before is None and m.group(0) in _COUNTRY_NAMES_OF_PEOPLE:
+            continue
+        found.append(Found(start, m.end(), COUNTRY_SCORE))
+    return found
+
+
+def _person(words: list[str], names: Any) -> bool:
+    """Whether ``words`` read as a given name and a surname ("Bruce Stafford")."""
+    return len(words) >= 2 and names.is_given(words[0]) and names.is_family(words[-1])
 
 
 def _recognizer(language: str, entity: str, name: str, finder: Any, context: list[str]) -> Any:
@@ -501,3 +577,8 @@ def capitalised_place_recognizer(language: str) -> Any:
         find_capitalised_places,
         [],
     )
+
+
+def country_recognizer(language: str) -> Any:
+    """Presidio recognizer of countries with their town (``LOCATION``), see :func:`find_countries`."""
+    return _recognizer(language, "LOCATION", "Country, with its town", find_countries, [])

@@ -39,6 +39,7 @@ from typing import Any
 from anon_core.pii.addresses import (
     address_recognizer,
     capitalised_place_recognizer,
+    country_recognizer,
     postcode_recognizer,
 )
 from anon_core.pii.attributes import attribute_recognizers
@@ -329,6 +330,7 @@ def _predefined_recognizers(language: str = LANGUAGE) -> list[Any]:
         address_recognizer(language),
         postcode_recognizer(language),
         capitalised_place_recognizer(language),
+        country_recognizer(language),
         nir_recognizer(language),
         _email_recognizer_class()(supported_language=language),
         # ages, job titles, nationalities/religions/political groups; organisations
