@@ -10,7 +10,12 @@ from __future__ import annotations
 
 import pytest
 
-from anon_core.pii.organisations import find_organisations, review_model_organisation
+from anon_core.pii.attributes import Found
+from anon_core.pii.organisations import (
+    find_organisations,
+    fit_around_persons,
+    review_model_organisation,
+)
 from anon_core.pii.scan import resolve_overlaps
 from tests.conftest import found_entities
 
@@ -136,3 +141,24 @@ def test_recall_on_generated_sentences(english):
         for (_, text, start, end), res in zip(sentences, results, strict=True)
     )
     assert found / len(sentences) >= 0.7, found / len(sentences)
+
+
+def test_an_organisation_never_takes_the_end_of_a_name():
+    """Spans are resolved by score: an organisation over a name's last words would drop the name
+    and leave its first words verbatim. It is cut at the name instead."""
+    text = "Ask Richard Leblanc de la Mercier of Fontaine et Fils about it."
+    person = (text.index("Richard"), text.index(" of Fontaine"))
+    org = Found(text.index("Mercier"), text.index(" about"), "ORGANIZATION", 0.95)
+    fitted = fit_around_persons(org, [person], text)
+    assert text[fitted.start : fitted.end] == "Fontaine et Fils"
+    inside = Found(4, 11, "ORGANIZATION", 0.9)  # inside a name: the longer name wins later
+    assert fit_around_persons(inside, [(0, 20)], text) == inside
+    assert fit_around_persons(Found(0, 3, "ORGANIZATION", 0.9), [(1, 20)], text) is None
+
+
+def test_names_stay_covered_beside_organisations(english):
+    text = "Ask Richard Leblanc de la Mercier of Fontaine et Fils about it."
+    found = found_entities(english, text)
+    assert ("ORGANIZATION", "Fontaine et Fils") in found
+    covered = [e for e in found if "Richard" in e[1]]
+    assert covered and covered[0][0] == "PERSON"

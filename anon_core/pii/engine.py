@@ -333,9 +333,8 @@ def _predefined_recognizers(language: str = LANGUAGE) -> list[Any]:
         country_recognizer(language),
         nir_recognizer(language),
         _email_recognizer_class()(supported_language=language),
-        # ages, job titles, nationalities/religions/political groups; organisations
+        # ages, job titles, nationalities/religions/political groups (organisations: load_engine)
         *attribute_recognizers(language),
-        organisation_recognizer(language),
     ]
 
 
@@ -485,6 +484,7 @@ def load_engine(model: str | None = DEFAULT_MODEL, language: str = LANGUAGE) -> 
     for spec in BUILTIN_RECOGNIZERS:
         registry.add_recognizer(spec.build(language))
     if nlp_engine is None:
+        registry.add_recognizer(organisation_recognizer(language))  # with NER: reviewed_ner_class
         nlp_engine = NoOpNlpEngine(models=[{"lang_code": language, "model_name": "no_op"}])
         nlp_engine.load()
     else:

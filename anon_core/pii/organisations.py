@@ -249,7 +249,8 @@ def review_model_organisation(text: str) -> str:
 
 # =============================================================================== recognizers
 def organisation_recognizer(language: str = "en") -> Any:
-    """A Presidio recognizer for :func:`find_organisations`."""
+    """A Presidio recognizer for :func:`find_organisations`, for an engine without NER (with
+    NER, :func:`reviewed_ner_class` adds them, cut around the names it finds)."""
     from presidio_analyzer import EntityRecognizer
 
     class OrganisationRecognizer(EntityRecognizer):
@@ -270,12 +271,40 @@ def organisation_recognizer(language: str = "en") -> Any:
     )
 
 
+def fit_around_persons(found: Found, persons: list[tuple[int, int]], text: str) -> Found | None:
+    """``found`` cut so that it overlaps no person's span partly (None: nothing left).
+
+    Overlapping spans are resolved by score, so an organisation that took the last words of a
+    name ("Ask Richard Leblanc de la Mercier of Fontaine et Fils") would drop the whole name and
+    leave its first words verbatim. Cut at the name instead: "Fontaine et Fils".
+    """
+    start, end = found.start, found.end
+    for a, b in persons:
+        if a < start < b < end:
+            start = b
+        elif start < a < end < b:
+            end = a
+    lead = re.match(
+        r"[\s,;:&'’s-]*(?:(?:of|de|du|des|der|für|di|del|della|at|from|and|et|und|y|e)\s+)?",
+        text[start:end],
+    )
+    start += lead.end() if lead else 0
+    while end > start and not text[end - 1].isalnum() and text[end - 1] != ".":
+        end -= 1
+    if end - start < 2 or not re.search(f"[{_UP}]", text[start:end]):
+        return None
+    if (start, end) == (found.start, found.end):
+        return found
+    return Found(start, end, found.entity, found.score)
+
+
 def reviewed_ner_class(base: type) -> type:
-    """``base`` (the NER recognizer) with its ORGANIZATION spans reviewed (:func:`review_model_organisation`)."""
+    """``base`` (the NER recognizer) with its ORGANIZATION spans reviewed (:func:`review_model_organisation`)
+    and the organisations of :func:`find_organisations` added, cut around the person spans."""
 
     class OrganisationReviewedNer(base):  # type: ignore[misc, valid-type]
         def analyze(self, text: str, entities: Any, nlp_artifacts: Any = None) -> list[Any]:
-            results = super().analyze(text, entities, nlp_artifacts)
+            results = super().analyze(text, self.supported_entities, nlp_artifacts)
             for r in results:
                 if r.entity_type == "ORGANIZATION":
                     r.entity_type = review_model_organisation(text[r.start : r.end])
@@ -283,6 +312,11 @@ def reviewed_ner_class(base: type) -> type:
                     text[r.start : r.end]
                 ):
                     r.entity_type = "ORGANIZATION"  # "Stewart Inc", "Lindner KG"
+            persons = [(r.start, r.end) for r in results if r.entity_type == "PERSON"]
+            for found in find_organisations(text):
+                fitted = fit_around_persons(found, persons, text)
+                if fitted is not None:
+                    results.append(presidio_result(self.name, fitted))
             wanted = set(entities or ())
             return [r for r in results if not wanted or r.entity_type in wanted]
 
