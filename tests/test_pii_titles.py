@@ -22,6 +22,8 @@ TITLES = [
     ("Il travaille comme boulanger à Lyon.", ["boulanger"]),
     ("Er arbeitet als Krankenpfleger in Graz.", ["Krankenpfleger"]),
     ("Trabaja como abogado en Sevilla.", ["abogado"]),
+    ("She is a nurse.", ["nurse"]),  # a known title after "is a"
+    ("Sie ist Krankenpfleger in Graz.", ["Krankenpfleger"]),
 ]
 NO_TITLE = [
     "The doctor said the nurse would call back.",  # one common job word without a cue
@@ -31,6 +33,7 @@ NO_TITLE = [
     "Please see the manager.",
     "Paris\nLondon\nBerlin",
     "The report was written in March.",
+    "He is a good man.",  # "is a" and no job word
 ]
 
 

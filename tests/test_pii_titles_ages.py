@@ -27,6 +27,9 @@ FIND = [
     ("at the age of 12 he moved to Leeds", "12"),
     ("a man 58 years of age", "58 years of age"),
     ("a thirty-four year old teacher", "thirty-four year old"),
+    ("My age is 52.", "52"),
+    ("I am 34 years and tired of waiting.", "34 years"),
+    ("She celebrated her 40th birthday.", "40"),
     # French
     ("Elle a 34 ans et vit à Lyon.", "34"),
     ("Patiente âgée de 82 ans, hospitalisée.", "82"),
@@ -66,6 +69,7 @@ NOT_AN_AGE = [
     "Version 3.4 of the software",
     "pages 10-12 of the report",
     "The temperature was 38 degrees.",
+    "She is 30 years older than her brother.",
 ]
 
 

@@ -48,7 +48,7 @@ _SPELLED = (
     r"twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen)"
 )
 #: English unit words that follow the number and belong to the span ("34 years old").
-_EN_UNIT = r"(?P<unit>[- ](?:years?|yrs?)[- ]old|[- ]year[- ]old|\s+years\s+of\s+age)"
+_EN_UNIT = r"(?P<unit>[- ](?:years?|yrs?)[- ]old\b|[- ]year[- ]old\b|\s+years\s+of\s+age\b)"
 #: Words after "I am 34" that make the number something else than an age.
 _NOT_AFTER = (
     r"(?!\s*(?:%|percent|per|minutes?|mins?|hours?|hrs?|days?|weeks?|months?|seconds?|kg|kilos?|"
@@ -67,6 +67,17 @@ _AGE_PATTERNS: tuple[tuple[str, float], ...] = (
     (_N + r"(?=\s*(?:yo|y/o|y\.o\.|yrs? old)\b)", 0.85),
     (r"(?i:\b(?:aged|ages?|at the age of|age of|turned|turning|turns)\s*[:=]?\s*)" + _N, 0.85),
     (r"(?i:\b(?:I am|I'm|I’m|he is|she is|he's|she's|he’s|she’s)\s+)" + _N + _NOT_AFTER, 0.6),
+    (
+        r"(?i:\b(?:I am|I'm|I’m|he is|she is|he's|she's|he’s|she’s)\s+)"
+        + _N
+        + r"(?P<unit>\s+years)\b(?!\s+(?:ago|later|before|after|since|in|of|old|older|younger|more|less)\b)",
+        0.8,
+    ),
+    (
+        r"(?i:\b(?:my|his|her|their|your|the patient's|patient's)?\s*age\s+(?:is|was|of)\s+)" + _N,
+        0.85,
+    ),
+    (_N + r"(?=(?:st|nd|rd|th)\s+birthday\b)", 0.85),
     # a person's name, then the age between commas or in brackets ("Ella Snider, 34, of Leeds")
     (r"(?<=[a-z], )" + _N + r"(?=, )", 0.4),
     (r"(?<=[a-z] \()" + _N + r"(?=\))", 0.4),
@@ -139,6 +150,14 @@ TITLE_CUES = (
     r"trabaja como", r"trabaja de", r"profesión\s*:", r"puesto\s*:", r"ocupación\s*:",
     r"lavora come", r"professione\s*:", r"mestiere\s*:", r"impiegato come", r"impiegata come",
 )  # fmt: skip
+#: Weaker cues: "is a" may introduce a job ("She is a nurse") or anything else ("a good man"),
+#: so only a known title or a phrase ending in a job word counts after them.
+TITLE_WEAK_CUES = (
+    r"(?:is|was|am|are|were|became|become|I'm|I’m|he's|she's|as) an?", r"as (?:the|our|their|his|her)",
+    r"(?:est|était|devenu|devenue)(?: un| une)?", r"(?:ist|war|wurde)(?: ein| eine)?",
+    r"(?:es|era)(?: un| una)?", r"(?:è|era)(?: un| una| uno)?",
+)  # fmt: skip
+_TITLE_WEAK_CUE = re.compile(r"(?i:\b(?:" + "|".join(TITLE_WEAK_CUES) + r"))\s+$")
 _TITLE_CUE = re.compile(r"(?i:\b(?:" + "|".join(TITLE_CUES) + r"))\s*$")
 _WORD = re.compile(r"[^\W\d_](?:[^\W\d_]|['’&/-])*")
 #: Words that never end an English title phrase taken by its head word ("the", "a").
@@ -242,12 +261,13 @@ def _title_score(text: str, chunk: list[tuple[int, int, str]], lists: TitleLists
         return 0.0
     cue = bool(_TITLE_CUE.search(text[max(0, start - 40) : start]))
     own_line = _own_line(text, start, end)
+    weak_cue = not cue and bool(_TITLE_WEAK_CUE.search(text[max(0, start - 20) : start]))
     if known:
         if cue or own_line:
             return 0.85
-        return 0.6 if n >= 2 else 0.0
+        return 0.6 if n >= 2 or weak_cue else 0.0
     if headed:
-        return 0.7 if cue or own_line else 0.0
+        return 0.7 if cue or own_line else 0.5 if weak_cue else 0.0
     return 0.5 if own_line else 0.0
 
 
