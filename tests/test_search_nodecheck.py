@@ -192,3 +192,31 @@ def test_which_models_the_check_takes():
             return table.sizes >= 2 * self.k
 
     assert not NodeCheck.applies(freq, [Stricter(k=2)])
+
+
+def test_a_size_only_check_skips_the_histograms_and_is_not_kept():
+    frame = _frame(6)
+    k, rl, c = 4, 3, 2.0
+    models = [
+        {"model": "k-anonymity", "k": k},
+        {"model": "recursive-cl-diversity", "attribute": "s", "c": c, "l": rl},
+    ]
+    problem = _problem(frame, models, 0.05)
+    heights = problem.dataset.heights
+    check = NodeCheck(
+        problem.freq, [0] * len(heights), [h - 1 for h in heights], problem.evaluator.models
+    )
+    levels = (1, 1, 0, 0)  # fine: many classes below k
+    labels = _labels()
+    keys = pd.DataFrame({q: frame[q].map(labels[q][lv]) for q, lv in zip(QIS, levels, strict=True)})
+    sizes = keys.groupby(list(QIS)).size().to_numpy()
+    below = int(sizes[sizes < k].sum())
+    assert below > 0
+    quick = check.check(levels, size_limit=below - 1)
+    assert quick.size_outliers == below
+    assert all(len(a) == 0 for a in quick.entries)  # no histograms
+    full = check.check(levels, size_limit=below)  # within the limit: the whole verdict
+    assert full is not quick and full.size_outliers == below
+    _, suppressed, released, smallest = _oracle(frame, levels, k, 0, rl, c)
+    assert (full.outliers, full.kept, full.smallest) == (suppressed, released, smallest)
+    assert check.check(levels) is full  # kept, unlike the quick one

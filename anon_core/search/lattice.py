@@ -435,7 +435,7 @@ def search(
                 s.checked.add(idx)
                 if sized:
                     row = s.nodes[idx]
-                    node = s.fast.check(tuple(row.tolist()), row)  # type: ignore[union-attr]
+                    node = s.fast.check(tuple(row.tolist()), row, max_outliers)  # type: ignore[union-attr]
                     if node.size_outliers > max_outliers:
                         return False
                 elif not sub.satisfies(s.nodes[idx]):

@@ -189,37 +189,75 @@ def _check_sizes(gen, levels, offset, card, src, use_src, weights, k):
 
 
 def _check_sensitive(
-    gen, levels, offset, card, src, use_src, weights, e_start, e_value, e_count, m, k, ld, rl, c
+    gen,
+    levels,
+    offset,
+    card,
+    src,
+    use_src,
+    weights,
+    e_start,
+    e_value,
+    e_count,
+    m,
+    k,
+    ld,
+    rl,
+    c,
+    size_limit,
 ):
     """k-anonymity with distinct ``ld``-diversity and/or recursive (``c``, ``rl``)-diversity
     (0: not asked) on one sensitive attribute of ``m`` values. The positions grouped (tuples, or
     the classes of a finer node) hold the (value, count) entries ``e_start[i]:e_start[i + 1]``;
-    each class's entries are summed from its positions' (the class's histogram).
+    each class's entries are summed from its positions' (the class's histogram). When the
+    records in classes below k exceed ``size_limit`` (>= 0), the histograms are not made.
 
     Returns (each class's first tuple, its size, class ok, records in classes below k, records
     suppressed, classes released, the smallest released, and the classes' entries as
-    (start, value, count))."""
+    (start, value, count), empty when not made)."""
     rows, radices = _key_rows(levels, offset, card)
     n_src = len(weights)
     inv = np.empty(n_src, dtype=np.int64)
     first, sizes = _group(gen, rows, radices, src, use_src, weights, inv)
     groups = len(first)
     rep = np.empty(groups, dtype=np.int64)
+    size_outliers = 0
     for g in range(groups):
         rep[g] = src[first[g]] if use_src else first[g]
-    # The positions of each class together (a counting sort by class, stable).
-    start = np.zeros(groups + 1, dtype=np.int64)
-    for i in range(n_src):
-        start[inv[i] + 1] += 1
-    for g in range(groups):
-        start[g + 1] += start[g]
-    at = start[:-1].copy()
-    order = np.empty(n_src, dtype=np.int64)
-    for i in range(n_src):
-        g = inv[i]
-        order[at[g]] = i
-        at[g] += 1
+        if sizes[g] < k:
+            size_outliers += sizes[g]
+    ok = np.empty(groups, dtype=np.bool_)
+    if 0 <= size_limit < size_outliers:  # only the sizes' verdict is asked, and it fails
+        for g in range(groups):
+            ok[g] = sizes[g] >= k
+        outliers, kept, smallest = _tally(sizes, ok)
+        none = np.zeros(0, dtype=np.int64)
+        return rep, sizes, ok, size_outliers, outliers, kept, smallest, none, none, none
     n_entries = e_start[n_src]
+    # Few classes x values: a dense table filled in one pass over the entries; else the
+    # positions of each class together (a counting sort by class) and a scratch table per class.
+    dense = groups * m <= 2 * n_entries + 4096
+    if dense:
+        hist = np.zeros(groups * m, dtype=np.int64)
+        for i in range(n_src):
+            row = inv[i] * m
+            for e in range(e_start[i], e_start[i + 1]):
+                hist[row + e_value[e]] += e_count[e]
+        start = np.zeros(1, dtype=np.int64)
+        order = start
+    else:
+        hist = np.zeros(1, dtype=np.int64)
+        start = np.zeros(groups + 1, dtype=np.int64)
+        for i in range(n_src):
+            start[inv[i] + 1] += 1
+        for g in range(groups):
+            start[g + 1] += start[g]
+        at = start[:-1].copy()
+        order = np.empty(n_src, dtype=np.int64)
+        for i in range(n_src):
+            g = inv[i]
+            order[at[g]] = i
+            at[g] += 1
     out_start = np.zeros(groups + 1, dtype=np.int64)
     out_value = np.empty(n_entries, dtype=np.int64)
     out_count = np.empty(n_entries, dtype=np.int64)
@@ -229,21 +267,28 @@ def _check_sensitive(
     touched = np.empty(m, dtype=np.int64)
     keep = rl - 1 if rl > 0 else 0
     top = np.zeros(max(keep, 1), dtype=np.int64)
-    ok = np.empty(groups, dtype=np.bool_)
-    size_outliers = 0
     w = 0
     for g in range(groups):
         t = 0
-        for p in range(start[g], start[g + 1]):
-            i = order[p]
-            for e in range(e_start[i], e_start[i + 1]):
-                v = e_value[e]
-                if stamp[v] != g:
-                    stamp[v] = g
-                    acc[v] = 0
+        if dense:
+            row = g * m
+            for v in range(m):
+                x = hist[row + v]
+                if x != 0:
+                    acc[v] = x
                     touched[t] = v
                     t += 1
-                acc[v] += e_count[e]
+        else:
+            for p in range(start[g], start[g + 1]):
+                i = order[p]
+                for e in range(e_start[i], e_start[i + 1]):
+                    v = e_value[e]
+                    if stamp[v] != g:
+                        stamp[v] = g
+                        acc[v] = 0
+                        touched[t] = v
+                        t += 1
+                    acc[v] += e_count[e]
         total = 0
         r1 = 0
         for q in range(t):
@@ -257,8 +302,6 @@ def _check_sensitive(
                 r1 = x
         out_start[g + 1] = w
         good = sizes[g] >= k
-        if not good:
-            size_outliers += sizes[g]
         if good and ld > 0 and t < ld:
             good = False
         if good and rl > 0:
@@ -424,10 +467,16 @@ class NodeCheck:
             span *= max(freq.dataset.hierarchy(q).cardinality(0), 1)
         return span < 2.0**62
 
-    def check(self, levels: tuple[int, ...], row: np.ndarray | None = None) -> Node:
+    def check(
+        self, levels: tuple[int, ...], row: np.ndarray | None = None, size_limit: int = -1
+    ) -> Node:
         """The checked classes of a transformation (rolled up from the finest checked one below
         when it is small enough, else grouped afresh), kept for later roll-ups. ``row``: the
-        same levels as an int16 array (the lattice's row of the node), if at hand."""
+        same levels as an int16 array (the lattice's row of the node), if at hand.
+
+        ``size_limit`` >= 0: only k-anonymity's verdict is needed when more records than this
+        are in classes below k; such a node is returned without its histograms (its other
+        figures are then not the models' verdict) and not kept."""
         hit = self._cache.get(levels)
         if hit is not None:
             return hit  # type: ignore[return-value]
@@ -456,9 +505,11 @@ class NodeCheck:
                 self.ld,
                 self.rl,
                 self.c,
+                size_limit,
             )
         node = Node(levels, out)
-        self._cache.put(levels, node)
+        if self.attribute is None or len(out[7]) == len(node.sizes) + 1:
+            self._cache.put(levels, node)
         return node
 
     def class_table(self, node: Node) -> ClassTable:
