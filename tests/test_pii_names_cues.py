@@ -72,6 +72,19 @@ def test_review_cuts_a_person_at_a_colon_and_drops_identifier_words():
     assert out == [(0, 7, "PERSON", 0.85)]
 
 
+def test_review_keeps_the_name_after_a_cue_and_a_colon():
+    text = "Name:Ines Quinn"
+    assert review_entities(text, [(0, 15, "PERSON", 0.85)], []) == [(5, 15, "PERSON", 0.85)]
+
+
+def test_review_cuts_a_lower_case_person_at_a_common_word_only_in_lower_case():
+    common = frozenset({"had", "and"})
+    text = "cormac had given"
+    assert review_entities(text, [(0, 16, "PERSON", 0.85)], [], common) == [(0, 6, "PERSON", 0.85)]
+    text = "John and Mary Smith"  # capitalised: the model's span is kept whole
+    assert review_entities(text, [(0, 19, "PERSON", 0.85)], [], common) == [(0, 19, "PERSON", 0.85)]
+
+
 def test_review_turns_a_station_into_a_place_but_keeps_fletcher_hill():
     text = "Victoria Station or Fletcher Hill"
     out = review_entities(text, [(0, 16, "PERSON", 0.85), (20, 33, "PERSON", 0.85)], [])

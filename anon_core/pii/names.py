@@ -78,7 +78,7 @@ _POSSESSIVE = re.compile(r"['’]s$")
 #: Words after which a capitalised word is a place ("in Florence", "moved to Houston").
 _PLACE_LEAD = re.compile(
     r"\b(?:in|to|from|at|near|into|via|across|around|outside|inside|visit|visited|visiting|"
-    r"towards?|of|for|leaves?)\s+$",
+    r"towards?|leaves?)\s+$",
     re.IGNORECASE,
 )
 #: Lower-case words inside a name ("Maika van de Noort", "Luiz da Silva").
@@ -425,7 +425,7 @@ def review_entities(
             reviewed = _review_person(text, start, end, common)
             if reviewed is None:
                 continue
-            end, entity = reviewed
+            start, end, entity = reviewed
         if entity == "LOCATION" and gaz is not None and _place_or_person(text, start, end, gaz):
             entity, score = "PERSON", max(score, STRONG)
         if entity in ("PERSON", "ORGANIZATION", "LOCATION") and "\n" in text[start:end]:
@@ -476,32 +476,40 @@ def review_entities(
 
 def _review_person(
     text: str, start: int, end: int, common: frozenset[str]
-) -> tuple[int, str] | None:
-    """The end and entity of a model's PERSON span after review, or None to drop it.
+) -> tuple[int, int, str] | None:
+    """The start, end and entity of a model's PERSON span after review, or None to drop it.
 
-    A name stops at a colon or a quotation mark ('Heather:"I'm Daniel' is a speaker, then
-    speech); a span of identifier words only ("Tel") is no name; one holding a place word
-    ("Victoria Station") is a place, one holding an organization word ("Van Lines") an
-    organization, unless it is a given name and a surname ("Fletcher Hill").
+    A name does not cross a colon or a quotation mark: 'Heather:"I'm Daniel' keeps the speaker,
+    "Name:John Smith" the words after a cue or role word. A span of identifier or cue words only
+    ("Tel", "Surname") is no name; a span in lower case stops at a common word ("cormac had
+    given ..."); one holding a place word ("Victoria Station") is a place, one holding an
+    organization word ("Van Lines") an organization, unless it is a name and a surname-like
+    place word ("Fletcher Hill").
     """
     cut = re.search(r"[:\"“”]", text[start:end])
     if cut:
-        end = start + len(text[start : start + cut.start()].rstrip())
-        if end <= start or not _NAME_WORD.match(text[start:end]):
+        head = text[start : start + cut.start()].strip()
+        tail = text[start + cut.end() : end]
+        if head.lower() in ROLE_WORDS | NAME_CUE_WORDS | IDENTIFIER_WORDS or not head:
+            start = end - len(tail.lstrip(' "“”:'))
+        else:
+            end = start + len(text[start : start + cut.start()].rstrip())
+        if end <= start or not (_NAME_WORD.match(text[start:end]) or text[start:end].islower()):
             return None
     if _only_identifier_words(text[start:end]) or text[start:end].lower() in NAME_CUE_WORDS:
         return None
-    for m in re.finditer(r"(?<=\s)[a-z]+\b", text[start:end]):
-        if m.group() in common and m.group() not in _PARTICLES:  # "cormac had given cormac ..."
-            end = start + len(text[start : start + m.start()].rstrip())
-            break
+    if text[start:end].islower():
+        for m in re.finditer(r"(?<=\s)[a-z]+\b", text[start:end]):
+            if m.group() in common and m.group() not in _PARTICLES:  # "cormac had given ..."
+                end = start + len(text[start : start + m.start()].rstrip())
+                break
     words = [w.lower() for w in re.findall(r"[^\W\d_]+", text[start:end])]
     other = NOT_NAME_WORDS | ORG_EXTRA_WORDS
     if any(w in other for w in words) and not (
         len(words) == 2 and words[0] not in other and words[1] in SURNAME_PLACE_WORDS
     ):
-        return end, "LOCATION" if any(w in PLACE_WORDS for w in words) else "ORGANIZATION"
-    return end, "PERSON"
+        return start, end, "LOCATION" if any(w in PLACE_WORDS for w in words) else "ORGANIZATION"
+    return start, end, "PERSON"
 
 
 def _place_or_person(text: str, start: int, end: int, gaz: Gazetteer) -> bool:

@@ -134,7 +134,7 @@ def national_phone_recognizer(language: str) -> Any:
                 not 8 <= len(digits) <= 13
                 or _NOT_A_PHONE.fullmatch(value)
                 or _DATE_FIRST.match(value)
-                or _AMOUNT.fullmatch(value)
+                or _THOUSANDS.fullmatch(value)
             ):
                 return False
             for region in regions:
@@ -236,6 +236,8 @@ _EXTENSION = re.compile(r"[ ]?(?:x|ext\.?|extension)[ ]?\d{1,5}$")
 _AMOUNT = re.compile(r"\d{1,2}(?:[ .,]\d{3}){2,}")
 #: A date, then a time or more digits ("2024-03-12 10:30"): the date's digits are no phone's.
 _DATE_FIRST = re.compile(r"(?:\d{4}([-/.])\d{1,2}\1\d{1,2}|\d{1,2}([-/.])\d{1,2}\2\d{4})\b")
+#: Thousands split by dots or commas ("12.345.678"); spaces also split phone groups ("0 800 123 456").
+_THOUSANDS = re.compile(r"\d{1,3}(?:[.,]\d{3}){2,}")
 _IBAN_HEAD = re.compile(r"[A-Za-z]{2}\d{2}[ -]$")
 #: Words that make a digit run a phone number when one of them ends within 60 characters before it.
 _PHONE_CUE = re.compile(
