@@ -1,0 +1,166 @@
+"""The engine's speed set-up (:mod:`anon_core.pii.speed`) finds what Presidio's plain analyzer
+finds: same entity types, offsets, scores and order.
+
+The reference is computed in the test: the same recognizers in Presidio's own ``AnalyzerEngine``
+with its own context enhancer, NLP artifacts and spaCy ops (``speed.ENABLED = False``). The
+paragraphs are hand-written (names, numbers and addresses invented), in English, French, German,
+Spanish and Italian, with the shapes each prefilter relies on: Unicode and full-width digits, a
+Kelvin sign, IPv6 without decimal digits, upper-case cue words and URLs.
+"""
+
+from __future__ import annotations
+
+import csv
+import re
+from pathlib import Path
+
+import pytest
+
+from anon_core.pii import speed
+from anon_core.pii.engine import DEFAULT_MODEL, load_engine
+
+pytest.importorskip("spacy")
+ROOT = Path(__file__).resolve().parents[1]
+
+TEXTS = {
+    "en": [
+        "Please call Margaret Holloway on +44 20 7946 0958 before Friday. She lives in Leeds.",
+        "Refund to IBAN GB82 WEST 1234 5698 7654 32 as agreed with Julian Okafor last week.",
+        "Send the scan to j.okafor@example.org and copy Priya Raman, who runs the ward in Bristol.",
+        "Patient Tobias Whitcombe gave his number as (617) 555-0142 and his card 4539 1488 0343 6467.",
+        "Dr. Eleanor Voss saw the patient on 3 March 2024 at St Mary's Hospital in London.",
+        "DR. ANNA BERG and MR. Tom Hale met my name is vitoria at WWW.EXAMPLE.COM yesterday.",
+        "The router answered from fe80::abcd and ::, then from 192.168.0.12 at 10:45.",
+        "No digits here, only Hannah Lindqvist and her brother Oskar in Uppsala",
+        "Full-width ０２０ ７９４６ ０９５８ and Arabic-Indic ٠١٢٣٤٥٦٧٨٩ digits, a \u212aelvin sign.",
+        "Her SSN is 123-45-6789, passport 912345678, licence A1234567, born 1985-11-30.",
+        "Visit https://clinic.example.com/patients?id=42 or mail info@clinic.example.com.",
+        "",
+        "Mrs Okonkwo, aged 67, 6446 Franklin Road, Boston, MA 02139. Call me Ishaan.",
+    ],
+    "fr": [
+        "Veuillez contacter Camille Lefèvre au 06 12 34 56 78 avant lundi, elle habite à Lyon.",
+        "Le virement doit partir vers FR76 3000 6000 0112 3456 7890 189 dès demain matin.",
+        "Madame Hélène Dubois a écrit depuis helene.dubois@exemple.fr hier soir à propos du dossier.",
+        "Monsieur Jean-Baptiste Moreau, numéro de sécurité sociale 2 69 05 49 588 157 80.",
+        "Le dossier de Amélie Garnier est suivi par Rémi Chevalier à Bordeaux depuis janvier.",
+    ],
+    "de": [
+        "Sie erreichen Herrn Jürgen Käßler unter 030 12345678 oder juergen@beispiel.de.",
+        "Frau Dr. Ilse Brandtner wohnt in der Lindenstraße 12, 10115 Berlin.",
+    ],
+    "es": [
+        "Puede contactar con Lucía Fernández en el 699 956 915 o en lucia@ejemplo.es.",
+        "El señor Álvaro Quintana vive en Calle Mayor 5, Madrid, DNI 12345678Z.",
+    ],
+    "it": [
+        "Potete contattare Giulia Bianchi al 347 123 4567 o a giulia.bianchi@esempio.it.",
+        "Il signor Marco Esposito abita in Via Roma 10, Napoli; IBAN IT60X0542811101000000123456.",
+    ],
+}
+
+
+def _labeled_notes(limit: int = 120) -> list[str]:
+    with (ROOT / "sample_data" / "pii_labeled.csv").open(encoding="utf-8") as f:
+        rows = list(csv.DictReader(f))[:limit]
+    return [row[c] for row in rows for c in ("notes", "comment")]
+
+
+def _found(engine, texts, threshold=0.35):
+    results = engine.analyze_batch(texts, score_threshold=threshold)
+    return [[(r.entity_type, r.start, r.end, round(r.score, 9)) for r in res] for res in results]
+
+
+@pytest.fixture(scope="module")
+def engines():
+    """(tuned, plain) engines for English and French; the cache holds tuned ones afterwards."""
+    out = {}
+    for model, language in ((DEFAULT_MODEL, "en"), ("fr_core_news_md", "fr")):
+        load_engine.cache_clear()
+        tuned = load_engine(model, language)
+        speed.ENABLED = False
+        try:
+            load_engine.cache_clear()
+            plain = load_engine(model, language)
+        finally:
+            speed.ENABLED = True
+            load_engine.cache_clear()
+        out[language] = (tuned, plain)
+    yield out
+    load_engine.cache_clear()
+
+
+def test_tuned_english_engine_finds_what_presidio_finds(engines):
+    tuned, plain = engines["en"]
+    texts = [t for lang in ("en", "de", "es", "it") for t in TEXTS[lang]] + _labeled_notes()
+    expected = _found(plain, texts)
+    assert sum(map(len, expected)) > 500  # the corpus is not empty of findings
+    assert _found(tuned, texts) == expected
+
+
+def test_tuned_french_engine_finds_what_presidio_finds(engines):
+    tuned, plain = engines["fr"]
+    if tuned.notice:
+        pytest.skip("fr_core_news_md is not installed")
+    texts = TEXTS["fr"] + TEXTS["en"][:4]
+    expected = _found(plain, texts)
+    assert sum(map(len, expected)) > 20
+    assert _found(tuned, texts) == expected
+
+
+def test_context_words_raise_scores_as_presidio_does(engines):
+    """A weak pattern next to its context word gets Presidio's +0.35; the plain engine is the
+    reference, and the raise is visible (so the enhancer really ran)."""
+    tuned, plain = engines["en"]
+    texts = ["My zip is 02139.", "Shelf 02139 holds it."]
+    expected = _found(plain, texts, threshold=0.0)
+    assert _found(tuned, texts, threshold=0.0) == expected
+    zip_scores = [max(s for e, *_r, s in res if e == "ZIP_CODE") for res in expected]
+    assert zip_scores[0] > zip_scores[1]
+
+
+# ----------------------------------------------------------------------------- the prefilters
+def test_prefilters_derived_from_patterns():
+    digit, at = speed.pattern_prefilter([r"\b\d{5}\b"]), speed.pattern_prefilter([r"\w+[@]\w+"])
+    assert digit is not None and digit.search("x ٣ y") and not digit.search("no digits")
+    assert at is not None and at.search("a@b") and not at.search("a at b")
+    # a branch needs only what both sides need; an optional part needs nothing
+    assert speed.pattern_prefilter([r"(?:\d{3}|abc)x"]) is None
+    assert speed.pattern_prefilter([r"(?:\d{3})?abc"]) is None
+    assert speed.pattern_prefilter([r"(?:\d{3}|[0-9]a)"]) is not None
+    # a look-behind's text must be in the text too; a negative one proves nothing
+    assert speed.pattern_prefilter([r"(?<=#)\w+"]).search("#tag")
+    assert speed.pattern_prefilter([r"(?<!\d)\w+"]) is None
+    # every pattern of the recognizer must need it
+    assert speed.pattern_prefilter([r"\d+", r"[a-z]+"]) is None
+    # letters are never required (a case-insensitive pattern matches the other case)
+    assert speed.pattern_prefilter([r"abc"]) is None
+    # a syntax Python's parser does not read: no prefilter
+    assert speed.pattern_prefilter([r"\p{Lu}\d"]) is None
+
+
+def test_cue_prefilter_is_case_insensitive_like_the_pattern():
+    import regex
+
+    flags = regex.IGNORECASE | regex.MULTILINE | regex.DOTALL
+    pattern = r"(?:(?<=Dr\.\ )|(?<=my\ name\ is\ ))[A-Z]\w+"
+    cue = speed.cue_prefilter([pattern], flags)
+    assert cue.search("DR. Berg") and cue.search("MY NAME IS Ana") and not cue.search("Drive on")
+    assert speed.cue_prefilter([r"\d+(?<=1)"], flags) is None  # not led by cues
+
+
+def test_every_prefiltered_recognizer_skips_only_texts_it_cannot_match():
+    """Each recognizer with a prefilter, run bare (its own analyze) on texts without what the
+    prefilter needs, finds nothing there: the prefilter never hides a match."""
+    engine = load_engine(DEFAULT_MODEL)
+    bare_texts = [
+        re.sub(r"[\d@:#/]", " ", t) for lang in TEXTS for t in TEXTS[lang]
+    ] + _labeled_notes(40)
+    prefiltered = [r for r in engine.analyzer.registry.recognizers if getattr(r, "prefiltered", 0)]
+    assert len(prefiltered) >= 12
+    for recognizer in prefiltered:
+        needed = speed.prefilter_for(recognizer)
+        bare = type(recognizer).analyze.__get__(recognizer)
+        for text in bare_texts:
+            if needed.search(text) is None:
+                assert not bare(text, recognizer.supported_entities, None), (recognizer.name, text)
