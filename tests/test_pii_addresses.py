@@ -10,12 +10,8 @@ from __future__ import annotations
 
 import pytest
 
-from anon_core.pii.addresses import (
-    find_addresses,
-    find_capitalised_places,
-    find_countries,
-    find_postcodes,
-)
+from anon_core.pii.addresses import find_addresses, find_postcodes, normal_case
+from anon_core.pii.places import find_capitalised_places, find_countries
 from tests.conftest import found_entities
 
 
@@ -205,3 +201,36 @@ def test_a_date_is_not_a_street_with_a_postcode():
     assert _found("Visit summary for Ann Lee, born June 9, 1948. Lives at 12 Oak Lane.") == [
         "12 Oak Lane"
     ]
+
+
+@pytest.mark.parametrize(
+    "text, address",
+    [
+        (
+            "she lives at 9 cedar avenue, apt 4, leeds ls6 2ab",
+            "9 cedar avenue, apt 4, leeds ls6 2ab",
+        ),
+        ("SHIP TO 41 KÖNIGSALLEE 12, 40212 DÜSSELDORF", "41 KÖNIGSALLEE 12, 40212 DÜSSELDORF"),
+        ("address: 200 rue des lilas, 59000 lille", "200 rue des lilas, 59000 lille"),
+    ],
+)
+def test_addresses_in_text_written_in_one_case(text, address):
+    assert _found(text) == [address]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "chapter 5 covers spring 2020 and windows 10.",
+        "ORDER 55213 CONTAINS 3 BLUE WIDGETS AND 1 RED LAMP.",
+        "page 17 of annex 4 lists 250 items.",
+    ],
+)
+def test_one_case_text_without_an_address(text):
+    assert _found(text) == []
+
+
+def test_recasing_keeps_every_offset():
+    # hand-worked: stop words and street types stay lower case, words with digits go upper case
+    assert normal_case("eva lives at 12a main street") == "Eva lives at 12A Main street"
+    assert normal_case("Mixed Case 12") is None

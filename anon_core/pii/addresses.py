@@ -40,8 +40,6 @@ STREET_SCORE = 0.6
 ADDRESS_SCORE = 0.95
 POSTCODE_CUE_SCORE = 0.85
 POSTCODE_SHAPE_SCORE = 0.5
-CAPS_PLACE_SCORE = 0.9
-COUNTRY_SCORE = 0.86
 
 #: English street types: USPS Publication 28 (Appendix C1) names and common abbreviations, and
 #: British and Australian ones.
@@ -114,7 +112,7 @@ _LOWER_OK = (
     | {"d", "l", "bis", "ter", "s"}
 )
 #: Lower-case words that never belong to a street or city name (they start a sentence's rest).
-_STOP = frozenset(
+STOP_WORDS = frozenset(
     """
     a an the and or but if of to in on at by for from with as is are was were be been am i you he she
     it we they me him her us them my your his its our their this that these those here there when then
@@ -168,7 +166,7 @@ def _patterns() -> dict[str, Any]:
     """The compiled patterns (``regex`` module: Unicode letter classes), built once."""
     import regex
 
-    cap = r"(?:\p{Lu}[\p{L}\p{M}'’]*(?:[.-]\p{L}[\p{L}\p{M}'’]*)*\.?|['’]s-\p{Lu}\p{L}*|['’]t[ \t]\p{Lu}\p{L}*)"
+    cap = r"(?:\p{Lu}[\p{L}\p{M}'’]*+(?:[.-]\p{L}[\p{L}\p{M}'’]*)*\.?|['’]s-\p{Lu}\p{L}*|['’]t[ \t]\p{Lu}\p{L}*)(?!\d)"
     word = r"\p{L}[\p{L}\p{M}'’]*(?:-\p{L}[\p{L}\p{M}'’]*)*"
     low = r"\p{Ll}[\p{Ll}\p{M}'’]*(?:-\p{Ll}[\p{Ll}\p{M}'’]*)*"
     number = r"\d{1,5}(?:\s?[A-Za-z](?![\p{L}\d]))?(?:\s?[/-]\s?\d{1,4}[A-Za-z]?(?![\p{L}\d]))?"
@@ -230,7 +228,7 @@ def _patterns() -> dict[str, Any]:
             # P.O. Box 242, Postbox 53, Postfach 12 34, PSC 6477, Box 2981, USNS Smith
             regex.compile(
                 r"(?<![\w.-])(?:(?i:p\.?\s?o\.?\s?box|post\s?box|post\s?fach|apartado(?:\s+de\s+correos)?|"
-                r"casella\s+postale|boîte\s+postale|b\.?p\.?)|PSC|Unit)[ \t]+\d{1,6}(?:[ \t]\d{2,4})?"
+                r"casella\s+postale|boîte\s+postale|b\.?p\.?)|(?i:psc)|Unit)[ \t]+\d{1,6}(?:[ \t]\d{2,4})?"
                 r"(?:,?[ \t]+Box[ \t]+\d{1,6})?"
                 r"|(?<![\w.-])(?:USNS|USNV|USS|USCGC)[ \t]+\p{Lu}\p{L}+"
             ),
@@ -257,7 +255,7 @@ def _patterns() -> dict[str, Any]:
             rf"(?:,?[ \t]+{postcode}(?![\w-])(?:[ \t]+{city}[ \t]*{region})?)?"
         ),
         "lower_city": regex.compile(lower_city),
-        "military": regex.compile(r"(?:APO|FPO|DPO)[ \t]+(?:AA|AE|AP)[ \t]+\d{5}"),
+        "military": regex.compile(r"(?i:(?:APO|FPO|DPO)[ \t]+(?:AA|AE|AP))[ \t]+\d{5}"),
         "strong_postcode": regex.compile(
             r"(?<![\w-])(?:[A-Z]{1,2}\d[A-Z\d]?[ ]\d[A-Z]{2}|[A-Z]\d[A-Z][ ]\d[A-Z]\d|\d{5}-\d{4})(?![\w-])"
         ),
@@ -268,17 +266,14 @@ def _patterns() -> dict[str, Any]:
             rf"(?P<code>{postcode})(?![\w-])"
         ),
         "part_word": regex.compile(r"\p{L}+"),
-        "caps_place": regex.compile(
-            r"(?<=\b(?:[Ii]n|[Ff]rom|[Nn]ear|[Oo]utside)[ \t]+)"  # not "IN ADDITION"
-            r"\p{Lu}[\p{Lu}\p{M}'’]+(?:[ -]\p{Lu}[\p{Lu}\p{M}'’]+){0,2}(?![\p{L}\d])"
-        ),
+        "token": regex.compile(r"[\p{L}\p{M}\d'’]+|[^\p{L}\p{M}\d'’]+"),
     }
 
 
 def _has_stop_word(piece: str, pats: dict[str, Any]) -> bool:
     """Whether a lower-case word of ``piece`` is a stop word ("and", "the", "please", ...)."""
     return any(
-        w in _STOP and w not in _PARTICLE_SET
+        w in STOP_WORDS and w not in _PARTICLE_SET
         for w in pats["part_word"].findall(piece)
         if w.islower() and len(w) > 1  # "12a": a house number's letter
     )
@@ -296,7 +291,7 @@ def _end_of_part(text: str, start: int, pats: dict[str, Any], lower: bool) -> in
     piece = text[start:best]
     words = pats["part_word"].findall(piece)
     while (
-        words and words[-1] in _STOP and words[-1] not in _PARTICLE_SET
+        words and words[-1] in STOP_WORDS and words[-1] not in _PARTICLE_SET
     ):  # "Berlin and" never ends an address
         cut = piece.rfind(words.pop())
         piece = piece[:cut].rstrip(" \t,")
@@ -322,6 +317,8 @@ def _grow_right(
         if nxt is None:
             break
         piece = text[sep.end() : nxt]
+        if spaced and piece.replace("-", "").replace(" ", "").isdigit():
+            break  # "Spring 2020": a bare number after a space continues nothing
         if spaced and not (
             pats["unit"].fullmatch(piece)
             or pats["postcode_city"].fullmatch(piece)
@@ -387,8 +384,38 @@ def _cores(text: str, pats: dict[str, Any]) -> Iterator[tuple[int, int, bool]]:
         yield m.start(), m.end(), False
 
 
+#: English street types kept in lower case when text is re-cased ("17 Street" reads as a name).
+_TYPES = frozenset(w.lower() for w in _ENGLISH_TYPES.split()) - {"via", "rue", "av"}
+
+
+def normal_case(text: str) -> str | None:
+    """``text`` written in one case only, re-cased like an address (same length), else None.
+
+    All lower-case or all-capitals text ("255 hersnapvej 18, københavn k") gets capitals at the
+    start of words that are no stop words and particles; words with digits are upper-cased
+    ("sw1a 1aa"). Offsets are kept, so spans found in the result are spans of ``text``.
+    """
+    if not any(c.isalpha() for c in text) or not (text == text.lower() or text == text.upper()):
+        return None
+    out = []
+    for piece in _patterns()["token"].findall(text):
+        low = "".join(c.lower() if len(c.lower()) == 1 else c for c in piece)
+        if any(c.isdigit() for c in piece):
+            piece = "".join(c.upper() if len(c.upper()) == 1 else c for c in piece)
+        elif not piece[0].isalpha() or low in STOP_WORDS or low in _PARTICLE_SET or low in _TYPES:
+            piece = low
+        else:
+            first = piece[0].upper() if len(piece[0].upper()) == 1 else piece[0]
+            piece = first + low[1:]
+        out.append(piece)
+    return "".join(out)
+
+
 def find_addresses(text: str) -> list[Found]:
     """Whole street addresses in ``text`` (non-overlapping, longest first)."""
+    recased_text = normal_case(text)
+    recased = recased_text is not None
+    text = recased_text or text
     pats = _patterns()
     candidates: list[tuple[bool, Found]] = []
     for start, end, strong in _cores(text, pats):
@@ -402,12 +429,17 @@ def find_addresses(text: str) -> list[Found]:
             continue  # "5 covers Spring": a street name is capitalised throughout, or not at all
         left = _grow_left(text, start, pats)
         cued = _cued(text, left, pats)
-        right, parts = _grow_right(text, end, pats, lower_core or cued, lower_core)
+        one_case = lower_core or recased
+        right, parts = _grow_right(text, end, pats, one_case or cued, one_case)
         if lower_core and not (cued or parts or left < start):
             continue  # lower-case text needs a cue, a building number or a city after it
         if not any(c.isdigit() for c in core) and not (cued or _postcode_after(text, end, pats)):
             continue  # "place Monday", "Place Green": a street word without a number needs more
-        if not strong and not (cued or left < start or _postcode_after(text, end, pats)):
+        if recased and not (cued or left < start or parts or _postcode_after(text, end, pats)):
+            continue  # in one-case text every word is "capitalised": a street needs evidence
+        if not strong and not (
+            cued or _postcode_after(text, end, pats) or (left < start and (parts or not recased))
+        ):
             continue
         score = ADDRESS_SCORE if (parts or cued or left < start) else STREET_SCORE
         candidates.append((strong, Found(left, right, score)))
@@ -436,84 +468,7 @@ def find_postcodes(text: str) -> list[Found]:
     return [Found(a, b, s) for (a, b), s in sorted(found.items())]
 
 
-def find_capitalised_places(text: str) -> list[Found]:
-    """Town names written in capitals after "in", "from", "near" ("in ÅLESUND", "from KATRINEHOLM").
-
-    The small NER model reads an all-capitals word as an acronym and misses the place. Five
-    letters or more with a vowel, so acronyms ("in HTML", "from NASA") are left alone.
-    """
-    found = []
-    for m in _patterns()["caps_place"].finditer(text):
-        word = m.group(0)
-        if len(word.replace(" ", "").replace("-", "")) >= 5 and any(
-            c in "AEIOUYÅÄÖØÆÉÈÜ" for c in word
-        ):
-            found.append(Found(m.start(), m.end(), CAPS_PLACE_SCORE))
-    return found
-
-
-#: Short and usual names of countries beside Faker's list of English country names.
-_COUNTRY_EXTRAS = (
-    "USA", "U.S.A.", "U.S.", "UK", "U.K.", "Great Britain", "England", "Scotland", "Wales",
-    "Northern Ireland", "Czechia", "Czech Republic", "Slovakia", "Russia", "South Korea",
-    "North Korea", "Vietnam", "Laos", "Syria", "Iran", "Bolivia", "Venezuela", "Tanzania",
-    "Moldova", "Macedonia", "North Macedonia", "Ivory Coast", "The Netherlands", "Holland",
-    "Vatican City", "Kosovo", "Taiwan", "Palestine", "Brunei", "Libya", "Micronesia",
-)  # fmt: skip
-#: Country names that are also common given names: a place only after "City, ".
-_COUNTRY_NAMES_OF_PEOPLE = frozenset({"Jordan", "Chad", "Georgia", "India", "Israel", "Jersey"})
-
-
-@functools.lru_cache(maxsize=1)
-def _countries() -> Any:
-    """A pattern of country names (Faker's English list, MIT, offline; longest first)."""
-    import regex
-    from faker.providers.address.en import Provider
-
-    names = set(_COUNTRY_EXTRAS)
-    for name in Provider.countries:
-        names.add(name.split(" (")[0])
-    body = "|".join(regex.escape(n) for n in sorted(names, key=len, reverse=True))
-    return regex.compile(rf"(?<![\p{{L}}\d.-])(?:{body})(?![\p{{L}}\d-])")
-
-
-def find_countries(text: str) -> list[Found]:
-    """Country names (``LOCATION``), with the town before them ("Everettside, Canada").
-
-    A town (one to three capitalised words) before ", Country" joins the country: the small
-    model often finds the country and misses an unknown town. A country that is also a common
-    given name ("Jordan", "Chad") counts only with a town before it.
-    """
-    import regex
-
-    from anon_core.pii.names import gazetteer
-
-    word = r"\p{Lu}[\p{L}\p{M}'’-]*"
-    town = regex.compile(
-        rf"(?:{word}[ \t]+(?:(?:de|da|do|del|la|le|sur|am|an|upon|on|of)[ \t]+)?){{0,3}}{word},[ \t]*$"
-    )
-    names = gazetteer()
-    found = []
-    for m in _countries().finditer(text):
-        before = town.search(text[max(0, m.start() - 60) : m.start()])
-        start = m.start() - (len(before.group(0)) if before else 0)
-        if before and (
-            _has_stop_word(before.group(0), _patterns())
-            or _person(before.group(0).rstrip(", \t").split(), names)
-        ):  # "Bruce Stafford, Germany": a person, not a town
-            before, start = None, m.start()
-        if before is None and m.group(0) in _COUNTRY_NAMES_OF_PEOPLE:
-            continue
-        found.append(Found(start, m.end(), COUNTRY_SCORE))
-    return found
-
-
-def _person(words: list[str], names: Any) -> bool:
-    """Whether ``words`` read as a given name and a surname ("Bruce Stafford")."""
-    return len(words) >= 2 and names.is_given(words[0]) and names.is_family(words[-1])
-
-
-def _recognizer(language: str, entity: str, name: str, finder: Any, context: list[str]) -> Any:
+def shape_recognizer(language: str, entity: str, name: str, finder: Any, context: list[str]) -> Any:
     from presidio_analyzer import AnalysisExplanation, LocalRecognizer, RecognizerResult
 
     class ShapeRecognizer(LocalRecognizer):
@@ -548,7 +503,7 @@ def _recognizer(language: str, entity: str, name: str, finder: Any, context: lis
 
 def address_recognizer(language: str) -> Any:
     """Presidio recognizer of whole street addresses (``STREET_ADDRESS``), see :func:`find_addresses`."""
-    return _recognizer(
+    return shape_recognizer(
         language,
         "STREET_ADDRESS",
         "Street address (international)",
@@ -559,26 +514,10 @@ def address_recognizer(language: str) -> Any:
 
 def postcode_recognizer(language: str) -> Any:
     """Presidio recognizer of postcodes alone (``ZIP_CODE``), see :func:`find_postcodes`."""
-    return _recognizer(
+    return shape_recognizer(
         language,
         "ZIP_CODE",
         "Postcode (cue word or unmistakable shape)",
         find_postcodes,
         ["zip", "postal", "postcode", "plz"],
     )
-
-
-def capitalised_place_recognizer(language: str) -> Any:
-    """Presidio recognizer of towns in capitals (``LOCATION``), see :func:`find_capitalised_places`."""
-    return _recognizer(
-        language,
-        "LOCATION",
-        "Town in capitals after a place word",
-        find_capitalised_places,
-        [],
-    )
-
-
-def country_recognizer(language: str) -> Any:
-    """Presidio recognizer of countries with their town (``LOCATION``), see :func:`find_countries`."""
-    return _recognizer(language, "LOCATION", "Country, with its town", find_countries, [])

@@ -37,15 +37,11 @@ from pathlib import Path
 from typing import Any
 
 from anon_core.pii import speed
-from anon_core.pii.addresses import (
-    address_recognizer,
-    capitalised_place_recognizer,
-    country_recognizer,
-    postcode_recognizer,
-)
+from anon_core.pii.addresses import address_recognizer, postcode_recognizer
 from anon_core.pii.attributes import attribute_recognizers
 from anon_core.pii.names import name_aware_recognizer_class
 from anon_core.pii.organisations import organisation_recognizer, reviewed_ner_class
+from anon_core.pii.places import capitalised_place_recognizer, country_recognizer
 from anon_core.pii.recognizers import (  # noqa: F401 - PHONE_REGIONS re-exported
     MATCHER_PHONE_REGIONS,
     PHONE_REGIONS,
