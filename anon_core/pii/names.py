@@ -70,9 +70,11 @@ _LONG_NUMBER = re.compile(r"\d{6,}|(?:\d[ .-]?){9,}")
 #: A run of digits with single separators; one of 7 digits or more without a date or time in it
 #: is a phone or an identifier the NER model folded into a DATE_TIME ("69 91 02 37 tomorrow").
 _DIGIT_RUN = re.compile(r"\d(?:[ ./()-]?\d)+")
-_DATE_IN_RUN = re.compile(
-    r"\d{1,4}([-/.])\d{1,2}\1\d{1,4}|\d:\d\d|^(?:(?:19|20)\d\d[ /-]?)+$"
-    r"|^(?:19|20)\d\d(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])$"
+#: A run that is a date (and an hour), years, or a compact date: the whole run, not a piece
+#: ("04.67.29.89.65" holds "04.67.29" but is a phone).
+_DATE_RUN = re.compile(
+    r"(?:\d{4}([-/.])\d{1,2}\1\d{1,2}|\d{1,2}([-/.])\d{1,2}\2\d{2,4})(?: \d{1,2})?"
+    r"|(?:(?:19|20)\d\d[ /-]?)+|(?:19|20)\d\d(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])"
 )
 _POSSESSIVE = re.compile(r"['’]s$")
 #: Words after which a capitalised word is a place ("in Florence", "moved to Houston").
@@ -393,7 +395,7 @@ def _overlaps(a: tuple[int, int], b: tuple[int, int]) -> bool:
 def _holds_number(text: str) -> bool:
     """Whether ``text`` holds a run of 7 or more digits that is no date, time or year range."""
     return any(
-        len(re.sub(r"\D", "", m.group(0))) >= 7 and not _DATE_IN_RUN.search(m.group(0))
+        len(re.sub(r"\D", "", m.group(0))) >= 7 and not _DATE_RUN.fullmatch(m.group(0))
         for m in _DIGIT_RUN.finditer(text)
     )
 
