@@ -242,6 +242,8 @@ def _patterns() -> dict[str, Any]:
         "lead_unit": regex.compile(rf"(?:(?<![\w.-]){unit},?[ \t]*(?:\n[ \t>]*)?)$"),
         "lead_cap": regex.compile(rf"(?<![\w.,/-]){number}[ \t]+$"),
         "cue": regex.compile(_CUES),
+        "cue_anywhere": regex.compile(_CUES.replace(r"\s*:?\s*$)", ")")),
+        "digit": regex.compile(r"\d"),
         "sep": regex.compile(r"[ \t]*(?:,[ \t]*(?:\n[ \t>]*)*|(?:\n[ \t>]*)+,?[ \t]*)"),
         "space": regex.compile(r"[ \t]+"),
         "unit": regex.compile(rf"{unit}(?![\w-])"),
@@ -417,6 +419,8 @@ def find_addresses(text: str) -> list[Found]:
     recased = recased_text is not None
     text = recased_text or text
     pats = _patterns()
+    if pats["digit"].search(text) is None and pats["cue_anywhere"].search(text) is None:
+        return []  # a street without a number needs a postcode or a cue
     candidates: list[tuple[bool, Found]] = []
     for start, end, strong in _cores(text, pats):
         core = text[start:end]
