@@ -220,3 +220,26 @@ def test_a_size_only_check_skips_the_histograms_and_is_not_kept():
     _, suppressed, released, smallest = _oracle(frame, levels, k, 0, rl, c)
     assert (full.outliers, full.kept, full.smallest) == (suppressed, released, smallest)
     assert check.check(levels) is full  # kept, unlike the quick one
+
+
+def test_minimal_nodes_have_no_passing_predecessor():
+    from anon_core.search import flash
+
+    radix = np.array([3, 4, 2, 5])
+    shape = tuple(int(r) for r in radix)
+    rng = np.random.default_rng(7)
+    status = rng.choice(np.array([-1, 0, 1], dtype=np.int8), size=int(np.prod(radix)))
+    ids = np.flatnonzero(status == 1)
+    kernels.group_keys(np.zeros(1, dtype=np.int64))  # load the kernels: the compiled form
+    found = flash.minimal_nodes(ids, status, radix)
+    expected = []
+    for idx in ids:  # worked out on the lattice's coordinates (first attribute fastest)
+        at = np.unravel_index(idx, shape, order="F")
+        preds = [
+            np.ravel_multi_index(tuple(a - (j == i) for j, a in enumerate(at)), shape, order="F")
+            for i in range(len(shape))
+            if at[i] > 0
+        ]
+        if all(status[p] != 1 for p in preds):
+            expected.append(int(idx))
+    assert found is not None and found.tolist() == expected

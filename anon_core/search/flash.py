@@ -43,6 +43,7 @@ def _load() -> dict[str, Callable]:
                 ("next_start", _next_start),
                 ("tag", _tag),
                 ("pop", _pop),
+                ("minimal", _minimal),
             ):
                 _compiled[name] = numba.njit(cache=True, nogil=True)(fn)
     return _compiled
@@ -144,6 +145,31 @@ def _pop(frontier, flen, status, bound, limit):
         if status[idx] == 0 and not bound[idx] > limit:
             return idx, flen
     return -1, 0
+
+
+def _minimal(ids, status, radix, stride):
+    """Of the nodes ``ids``, those none of whose direct predecessors has status 1 (pass)."""
+    keep = np.empty(len(ids), dtype=np.bool_)
+    for p in range(len(ids)):
+        idx = ids[p]
+        ok = True
+        for j in range(len(radix)):
+            if (idx // stride[j]) % radix[j] > 0 and status[idx - stride[j]] == 1:
+                ok = False
+                break
+        keep[p] = ok
+    return ids[keep]
+
+
+def minimal_nodes(ids: np.ndarray, status: np.ndarray, radix: np.ndarray) -> np.ndarray | None:
+    """Of the nodes ``ids``, those none of whose direct predecessors passes (status 1), in one
+    compiled loop; None where the compiled steps are not in use (the caller's numpy form)."""
+    radix = np.ascontiguousarray(radix, dtype=np.int64)
+    n = int(np.prod(radix)) if len(radix) else 1
+    if not use_compiled(n):
+        return None
+    stride = np.concatenate(([1], np.cumprod(radix)[:-1])).astype(np.int64)
+    return _load()["minimal"](np.ascontiguousarray(ids, dtype=np.int64), status, radix, stride)
 
 
 # ------------------------------------------------------------------ numpy steps

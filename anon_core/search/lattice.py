@@ -351,6 +351,9 @@ class _Search:
 
     def predecessors_all_fail(self, status: np.ndarray, ids: np.ndarray) -> np.ndarray:
         """Of the nodes ``ids``, those none of whose direct predecessors has status 1 (pass)."""
+        compiled = flash.minimal_nodes(ids, status, self.lattice.radix)
+        if compiled is not None:
+            return compiled
         ok = np.ones(len(ids), dtype=bool)
         for j in range(self.nodes.shape[1]):
             has = self.nodes[ids, j] > self.lattice.lower[j]

@@ -21,12 +21,12 @@ Used where the frequency table uses its compiled kernels; the general path other
 from __future__ import annotations
 
 import threading
+from collections import deque
 from collections.abc import Callable, Sequence
 
 import numpy as np
 
 from anon_core.data import kernels
-from anon_core.data.class_cache import ClassCache
 from anon_core.data.frequency import ClassTable, FrequencyTable
 from anon_core.privacy.kanonymity import KAnonymity
 from anon_core.privacy.ldiversity import DistinctLDiversity, RecursiveCLDiversity
@@ -347,7 +347,6 @@ class Node:
     """A checked transformation: its classes and the figures the search keeps."""
 
     __slots__ = (
-        "cache",
         "entries",
         "kept",
         "levels",
@@ -376,7 +375,54 @@ class Node:
         self.nbytes = self.rep.nbytes + self.sizes.nbytes + self.ok.nbytes
         for a in self.entries:
             self.nbytes += a.nbytes
-        self.cache: ClassCache | None = None
+
+
+class _Kept:
+    """Checked nodes kept for roll-ups, within :data:`BUDGET` bytes and ``capacity`` nodes (the
+    oldest let go first). Their levels and class counts sit in slot arrays, so the finest node
+    at or below a transformation is found in one compiled loop."""
+
+    def __init__(self, n_qis: int, capacity: int = 1024) -> None:
+        self.levels = np.full((capacity, n_qis), np.iinfo(np.int16).max, dtype=np.int16)
+        self.n_classes = np.full(capacity, np.iinfo(np.int64).max, dtype=np.int64)
+        self.nodes: list[Node | None] = [None] * capacity
+        self.slot: dict[tuple[int, ...], int] = {}
+        self.order: deque[int] = deque()  # slots, oldest first
+        self.free = list(range(capacity - 1, -1, -1))
+        self.filled = 0
+        self.bytes = 0
+
+    def get(self, levels: tuple[int, ...]) -> Node | None:
+        i = self.slot.get(levels)
+        return None if i is None else self.nodes[i]
+
+    def finest_below(self, lv: np.ndarray) -> Node | None:
+        """The kept node with the fewest classes among those at or below ``lv`` (the first
+        such slot on ties)."""
+        if not self.slot:
+            return None
+        i = kernels.finest_below(self.levels, self.n_classes, self.filled, lv)
+        return None if i < 0 else self.nodes[i]
+
+    def put(self, node: Node) -> None:
+        while self.slot and (not self.free or self.bytes + node.nbytes > BUDGET):
+            i = self.order.popleft()
+            old = self.nodes[i]
+            assert old is not None
+            del self.slot[old.levels]
+            self.bytes -= old.nbytes
+            self.nodes[i] = None
+            self.levels[i] = np.iinfo(np.int16).max
+            self.n_classes[i] = np.iinfo(np.int64).max
+            self.free.append(i)
+        i = self.free.pop()
+        self.filled = max(self.filled, i + 1)
+        self.levels[i] = node.levels
+        self.n_classes[i] = node.n_classes
+        self.nodes[i] = node
+        self.slot[node.levels] = i
+        self.order.append(i)
+        self.bytes += node.nbytes
 
 
 def _plain(m: PrivacyModel, cls: type) -> bool:
@@ -426,7 +472,7 @@ class NodeCheck:
             np.concatenate(maps).astype(np.int32, copy=False),
             start,
         )
-        self._cache = ClassCache(1024, len(hs), BUDGET)
+        self._cache = _Kept(len(hs))
         self._counts = np.ascontiguousarray(freq.counts, dtype=np.int64)
         self._none = np.zeros(0, dtype=np.int64)
         self._roll_below = ROLLUP_SHARE * freq.n_tuples
@@ -481,7 +527,7 @@ class NodeCheck:
         if hit is not None:
             return hit  # type: ignore[return-value]
         lv = np.asarray(levels, dtype=np.int16) if row is None else row
-        base = self._cache.finest_below(levels, True)
+        base = self._cache.finest_below(lv)
         roll = base is not None and base.n_classes <= self._roll_below
         src = base.rep if roll else self._none  # type: ignore[union-attr]
         weights = base.sizes if roll else self._counts  # type: ignore[union-attr]
@@ -509,7 +555,7 @@ class NodeCheck:
             )
         node = Node(levels, out)
         if self.attribute is None or len(out[7]) == len(node.sizes) + 1:
-            self._cache.put(levels, node)
+            self._cache.put(node)
         return node
 
     def class_table(self, node: Node) -> ClassTable:
