@@ -77,6 +77,7 @@ def test_phone_layout_value_rules(value, ok):
         ("Please call me at 9290810033 tomorrow.", "9290810033"),
         ("Ring me on 69 91 02 37 tomorrow.", "69 91 02 37"),  # the model reads a date in it
         ("You can reach me at 04.67.29.89.65 anytime.", "04.67.29.89.65"),  # "04.67.29" first
+        ("I tried 495-461-1139 twice but nobody answered.", "495-461-1139"),  # 3-3-4, no cue
         ("86 9217-4218 is the number of the front desk.", "86 9217-4218"),
     ],
 )

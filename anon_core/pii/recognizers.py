@@ -236,6 +236,9 @@ _EXTENSION = re.compile(r"[ ]?(?:x|ext\.?|extension)[ ]?\d{1,5}$")
 _AMOUNT = re.compile(r"\d{1,2}(?:[ .,]\d{3}){2,}")
 #: A date, then a time or more digits ("2024-03-12 10:30"): the date's digits are no phone's.
 _DATE_FIRST = re.compile(r"(?:\d{4}([-/.])\d{1,2}\1\d{1,2}|\d{1,2}([-/.])\d{1,2}\2\d{4})\b")
+#: The North American layout, 3-3-4 digits with one separator ("495-461-1139"): a phone even
+#: without a cue word, whether or not the area code is assigned.
+_NANP_LAYOUT = re.compile(r"\d{3}([-. ])\d{3}\1\d{4}")
 #: Thousands split by dots or commas ("12.345.678"); spaces also split phone groups ("0 800 123 456").
 _THOUSANDS = re.compile(r"\d{1,3}(?:[.,]\d{3}){2,}")
 _IBAN_HEAD = re.compile(r"[A-Za-z]{2}\d{2}[ -]$")
@@ -278,7 +281,8 @@ def phone_layout_recognizer(language: str) -> Any:
     A run passing :func:`phone_layout_value_ok` scores 0.9 when a phone cue word ("call",
     "phone", "tel", "number", ...) ends within 60 characters before it or starts within 30
     characters after it in the same clause, 0.6 without a cue when the layout alone says phone
-    (country code, bracketed area code or extension), and is dropped otherwise. An unbroken run
+    (country code, bracketed area code, extension, or the North American 3-3-4 digits), and is
+    dropped otherwise. An unbroken run
     of 7-15 digits ("9290810033") is kept only after a strong cue (:data:`_STRONG_PHONE_CUE`:
     not "number", which also precedes order and account numbers) and when it is no card or
     compact date. The high score lets it win over a date the NER model reads in the digits.
@@ -312,7 +316,12 @@ def phone_layout_recognizer(language: str) -> Any:
                     r.score = 0.9
                 elif _PHONE_CUE.search(before) or _PHONE_CUE.search(after):
                     r.score = 0.9
-                elif value.startswith(("+", "00", "(")) or "(" in value or _EXTENSION.search(value):
+                elif (
+                    value.startswith(("+", "00", "("))
+                    or "(" in value
+                    or _EXTENSION.search(value)
+                    or _NANP_LAYOUT.fullmatch(value)
+                ):
                     r.score = 0.6
                 else:
                     continue
