@@ -162,3 +162,16 @@ def test_names_stay_covered_beside_organisations(english):
     assert ("ORGANIZATION", "Fontaine et Fils") in found
     covered = [e for e in found if "Richard" in e[1]]
     assert covered and covered[0][0] == "PERSON"
+
+
+def test_long_lists_cost_linear_time():
+    """Untrusted text of 160,000 characters made of the shapes the patterns repeat ("A, B, C",
+    "A & B", capitalised runs) is read in well under the time a quadratic scan takes (about
+    100 s here before the lists were bounded); the bound is loose for a shared machine."""
+    import time
+
+    find_organisations("at Weeks-Rivas")  # the name gazetteer loads once
+    for text in ("Ab, " * 40_000 + "and Cd", "Ab & " * 32_000, "Ab " * 53_000 + "Inc."):
+        started = time.process_time()
+        find_organisations(text)
+        assert time.process_time() - started < 15

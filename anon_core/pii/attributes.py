@@ -378,11 +378,26 @@ _LANGUAGE_WORDS = frozenset(
     "arabic polish swedish danish finnish norwegian turkish hungarian czech korean catalan "
     "basque welsh irish hindi persian romanian ukrainian flemish".split()
 )
-_LANGUAGE_CUE = re.compile(
-    r"(?i:\b(?:speaks?|spoke|spoken|speaking|learn\w*|in|into|from|fluent|translat\w*|taught|"
-    r"teach\w*|write|writes|wrote|written|read|reads|language|langue|Sprache|idioma|lingua)\s+)"
-    r"(?:[^\W\d_]+(?:\s*,\s*|\s+and\s+|\s+or\s+))*$"
+#: Words before a language name ("speaks French", "translated into Polish", "fluent in Dutch").
+_LANGUAGE_CUES = frozenset(
+    "speak speaks spoke spoken speaking in into from fluent taught write writes wrote written "
+    "read reads language languages langue sprache idioma lingua".split()
 )
+_LANGUAGE_CUE_STEMS = ("learn", "translat", "teach")
+
+
+def _after_language_cue(text: str, start: int) -> bool:
+    """Whether a language cue comes before ``start``, past a list of words ("speaks French, X")."""
+    tokens = re.findall(r"[^\W\d_]+|,", text[max(0, start - 80) : start])
+    for token in reversed(tokens[-16:]):
+        word = token.lower()
+        if word in _LANGUAGE_CUES or word.startswith(_LANGUAGE_CUE_STEMS):
+            return True
+        if not (word in (",", "and", "or") or word in _LANGUAGE_WORDS):
+            return False
+    return False
+
+
 _FR = """
 français allemand anglais britannique espagnol italien portugais belge suisse néerlandais
 polonais roumain marocain algérien tunisien sénégalais américain canadien chinois japonais russe
@@ -484,17 +499,16 @@ def _phrases(block: str) -> set[str]:
 def find_nrp(text: str, language: str = "en") -> list[Found]:
     """Nationalities, religions and political groups in ``text`` (language names left out)."""
     out: list[Found] = []
-    taken: list[tuple[int, int]] = []
+    taken: set[int] = set()  # characters of the spans kept (the lists' matches are short)
     for regex, score, may_be_language in _nrp_regexes(language):
         for m in regex.finditer(text):
             start, end = m.span()
-            if any(a < end and start < b for a, b in taken):
+            if not taken.isdisjoint(range(start, end)):
                 continue
             word = m.group().lower()
-            if may_be_language and word in _LANGUAGE_WORDS:
-                if _LANGUAGE_CUE.search(text[max(0, start - 60) : start]):
-                    continue
-            taken.append((start, end))
+            if may_be_language and word in _LANGUAGE_WORDS and _after_language_cue(text, start):
+                continue
+            taken.update(range(start, end))
             out.append(Found(start, end, "NRP", score))
     return sorted(out, key=lambda f: f.start)
 

@@ -24,6 +24,7 @@ The lists are written here (no download); the name gazetteer is :mod:`anon_core.
 
 from __future__ import annotations
 
+import bisect
 import functools
 import re
 from typing import Any
@@ -101,7 +102,7 @@ _NAME_RUN = rf"{_CAP}(?:(?:{_JOIN}|{_LOWER_JOIN}){_CAP}){{0,5}}"
 #: A surname particle that may open a firm's name in lower case ("van Vliet NV").
 _PARTICLE = r"(?:(?:van der|van den|van|von|ten|ter) )?"
 #: Surnames listed with commas and a last "and" ("Hawkins, Richardson and Santana").
-_LISTED = rf"{_CAP}(?:, {_CAP})+,? (?:and|&|e|et|y|und) {_CAP}"
+_LISTED = rf"{_CAP}(?:, {_CAP}){{1,6}},? (?:and|&|e|et|y|und) {_CAP}"
 
 
 def _alternation(words: tuple[str, ...]) -> str:
@@ -204,12 +205,18 @@ def _no_full_stop(text: str, end: int) -> int:
 
 
 def _longest(found: list[Found]) -> list[Found]:
-    """Overlapping finds reduced to the longest (then the highest score)."""
+    """Overlapping finds reduced to the longest (then the highest score), in O(n log n)."""
+    starts: list[int] = []
     kept: list[Found] = []
     for f in sorted(found, key=lambda f: (-(f.end - f.start), -f.score)):
-        if all(f.end <= k.start or k.end <= f.start for k in kept):
-            kept.append(f)
-    return sorted(kept, key=lambda f: f.start)
+        i = bisect.bisect_left(starts, f.start)
+        if i < len(kept) and kept[i].start < f.end:
+            continue  # overlaps the next kept span
+        if i > 0 and f.start < kept[i - 1].end:
+            continue  # overlaps the previous one
+        starts.insert(i, f.start)
+        kept.insert(i, f)
+    return kept
 
 
 @functools.lru_cache(maxsize=1)
