@@ -13,6 +13,7 @@ from typing import Any
 import pandas as pd
 
 from anon_core.errors import PrivacyWarning
+from anon_core.pii.checksums import card_number_valid
 from anon_core.pii.engine import (
     DEFAULT_MODEL,
     PiiEngine,
@@ -60,18 +61,12 @@ _DATE_SHAPE = re.compile(r"[A-Za-z]|\d[/.:-]\d|\b(?:1[89]|20)\d\d\b")
 
 
 def _card_like(value: str) -> bool:
-    """Whether ``value`` holds a payment card number: 13-19 digits (single spaces or hyphens
-    between groups) passing the Luhn check."""
-    from anon_core.pii.fake import luhn_valid
-
-    for m in _CARD_RUN.finditer(value):
-        digits = re.sub(r"\D", "", m.group(0))
-        if 13 <= len(digits) <= 19 and luhn_valid(digits):
-            return True
-    return False
+    """Whether ``value`` holds a payment card number (single spaces or hyphens between groups)
+    that the card recognizer accepts: :func:`~anon_core.pii.checksums.card_number_valid`."""
+    return any(card_number_valid(m.group(0)) for m in _CARD_RUN.finditer(value))
 
 
-_CARD_RUN = re.compile(r"(?<!\d)\d(?:[ -]?\d){12,18}(?!\d)")
+_CARD_RUN = re.compile(r"(?<!\d)\d(?:[ -]?\d){11,18}(?!\d)")
 _NUMBER_WORD = re.compile(r"(?:^|\s)\+\d")
 
 
