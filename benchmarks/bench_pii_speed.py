@@ -4,11 +4,13 @@
   each in one language, English, French, German, Spanish and Italian in turn. Paragraphs of
   three to five sentences from the hand-written patterns of ``bench_language`` filled with
   seeded Faker names and places, plus a phone number or an e-mail address in every other
-  paragraph. Each file goes through :func:`anon_core.pii.documents.deidentify_bytes` (the
-  engine of ``anon-core deidentify`` and of the dashboard's Documents page), one after the
-  other; each file's paragraphs are analysed in chunks by this process and the worker
-  processes of :mod:`anon_core.pii.workers` (``--workers``, default: cores - 1; ``0``: this
-  process only).
+  paragraph. The files go through :func:`anon_core.services.documents.deidentify_uploads`
+  (the dashboard's Documents page; ``anon-core deid-docs`` runs a folder the same way): each
+  file is de-identified by :func:`anon_core.pii.documents.deidentify_bytes`, files side by side
+  in this process and the worker processes of :mod:`anon_core.pii.workers` (``--workers``,
+  default: cores - 1; ``0``: this process only). ``--one-by-one``: each file through
+  ``deidentify_bytes`` in turn, its paragraphs in chunks across the processes (the protocol
+  before files ran side by side).
 * **DOCX**: a document of ``--pages`` pages (default 20; about 450 words a page, a table and a
   header), built with python-docx, de-identified the same way; the median of three runs.
 
@@ -88,7 +90,10 @@ def docx_document(pages: int, seed: int) -> bytes:
         if i % 25 == 24:
             table = document.add_table(rows=2, cols=2)
             table.cell(0, 0).text, table.cell(0, 1).text = "Contact", "Phone"
-            table.cell(1, 0).text, table.cell(1, 1).text = "Anna Berger", "+44 20 7946 0958"
+            table.cell(1, 0).text, table.cell(1, 1).text = (
+                "Anna Berger",
+                "+44 20 7946 0958",
+            )
     buffer = io.BytesIO()
     document.save(buffer)
     return buffer.getvalue()
@@ -107,8 +112,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--pages", type=int, default=20)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--skip-text", action="store_true")
+    parser.add_argument("--one-by-one", action="store_true", help="files in turn, not side by side")
     parser.add_argument(
-        "--workers", type=int, default=None, help="worker processes (default: cores - 1)"
+        "--workers",
+        type=int,
+        default=None,
+        help="worker processes (default: cores - 1)",
     )
     args = parser.parse_args(argv)
     if args.workers is not None:
@@ -116,7 +125,7 @@ def main(argv: list[str] | None = None) -> int:
     from anon_core.pii.documents import deidentify_bytes
     from anon_core.pii.language import detect_languages, engine_for
     from anon_core.pii.workers import shutdown_workers, worker_count
-    from anon_core.services.documents import text_config
+    from anon_core.services.documents import deidentify_uploads, text_config
 
     cfg = text_config(None)
     wall, cpu, _ = timed(
@@ -140,7 +149,10 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     size = int(args.mb * 1_000_000 / args.files)
     files = [
-        (f"doc-{i:03d}.txt", document_text(LANGUAGES[i % 5], size, args.seed + i).encode("utf-8"))
+        (
+            f"doc-{i:03d}.txt",
+            document_text(LANGUAGES[i % 5], size, args.seed + i).encode("utf-8"),
+        )
         for i in range(args.files)
     ]
     total = sum(len(d) for _n, d in files)
@@ -150,6 +162,12 @@ def main(argv: list[str] | None = None) -> int:
 
     def run_all():
         nonlocal found
+        if not args.one_by_one:
+            run = deidentify_uploads(files)
+            for record in run.records:
+                found += record.total
+                languages[record.language] = languages.get(record.language, 0) + 1
+            return
         for name, data in files:
             _out, s = deidentify_bytes(data, name, cfg)
             found += sum(s.entities.values())

@@ -157,8 +157,8 @@ def test_a_killed_worker_gives_one_clear_error_and_the_next_run_works(small_chun
 
 def test_chunks_are_runs_of_whole_texts():
     texts = ["a" * 5, "b" * 3, "c" * 4, "d" * 9, "e"]
-    assert workers.chunks_of(texts, 8) == [range(0, 2), range(2, 4), range(4, 5)]
-    assert workers.chunks_of(texts, 100) == [range(0, 5)]
+    assert workers.chunks_of(texts, 8) == [range(2), range(2, 4), range(4, 5)]
+    assert workers.chunks_of(texts, 100) == [range(5)]
     assert workers.chunks_of([], 8) == []
 
 
@@ -225,3 +225,129 @@ def test_workers_never_rerun_the_main_script(small_chunks, monkeypatch, tmp_path
     assert parallel == single
     assert not marker.exists()
     assert sys.modules["__main__"] is page  # put back after the workers started
+
+
+# ----------------------------------------------------------------------------- whole files
+def _ran_tasks(caplog) -> list[tuple[int, int]]:
+    found = []
+    for record in caplog.records:
+        m = re.match(r"ran (\d+) tasks, (\d+) of them", record.getMessage())
+        if m:
+            found.append((int(m.group(1)), int(m.group(2))))
+    return found
+
+
+def _folder(root) -> None:
+    """Six small documents (English and French text, a DOCX) and one that is not UTF-8."""
+    docx = pytest.importorskip("docx")
+    root.mkdir()
+    for i in range(3):
+        (root / f"en-{i}.txt").write_bytes(_document(ENGLISH[i:] + ENGLISH[:i], 1))
+        (root / f"fr-{i}.txt").write_bytes(_document(FRENCH[i:] + FRENCH[:i], 1))
+    document = docx.Document()
+    for paragraph in ENGLISH:
+        document.add_paragraph(paragraph)
+    document.save(root / "letter.docx")
+    (root / "broken.txt").write_bytes(b"caf\xe9 au lait with Anna Berger")
+
+
+def _docx_parts(data: bytes) -> dict[str, bytes]:
+    import io
+    import zipfile
+
+    with zipfile.ZipFile(io.BytesIO(data)) as z:
+        return {name: z.read(name) for name in z.namelist()}
+
+
+def test_folder_identical_when_files_run_in_a_worker(tmp_path, monkeypatch, caplog):
+    """Every file de-identified in the worker process (the caller takes none) gives the bytes,
+    logs and failures of one process, in the same order."""
+    from anon_core.services.documents import LOG_CSV, LOG_JSON, deidentify_folder
+
+    _folder(tmp_path / "in")
+    monkeypatch.setenv(workers.WORKERS_ENV, "0")
+    single = deidentify_folder(tmp_path / "in", tmp_path / "one")
+    monkeypatch.setenv(workers.WORKERS_ENV, "1")
+    monkeypatch.setattr(workers, "CALLER_WORKS", False)
+    with caplog.at_level(logging.INFO, logger="anon_core.pii.workers"):
+        parallel = deidentify_folder(tmp_path / "in", tmp_path / "two")
+    ran = _ran_tasks(caplog)  # every file but the DOCX (large against this batch) in the worker
+    assert len(ran) == 1 and ran[0][0] == ran[0][1] == 7
+    names = sorted(p.name for p in (tmp_path / "one").iterdir())
+    assert names == sorted(p.name for p in (tmp_path / "two").iterdir())
+    assert len(names) == 9  # 7 documents and the two logs (the broken file is not written)
+    for name in names:
+        one, two = (
+            (tmp_path / "one" / name).read_bytes(),
+            (tmp_path / "two" / name).read_bytes(),
+        )
+        if name.endswith(".docx"):  # the ZIP's timestamps are the time of writing: its parts
+            assert _docx_parts(two) == _docx_parts(one)
+        elif name.endswith(".txt"):
+            assert two == one
+    assert [r.output_sha256 for r in parallel.records if r.kind == "txt"] == [
+        r.output_sha256 for r in single.records if r.kind == "txt"
+    ]
+    assert [r.name for r in parallel.records] == [r.name for r in single.records]
+    assert [n for n, _e in parallel.failed] == ["broken.txt"]
+    assert parallel.failed == single.failed
+    assert LOG_JSON in names and LOG_CSV in names
+    docx_hash = {r.name: r.output_sha256 for r in single.records}["letter.docx"]
+    csv_one = (tmp_path / "one" / LOG_CSV).read_text().replace(docx_hash, "-")
+    csv_two = (tmp_path / "two" / LOG_CSV).read_text()
+    docx_hash = {r.name: r.output_sha256 for r in parallel.records}["letter.docx"]
+    assert csv_two.replace(docx_hash, "-") == csv_one
+    assert single.entity_totals().get("PERSON", 0) >= 7  # names were found and replaced
+
+
+def test_uploads_identical_with_the_caller_and_a_worker(monkeypatch, caplog):
+    from anon_core.services.documents import deidentify_uploads
+
+    files = [(f"note-{i}.txt", _document(ENGLISH[i:] + FRENCH[:i], 1)) for i in range(5)]
+    monkeypatch.setenv(workers.WORKERS_ENV, "0")
+    single = deidentify_uploads(files)
+    monkeypatch.setenv(workers.WORKERS_ENV, "1")
+    workers.shutdown_workers(wait=True)
+    _run(b"Warm up: Anna Berger.", "w.txt", "1", monkeypatch)  # start the worker
+    with caplog.at_level(logging.INFO, logger="anon_core.pii.workers"):
+        parallel = deidentify_uploads(files)
+    assert parallel.outputs == single.outputs
+    assert parallel.records == single.records
+    assert _ran_tasks(caplog)[0][0] == 5
+
+
+def test_run_tasks_gives_each_outcome_and_raises_none_of_them(monkeypatch):
+    from anon_core.pii.documents import document_kind
+
+    monkeypatch.setenv(workers.WORKERS_ENV, "1")
+    monkeypatch.setattr(workers, "CALLER_WORKS", False)
+    tasks = [("a.txt",), ("b.exe",), ("c.DOCX",), ("d.tif",)]
+    got = dict(workers.run_tasks(document_kind, tasks, sizes=[1, 2, 3, 4]))
+    assert got[0] == "txt" and got[2] == "docx" and got[3] == "tiff"
+    assert isinstance(got[1], ConfigError) and "b.exe" in str(got[1])
+
+
+def test_progress_that_raises_stops_a_batch_of_uploads(monkeypatch):
+    from anon_core.services.documents import deidentify_uploads
+
+    monkeypatch.setenv(workers.WORKERS_ENV, "1")
+    files = [(f"note-{i}.txt", _document(ENGLISH, 1)) for i in range(6)]
+    calls = []
+
+    def progress(fraction: float, message: str) -> None:
+        calls.append(fraction)
+        if fraction > 0:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        deidentify_uploads(files, progress=progress)
+    assert calls[0] == 0.0 and 0 < calls[-1] < 1
+
+
+def test_a_file_large_against_the_batch_is_split_across_processes(monkeypatch):
+    from anon_core.services import documents
+
+    monkeypatch.setenv(workers.WORKERS_ENV, "1")  # two processes: large above a quarter
+    assert documents.large_files([100, 10, 10, 10]) == [True, False, False, False]
+    assert documents.large_files([10] * 8) == [False] * 8
+    assert documents.large_files([5]) == [True]

@@ -22,6 +22,10 @@ made with and without workers.
   number of CPU cores this process may use, minus one; ``0``: no worker).
 * Texts and results go over the executor's pipe between processes of this program; nothing is
   written to a file. At most :data:`QUEUED` chunks per worker are in flight at a time.
+* Whole tasks (:func:`run_tasks`, e.g. one document each) run the same way: the workers take
+  the largest first, the calling process the smallest, and no process waits at the end of a
+  document while another one is left. A task run here or in a worker analyses its texts in its
+  own process only (no chunks inside a task).
 * A worker that dies (killed, out of memory) gives one :class:`ConfigError` saying so and how to
   run without workers; the next call starts new workers. An exception raised by the analysis in
   a worker is raised as it would be in one process. An exception in the calling process (Ctrl-C,
@@ -150,6 +154,7 @@ def _analyse(engine: PiiEngine, job: Job, texts: list[str]) -> list[Found]:
 def _start_worker() -> None:
     """Worker start: Ctrl-C is the caller's to handle; the English engine is loaded ahead."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    os.environ[WORKERS_ENV] = "0"  # a task in a worker analyses in the worker only
     load_engine(DEFAULT_MODEL, LANGUAGE)
     names.gazetteer()
 
@@ -161,6 +166,11 @@ def _ready() -> bool:
 def _worker_chunk(job: Job, texts: list[str]) -> list[Found]:
     names.EXCLUDED_LOCALES = job.excluded_locales
     return _analyse(load_engine(job.model, job.language), job, texts)
+
+
+def _worker_task(excluded: tuple[str, ...], fn: Callable[..., Any], args: tuple) -> Any:
+    names.EXCLUDED_LOCALES = excluded
+    return fn(*args)
 
 
 # ----------------------------------------------------------------------------- the pool
@@ -187,6 +197,8 @@ def _plain_main() -> Iterator[None]:
 
 
 _lock = threading.Lock()
+#: Per thread: whether a task of :func:`run_tasks` runs in this thread (then no chunks).
+_here = threading.local()
 _pool: tuple[ProcessPoolExecutor, Future, int] | None = None
 
 
@@ -258,7 +270,12 @@ def analyse_in_chunks(
     texts = [str(t) for t in texts]
     count = worker_count()
     chunks = chunks_of(texts)
-    if count == 0 or sum(len(t) for t in texts) < PARALLEL_MIN_CHARS or len(chunks) < 2:
+    if (
+        count == 0
+        or getattr(_here, "in_task", False)
+        or sum(len(t) for t in texts) < PARALLEL_MIN_CHARS
+        or len(chunks) < 2
+    ):
         found = _analyse(engine, job, texts)
     else:
         found = _run_chunks(engine, texts, job, chunks, count, progress)
@@ -307,7 +324,11 @@ def _run_chunks(
                 finished(k, _analyse(engine, job, [texts[i] for i in chunks[k]]))
             elif running or pending:
                 waiting = list(running) or [pool[1]]  # type: ignore[index]
-                wait(waiting, timeout=None if running else 0.05, return_when=FIRST_COMPLETED)
+                wait(
+                    waiting,
+                    timeout=None if running else 0.05,
+                    return_when=FIRST_COMPLETED,
+                )
     except BaseException:
         for future in running:
             future.cancel()
@@ -320,3 +341,83 @@ def _run_chunks(
         count,
     )
     return [found for part in parts for found in part or ()]
+
+
+# ----------------------------------------------------------------------------- whole tasks
+def _outcome(future: Future) -> Any:
+    try:
+        return future.result()
+    except BrokenProcessPool:
+        return _result(future)  # a dead worker: one clear error, raised
+    except Exception as exc:  # noqa: BLE001 - the task's own error, given to the caller
+        return exc
+
+
+def _run_here(fn: Callable[..., Any], args: tuple) -> Any:
+    _here.in_task = True
+    try:
+        return fn(*args)
+    except Exception as exc:  # noqa: BLE001 - the task's own error, given to the caller
+        return exc
+    finally:
+        _here.in_task = False
+
+
+def run_tasks(
+    fn: Callable[..., Any],
+    tasks: Sequence[tuple],
+    *,
+    sizes: Sequence[int] | None = None,
+) -> Iterator[tuple[int, Any]]:
+    """``fn(*task)`` for every task, here and in the worker processes: yields ``(index,
+    outcome)`` as each task ends, the outcome being what ``fn`` returned or the exception it
+    raised. ``fn`` must be a module-level function and the tasks picklable (they travel to the
+    workers over a pipe). Workers take the largest tasks first (``sizes``), this process the
+    smallest; with 0 workers or one task, the tasks run here in order.
+
+    A worker that dies raises :class:`ConfigError`. Closing the generator (an exception in the
+    loop that reads it, under ``contextlib.closing``) cancels the tasks not yet started.
+    """
+    count = worker_count()
+    order = list(range(len(tasks)))
+    if sizes is not None:
+        order.sort(key=lambda i: -sizes[i])
+    if count == 0 or len(tasks) < 2 or getattr(_here, "in_task", False):
+        for i in range(len(tasks)):
+            yield i, _run_here(fn, tasks[i])
+        return
+    pool = _executor(count)
+    pending = deque(order)
+    running: dict[Future, int] = {}
+    excluded = tuple(names.EXCLUDED_LOCALES)
+    remote = 0
+    try:
+        while pending or running:
+            if pool is not None and pool[1].done():
+                _result(pool[1])  # a pool that broke while starting: one clear error
+                while pending and len(running) < QUEUED * count:
+                    i = pending.popleft()
+                    try:
+                        future = pool[0].submit(_worker_task, excluded, fn, tasks[i])
+                    except BrokenProcessPool:
+                        future = Future()
+                        future.set_exception(BrokenProcessPool("broken"))
+                    running[future] = i
+                    remote += 1
+            for future in [f for f in running if f.done()]:
+                i = running.pop(future)
+                yield i, _outcome(future)
+            if pending and (CALLER_WORKS or pool is None):
+                i = pending.pop()
+                yield i, _run_here(fn, tasks[i])
+            elif running or pending:
+                waiting = list(running) or [pool[1]]  # type: ignore[index]
+                wait(
+                    waiting,
+                    timeout=None if running else 0.05,
+                    return_when=FIRST_COMPLETED,
+                )
+    finally:
+        for future in running:
+            future.cancel()
+    log.info("ran %d tasks, %d of them in %d worker process(es)", len(tasks), remote, count)

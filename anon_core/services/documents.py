@@ -11,6 +11,12 @@ show: kind, language, whether names were looked for by a model of that language,
 and counts, notices, and the SHA-256 of the uploaded and of the de-identified bytes (the exact
 bytes in the ZIP). Never a found value.
 
+Several files are de-identified side by side: each file is one task for the calling process and
+the PII worker processes (:func:`anon_core.pii.workers.run_tasks`), so a folder of many small
+files keeps every core busy. A file large against the batch (more than a share of
+``1 / (2 x processes)`` of its bytes) is analysed first, on its own, in chunks across the
+processes. The output of each file, its hashes and counts are the same as one file at a time.
+
 Uploads are bounded (:func:`upload_limits`): per file the engine's own limit
 (:data:`anon_core.pii.documents.LIMITS` ``file_bytes``, 50 MB), per batch
 :data:`BATCH_FILES` files and :data:`BATCH_MB` MB in all (the environment variable
@@ -19,6 +25,7 @@ Uploads are bounded (:func:`upload_limits`): per file the engine's own limit
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import hashlib
 import io
@@ -27,7 +34,7 @@ import logging
 import os
 import re
 import zipfile
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePath
 from typing import Any
@@ -38,6 +45,7 @@ from anon_core.errors import AnonError, ConfigError
 from anon_core.pii.documents import LIMITS, SUFFIXES, deidentify_bytes, document_kind
 from anon_core.pii.engine import LANGUAGE, LANGUAGE_MODELS
 from anon_core.pii.settings import TextConfig, validate_text_section
+from anon_core.pii.workers import run_tasks, worker_count
 
 log = logging.getLogger(__name__)
 
@@ -245,46 +253,104 @@ def deidentify_uploads(
     cfg = text_config(section)
     run = DocumentsRun()
     names = output_names([n for n, _ in files], numbered)
-    for i, ((_name, data), out_name) in enumerate(zip(files, names, strict=True)):
-        if progress is not None:
-            progress(i / len(files), f"File {i + 1} of {len(files)}: {out_name}")
-        written = _one(run, data, out_name, cfg, secrets)
-        if written is not None:
-            run.outputs[out_name] = written
-    if progress is not None:
-        progress(1.0, f"{len(run.records)} of {len(files)} file(s) de-identified")
+    tasks = [
+        (data, out_name, cfg, secrets) for (_name, data), out_name in zip(files, names, strict=True)
+    ]
+    for out_name, written in _run_batch(run, tasks, [len(d) for _n, d in files], progress):
+        run.outputs[out_name] = written
     log.info("de-identified %d of %d uploaded documents", len(run.records), len(files))
     return run
 
 
-def _one(
-    run: DocumentsRun,
-    data: bytes,
-    name: str,
-    cfg: TextConfig,
-    secrets: Mapping[str, str] | None,
-) -> bytes | None:
-    """De-identify one document into ``run`` (its record, or its failure); its bytes or None."""
-    try:
-        written, summary = deidentify_bytes(data, name, cfg, secrets)
-    except AnonError as exc:
-        run.failed.append((name, str(exc)))
-        return None
-    run.records.append(
-        DocumentRecord(
-            name=name,
-            kind=summary.kind,
-            language=summary.language,
-            name_model=name_model(summary.language),
-            input_sha256=hashlib.sha256(data).hexdigest(),
-            output_sha256=hashlib.sha256(written).hexdigest(),
-            input_bytes=len(data),
-            output_bytes=len(written),
-            entities=dict(summary.entities),
-            notices=tuple(summary.notices),
-        )
+def deidentify_one(
+    source: bytes | str, name: str, cfg: TextConfig, secrets: Mapping[str, str] | None
+) -> tuple[bytes, DocumentRecord]:
+    """One document (its bytes, or the path of its file) de-identified, with its record.
+
+    A task of :func:`anon_core.pii.workers.run_tasks`: it may run in a worker process."""
+    if isinstance(source, str):  # a file: refused before it is read when too large
+        size = Path(source).stat().st_size
+        if size > LIMITS["file_bytes"]:
+            raise ConfigError(
+                f"{name!r} has {size} bytes; documents up to {LIMITS['file_bytes']} bytes are "
+                "read. Split it into smaller files."
+            )
+        data = Path(source).read_bytes()
+    else:
+        data = source
+    written, summary = deidentify_bytes(data, name, cfg, secrets)
+    record = DocumentRecord(
+        name=name,
+        kind=summary.kind,
+        language=summary.language,
+        name_model=name_model(summary.language),
+        input_sha256=hashlib.sha256(data).hexdigest(),
+        output_sha256=hashlib.sha256(written).hexdigest(),
+        input_bytes=len(data),
+        output_bytes=len(written),
+        entities=dict(summary.entities),
+        notices=tuple(summary.notices),
     )
-    return written
+    return written, record
+
+
+def large_files(sizes: Sequence[int]) -> list[bool]:
+    """Files worth splitting across the processes: more than ``1 / (2 x processes)`` of the
+    batch (a whole-file task that size would leave the other processes idle at the end)."""
+    processes = worker_count() + 1
+    total = sum(sizes)
+    return [len(sizes) < 2 or size * 2 * processes > total for size in sizes]
+
+
+def _run_batch(
+    run: DocumentsRun,
+    tasks: Sequence[tuple],
+    sizes: Sequence[int],
+    progress: Callable[[float, str], None] | None,
+) -> Iterator[tuple[str, bytes]]:
+    """Run :func:`deidentify_one` on every task; yields ``(name, de-identified bytes)`` as each
+    file ends and fills ``run`` (records and failures in the order of ``tasks``)."""
+    outcomes: list[Any] = [None] * len(tasks)
+    large = large_files(sizes)
+    done = 0
+
+    def finished(i: int, outcome: Any) -> tuple[str, bytes] | None:
+        nonlocal done
+        outcomes[i] = outcome
+        done += 1
+        if progress is not None:
+            progress(done / len(tasks), f"{done} of {len(tasks)} file(s): {tasks[i][1]}")
+        if isinstance(outcome, BaseException):
+            if not isinstance(outcome, AnonError):
+                raise outcome
+            return None
+        return tasks[i][1], outcome[0]
+
+    if progress is not None:
+        progress(0.0, f"{len(tasks)} file(s) to de-identify")
+    for i in [i for i in range(len(tasks)) if large[i]]:  # alone, in chunks across processes
+        try:
+            outcome: Any = deidentify_one(*tasks[i])
+        except AnonError as exc:
+            outcome = exc
+        written = finished(i, outcome)
+        if written is not None:
+            yield written
+    small = [i for i in range(len(tasks)) if not large[i]]
+    with contextlib.closing(
+        run_tasks(deidentify_one, [tasks[i] for i in small], sizes=[sizes[i] for i in small])
+    ) as results:
+        for k, outcome in results:
+            written = finished(small[k], outcome)
+            if written is not None:
+                yield written
+    for (_source, name, _cfg, _secrets), outcome in zip(tasks, outcomes, strict=True):
+        if isinstance(outcome, AnonError):
+            run.failed.append((name, str(outcome)))
+        else:
+            run.records.append(outcome[1])
+    if progress is not None:
+        progress(1.0, f"{len(run.records)} of {len(tasks)} file(s) de-identified")
 
 
 # ----------------------------------------------------------------------------- a folder
@@ -340,10 +406,10 @@ def deidentify_folder(
     progress: Callable[[float, str], None] | None = None,
 ) -> DocumentsRun:
     """De-identify every document under ``source`` into the new or empty folder ``target``
-    (the same relative paths, or numbered names), one file at a time, each written atomically;
-    then the two logs (:data:`LOG_JSON`, :data:`LOG_CSV`) beside them. A file the engine refuses
-    is listed in ``failed`` and the others go on. The run's ``outputs`` stay empty (the files
-    are on disk)."""
+    (the same relative paths, or numbered names), files side by side in the PII worker
+    processes, each written atomically as it ends; then the two logs (:data:`LOG_JSON`,
+    :data:`LOG_CSV`) beside them. A file the engine refuses is listed in ``failed`` and the
+    others go on. The run's ``outputs`` stay empty (the files are on disk)."""
     source, target = Path(source), Path(target)
     check_folders(source, target)
     paths, skipped = folder_documents(source)
@@ -357,24 +423,12 @@ def deidentify_folder(
     names = output_names(relative, numbered=True) if numbered else relative
     target.mkdir(parents=True, exist_ok=True)
     run = DocumentsRun()
-    for i, (path, name) in enumerate(zip(paths, names, strict=True)):
-        if progress is not None:
-            progress(i / len(paths), f"File {i + 1} of {len(paths)}: {name}")
-        size = path.stat().st_size
-        if size > LIMITS["file_bytes"]:  # refused before it is read
-            run.failed.append(
-                (
-                    name,
-                    f"{name!r} has {size} bytes; documents up to {LIMITS['file_bytes']} bytes "
-                    "are read. Split it into smaller files.",
-                )
-            )
-            continue
-        written = _one(run, path.read_bytes(), name, cfg, secrets)
-        if written is not None:
-            out = target / name
-            out.parent.mkdir(parents=True, exist_ok=True)
-            atomic_write(out, written)
+    tasks = [(str(path), name, cfg, secrets) for path, name in zip(paths, names, strict=True)]
+    sizes = [path.stat().st_size for path in paths]
+    for name, written in _run_batch(run, tasks, sizes, progress):
+        out = target / name
+        out.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write(out, written)
     atomic_write(target / LOG_JSON, log_json(run))
     atomic_write(target / LOG_CSV, log_csv(run))
     if skipped:
