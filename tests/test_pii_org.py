@@ -67,6 +67,7 @@ def test_not_organisations(text):
         ("Allstate Insurance Group", "ORGANIZATION"),
         ("Johnson Group", "ORGANIZATION"),  # a surname, but an organisation word
         ("Google Public Data Explorer", "ORGANIZATION"),
+        ("Krankenpfleger", "TITLE"),  # a job title (the English model on German text)
     ],
 )
 def test_model_organisations_reviewed(span, entity):

@@ -36,7 +36,7 @@ FIND = [
     ("Âge : 19", "19"),
     ("une femme de 27 ans", "27"),
     # German
-    ("Er ist 45 Jahre alt.", "45"),
+    ("Er ist 45 Jahre alt.", "45 Jahre alt"),
     ("ein 45-jähriger Mann", "45"),
     ("Im Alter von 60 Jahren zog sie nach Köln.", "60"),
     ("Alter: 33", "33"),

@@ -87,7 +87,7 @@ _AGE_PATTERNS: tuple[tuple[str, float], ...] = (
     # "Hélène Lévêque a 90 ans" (a name, then "a"; "il y a 3 ans" is a time ago)
     (r"\b[A-ZÀ-Þ][\w'’-]* a " + _N + r"(?=\s*ans\b)", 0.7),
     # German
-    (_N + r"(?=\s*Jahre\s+alt\b)", 0.9),
+    (_N + r"(?P<unit>\s*Jahre\s+alt)\b", 0.9),
     (_N + r"(?=[- ]?jährige?[nmrs]?\b)", 0.9),
     (r"(?i:\b(?:im alter von|alter\s*:)\s*)" + _N, 0.85),
     (r"(?i:\b(?:ich bin|er ist|sie ist)\s+)" + _N + r"(?=\s*(?:Jahre\b|[.,;!]|$))", 0.7),
@@ -117,7 +117,7 @@ def find_ages(text: str) -> list[Found]:
     The patterns run only on windows around numbers (60 characters before, 30 after), so that
     text without numbers costs one scan.
     """
-    out: dict[tuple[int, int], Found] = {}
+    out: dict[int, Found] = {}
     windows: list[list[int]] = []
     for m in _AGE_ANCHOR.finditer(text):
         a, b = max(0, m.start() - 60), min(len(text), m.end() + 30)
@@ -131,9 +131,9 @@ def find_ages(text: str) -> list[Found]:
                 start = m.start("n")
                 has_unit = "unit" in regex.groupindex and m.group("unit")
                 end = m.end("unit") if has_unit else m.end("n")
-                key = (start, end)
-                if key not in out or out[key].score < score:
-                    out[key] = Found(start, end, "AGE", score)
+                best = out.get(start)
+                if best is None or (end - start, score) > (best.end - best.start, best.score):
+                    out[start] = Found(start, end, "AGE", score)  # the longest span per number
     return sorted(out.values(), key=lambda f: f.start)
 
 

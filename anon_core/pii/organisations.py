@@ -29,7 +29,7 @@ import functools
 import re
 from typing import Any
 
-from anon_core.pii.attributes import Found, presidio_result
+from anon_core.pii.attributes import Found, presidio_result, title_lists
 from anon_core.pii.names import gazetteer
 
 #: Legal forms, as written after a company name (case-sensitive), longest first at match time.
@@ -234,7 +234,8 @@ def _ends_in_legal_form(text: str) -> bool:
 
 
 def review_model_organisation(text: str) -> str:
-    """The entity a span the NER model calls an organisation should have: ORGANIZATION or PERSON.
+    """The entity a span the NER model calls an organisation should have: ORGANIZATION, PERSON
+    or TITLE (a job title of the lists, as the English model calls German ones).
 
     PERSON: spans without a capital letter ("eva kleist": the small model's guess for lower-case
     words), spans made only of person names of the gazetteer with "and", "&" or commas ("Usamov
@@ -244,6 +245,8 @@ def review_model_organisation(text: str) -> str:
     """
     if _org_evidence().search(text):
         return "ORGANIZATION"
+    if " ".join(text.lower().split()) in title_lists().phrases:
+        return "TITLE"  # the English model on German text: "Krankenpfleger"
     if not re.search(f"[{_UP}]", text):
         return "PERSON"
     words = re.findall(r"[^\W\d_]+(?:['’-][^\W\d_]+)*", text)
