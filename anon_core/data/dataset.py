@@ -19,6 +19,7 @@ from anon_core.data.hierarchy import (
     factorize_ids,
 )
 from anon_core.data.io import MISSING, infer_kind, to_labels
+from anon_core.data.small_tables import DICT_MAX_VALUES, factorize_strings
 from anon_core.errors import ConfigError, DataError
 
 
@@ -85,7 +86,8 @@ def factorize_values(series: pd.Series) -> tuple[np.ndarray, np.ndarray]:
     if len(first) == len(values):  # nothing shared: no gain from the second step
         return pd.factorize(series, sort=False)
     first_objects = values[first]  # each distinct object, in order of first appearance
-    value_codes, uniques = factorize_array(first_objects)
+    small = factorize_strings(first_objects) if len(first) <= DICT_MAX_VALUES else None
+    value_codes, uniques = small if small is not None else factorize_array(first_objects)
     return value_codes[object_codes], uniques
 
 
@@ -110,6 +112,8 @@ def encode_labels(series: pd.Series) -> tuple[np.ndarray, np.ndarray]:
     if has_missing:  # one more label for the missing values, at the end of the table
         labels = np.append(labels, MISSING).astype(object)
         raw_codes = np.where(raw_codes < 0, len(labels) - 1, raw_codes)
+    if labels is raw_uniques and not has_missing:  # factorized strings: distinct already
+        return raw_codes.astype(np.int32), np.asarray(labels, dtype=object)
     merged, uniques = factorize_array(labels)
     if len(uniques) == len(labels) and not has_missing:
         return raw_codes.astype(np.int32), np.asarray(uniques, dtype=object)

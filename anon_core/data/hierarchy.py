@@ -32,6 +32,7 @@ from anon_core.data.io import (
     detect_encoding,
 )
 from anon_core.data.limits import longest_line
+from anon_core.data.small_tables import DICT_MAX_CELLS, DICT_MAX_VALUES, encode_levels
 from anon_core.errors import HierarchyError
 
 MAX_NAMED = 10
@@ -515,6 +516,10 @@ class Hierarchy:
         data_text = np.asarray(data_labels, dtype=object)
         if pd.api.types.infer_dtype(data_text, skipna=False) != "string":
             data_text = np.frompyfunc(str, 1, 1)(data_text).astype(object)
+        if ids.size <= DICT_MAX_CELLS and data_text.size <= DICT_MAX_VALUES:
+            small = encode_levels(ids, names, data_text.tolist())
+            if small is not None:  # else a value has no row: the path below says which
+                return EncodedHierarchy(*small, n_rows=int(self.table.shape[0]))
         if self._index is not None and pd.api.types.infer_dtype(data_text) == "string":
             # Level-0 values are distinct: the position of a data label in level 0's table is
             # its row (-1: not found).
