@@ -68,6 +68,16 @@ def test_not_organisations(text):
         ("Johnson Group", "ORGANIZATION"),  # a surname, but an organisation word
         ("Google Public Data Explorer", "ORGANIZATION"),
         ("Krankenpfleger", "TITLE"),  # a job title (the English model on German text)
+        # the name review's organisation and place words hold here too, so the two reviews
+        # agree: "Van" and "Lines", "Jordan" are names of the gazetteer, "Lines", "Valley",
+        # "Farms" words organisations and places are named with
+        ("Van Lines", "ORGANIZATION"),
+        ("Jordan Valley Farms", "ORGANIZATION"),
+        ("Ava West", "PERSON"),  # a name and a surname-like place word, as in the name review
+        # lower case: a common word ("the") or only English words make no name
+        ("the royal academy", "ORGANIZATION"),
+        ("miller", "ORGANIZATION"),
+        ("shovda", "PERSON"),  # no English word
     ],
 )
 def test_model_organisations_reviewed(span, entity):
@@ -176,3 +186,15 @@ def test_long_lists_cost_linear_time():
         started = time.process_time()
         find_organisations(text)
         assert time.process_time() - started < 15
+
+
+def test_the_name_review_and_the_organisation_review_agree(english):
+    """A span the name review calls an organisation is not turned back into a person by the
+    organisation review (the name review runs first, inside it)."""
+    from anon_core.pii.names import review_entities
+
+    text = "The movers from Van Lines arrived late."
+    start = text.index("Van Lines")
+    reviewed = review_entities(text, [(start, start + 9, "PERSON", 0.85)], [])
+    assert reviewed == [(start, start + 9, "ORGANIZATION", 0.85)]
+    assert review_model_organisation(text[start : start + 9]) == "ORGANIZATION"

@@ -14,6 +14,7 @@ import logging
 import pkgutil
 import re
 import zoneinfo
+from collections.abc import Callable, Sequence
 
 log = logging.getLogger(__name__)
 #: Words that make a capitalised run an organization, a place or a document part, not a person.
@@ -150,3 +151,43 @@ def english_words() -> frozenset[str]:
                 continue
             return frozenset(w for words in index.values() for w in words)
     return frozenset()
+
+
+def unknown_name_run(
+    words: Sequence[str], is_name: Callable[[str], bool], common: frozenset[str]
+) -> bool:
+    """Whether a run of one to three capitalised words is a name no list knows ("Shovda is very
+    reliable", "Püvi, Kalamees and Randoja"): every word is a name of the gazetteer (``is_name``)
+    or in no word list (no English word of :func:`english_words`, inflected or not, no common
+    word, no word of a place, organization or identifier), and one at least is in none; the run
+    is no place of :func:`place_names` (one of its words may be: "Reet" is a Belgian town). In English text only: capitalised nouns of other languages are no names."""
+    english, places = english_words(), _places()
+    if not english or not 1 <= len(words) <= 3:
+        return False
+    lowered = [w.lower() for w in words]
+    if any(
+        w in common or w in NOT_NAME_WORDS | ORG_EXTRA_WORDS | IDENTIFIER_WORDS for w in lowered
+    ):
+        return False
+    if all(w in places for w in lowered) or " ".join(lowered) in places:  # "Reet Kasemets": a name
+        return False
+    unknown = [not _english(w, english) and not is_name(w) for w in lowered]
+    return any(unknown) and all(u or is_name(w) for u, w in zip(unknown, lowered, strict=True))
+
+
+@functools.lru_cache(maxsize=1)
+def _places() -> frozenset[str]:
+    return place_names()
+
+
+#: Endings that inflect an English word listed in its base form ("Greetings", "Moved").
+_INFLECTION = re.compile(r"(?:'s|s|es|ed|d|ing|ly|er|ers)$")
+
+
+def _english(word: str, english: frozenset[str]) -> bool:
+    """Whether ``word`` (lower case) is an English word, in its listed form or inflected."""
+    if word in english:
+        return True
+    m = _INFLECTION.search(word)
+    stem = word[: m.start()] if m else word
+    return bool(m) and (stem in english or stem + "e" in english or stem[:-1] + "y" in english)

@@ -48,6 +48,7 @@ from anon_core.pii.name_lists import (
     SURNAME_PLACE_WORDS,
     english_words,
     place_names,
+    unknown_name_run,
 )
 
 log = logging.getLogger(__name__)
@@ -363,6 +364,7 @@ def find_names(doc: Any, gaz: Gazetteer | None = None) -> list[NameSpan]:
     found: list[NameSpan] = []
     # a cell of one word ("Silver" in an insurance-plan column) has no context to tell a name
     single_word = sum(1 for t in tokens if t.is_alpha) <= 1
+    english = getattr(doc, "lang_", "en") == "en"
     for run in _runs(tokens):
         while run and tokens[run[0]].text.lower() in gaz.common:  # "Contact Ella H. Snider"
             run = run[1:]
@@ -375,6 +377,8 @@ def find_names(doc: Any, gaz: Gazetteer | None = None) -> list[NameSpan]:
         score = _run_score(names, gaz, _sentence_start(tokens, run[0]))
         if not score and _initial_between(words, gaz):
             score = MEDIUM  # "Faina D. Yefremova": a middle initial between two unknown names
+        elif not score and english and unknown_name_run(names, gaz.is_name, gaz.common):
+            score = WEAK
         if score and not (single_word and len(names) == 1):
             last = tokens[run[-1]]
             end = last.idx + len(_POSSESSIVE.sub("", last.text))
@@ -382,7 +386,7 @@ def find_names(doc: Any, gaz: Gazetteer | None = None) -> list[NameSpan]:
     found += _lower_case_names(tokens, gaz)
     found += _after_name_cues(tokens, gaz)
     found += _speakers(tokens, gaz)
-    if doc.text == doc.text.lower() and getattr(doc, "lang_", "en") == "en":
+    if doc.text == doc.text.lower() and english:
         found += _lower_case_given_names(tokens, found, gaz)
     found += _listed_names(tokens, found, gaz)
     return found
@@ -505,13 +509,20 @@ def _review_person(
             if m.group() in common and m.group() not in _PARTICLES:  # "cormac had given ..."
                 end = start + len(text[start : start + m.start()].rstrip())
                 break
-    words = [w.lower() for w in re.findall(r"[^\W\d_]+", text[start:end])]
+    return start, end, place_or_organisation(text[start:end]) or "PERSON"
+
+
+def place_or_organisation(span: str) -> str | None:
+    """ "LOCATION" or "ORGANIZATION" when a place or organization word shows a span is no person
+    ("Victoria Station", "Van Lines", "Jordan Valley Farms"), unless it is a name and a
+    surname-like place word ("Fletcher Hill"); else None. One rule for both reviews."""
+    words = [w.lower() for w in re.findall(r"[^\W\d_]+", span)]
     other = NOT_NAME_WORDS | ORG_EXTRA_WORDS
     if any(w in other for w in words) and not (
         len(words) == 2 and words[0] not in other and words[1] in SURNAME_PLACE_WORDS
     ):
-        return start, end, "LOCATION" if any(w in PLACE_WORDS for w in words) else "ORGANIZATION"
-    return start, end, "PERSON"
+        return "LOCATION" if any(w in PLACE_WORDS for w in words) else "ORGANIZATION"
+    return None
 
 
 def _place_or_person(text: str, start: int, end: int, gaz: Gazetteer) -> bool:

@@ -30,7 +30,8 @@ import re
 from typing import Any
 
 from anon_core.pii.attributes import Found, presidio_result, title_lists
-from anon_core.pii.names import gazetteer
+from anon_core.pii.name_lists import english_words
+from anon_core.pii.names import gazetteer, place_or_organisation
 
 #: Legal forms, as written after a company name (case-sensitive), longest first at match time.
 LEGAL_FORMS = (
@@ -233,22 +234,39 @@ def _ends_in_legal_form(text: str) -> bool:
     )
 
 
+def _lower_case_name(text: str) -> bool:
+    """Whether a span in lower case may be a name: no common word ("the royal academy") and not
+    only English words ("miller"); "eva kleist", "shovda" are."""
+    gaz, english = gazetteer(), english_words()
+    words = re.findall(r"[^\W\d_]+", text)
+    return (
+        bool(words)
+        and not any(w in gaz.common for w in words)
+        and not all(w in english for w in words)
+    )
+
+
 def review_model_organisation(text: str) -> str:
     """The entity a span the NER model calls an organisation should have: ORGANIZATION, PERSON
     or TITLE (a job title of the lists, as the English model calls German ones).
 
-    PERSON: spans without a capital letter ("eva kleist": the small model's guess for lower-case
-    words), spans made only of person names of the gazetteer with "and", "&" or commas ("Usamov
-    and Bowers", "Turgeon"), and spans opening with a given name ("Wisława Szczepańska's"), unless
-    a legal form or an organisation word shows it is a firm. They are relabelled, never dropped,
+    ORGANIZATION first when a place or organisation word of the name review shows it
+    (:func:`~anon_core.pii.names.place_or_organisation`: "Van Lines"), so the two reviews agree.
+    PERSON: spans without a capital letter with no common word and not only English words
+    ("eva kleist": the small model's guess for lower-case words; "the royal academy" and
+    "miller" stay organisations), spans made only of person names of the gazetteer with "and",
+    "&" or commas ("Usamov and Bowers", "Turgeon"), and spans opening with a given name
+    ("Wisława Szczepańska's"), unless a legal form or an organisation word shows it is a firm. They are relabelled, never dropped,
     so that a name the model mislabelled stays covered.
     """
     if _org_evidence().search(text):
         return "ORGANIZATION"
     if " ".join(text.lower().split()) in title_lists().phrases:
         return "TITLE"  # the English model on German text: "Krankenpfleger"
+    if place_or_organisation(text):
+        return "ORGANIZATION"  # the name review's rule: "Van Lines", "Jordan Valley Farms"
     if not re.search(f"[{_UP}]", text):
-        return "PERSON"
+        return "PERSON" if _lower_case_name(text) else "ORGANIZATION"
     words = re.findall(r"[^\W\d_]+(?:['’-][^\W\d_]+)*", text)
     words = [re.sub(r"['’]s$", "", w) for w in words]
     names = [w for w in words if w.lower() not in ("and", "und", "et", "y", "e")]
