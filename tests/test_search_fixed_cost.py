@@ -11,7 +11,8 @@ import anon_core.data.dataset as dataset_module
 import anon_core.data.hierarchy as hierarchy_module
 from anon_core import Hierarchy, HierarchyError
 from anon_core.data import small_tables
-from anon_core.data.dataset import encode_labels
+from anon_core.data.dataset import Dataset, encode_labels
+from anon_core.data.frequency import FrequencyTable
 from anon_core.data.small_tables import encode_levels, factorize_strings
 
 AGE = np.array(
@@ -105,3 +106,19 @@ def test_small_and_vectorized_paths_agree(monkeypatch):
         for a, b in zip(getattr(fast, field), getattr(slow, field), strict=True):
             assert a.dtype == b.dtype and np.array_equal(a, b)
     assert small_tables.DICT_MAX_CELLS >= table.size  # the fast path really ran above
+
+
+def test_sensitive_counts_hand_worked():
+    # Tuples by first appearance: (a)=0, (b)=1, (c)=2; sensitive codes: x=0, y=1, z=2.
+    frame = pd.DataFrame({"q": ["a", "b", "a", "c", "a", "b"], "s": ["x", "y", "x", "z", "y", "y"]})
+    h = Hierarchy(np.array([["a", "*"], ["b", "*"], ["c", "*"]], dtype=object), name="q")
+    freq = FrequencyTable(Dataset(frame, {"q": "quasi-identifier", "s": "sensitive"}, {"q": h}))
+    sc = freq.sensitive["s"]
+    # (a, x) 2, (a, y) 1, (b, y) 2, (c, z) 1, in (tuple, value) order.
+    assert sc.tuple_idx.tolist() == [0, 0, 1, 2]
+    assert sc.value.tolist() == [0, 1, 1, 2]
+    assert sc.count.tolist() == [2, 1, 2, 1]
+    assert sc.global_counts.tolist() == [2, 3, 1]
+    assert sc.cardinality == 3
+    assert [a.dtype for a in (sc.tuple_idx, sc.value, sc.count)] == [np.int64] * 3
+    assert freq.counts.tolist() == [3, 2, 1] and freq.counts.dtype == np.int64

@@ -206,7 +206,9 @@ class FrequencyTable:
         return np.zeros(n_rows, dtype=np.int64), np.zeros((1, 0), dtype=np.int32), None
 
     def _count(self, ids: np.ndarray, n: int) -> np.ndarray:
-        return np.bincount(ids, weights=self.dataset.weights, minlength=n).astype(np.int64)
+        # Unweighted counts are int64 already: no copy (a large one costs page faults too).
+        counts = np.bincount(ids, weights=self.dataset.weights, minlength=n)
+        return counts.astype(np.int64, copy=False)
 
     def _value_counts(self, q: str) -> np.ndarray:
         col = self.dataset.columns[q]
@@ -218,14 +220,15 @@ class FrequencyTable:
         key = self.row_tuple * m + col.codes
         if self.n_tuples * m <= max(4 * len(key), 1 << 20):  # sorted pairs by counting
             per_key = self._count(key, self.n_tuples * m)
-            uniq = np.flatnonzero(per_key)
+            uniq = np.flatnonzero(per_key != 0)  # a boolean mask's nonzero is the fast one
             pair_counts = per_key[uniq]
         else:
             uniq, inverse = np.unique(key, return_inverse=True)
             pair_counts = self._count(inverse.ravel(), len(uniq))
+        tuple_idx = uniq // m
         return SensitiveCounts(
-            tuple_idx=uniq // m,
-            value=(uniq % m).astype(np.int64),
+            tuple_idx=tuple_idx,
+            value=(uniq - tuple_idx * m).astype(np.int64),  # uniq % m, without the modulo
             count=pair_counts,
             cardinality=m,
             global_counts=self._count(col.codes, m),
@@ -498,7 +501,7 @@ class ClassTable:
         key = mapping[idx] * m + val
         if self.n_classes * m <= max(4 * len(key), 1 << 16):  # sorted by counting
             nz_counts = np.bincount(key, weights=cnt, minlength=self.n_classes * m)
-            uniq = np.flatnonzero(nz_counts)
+            uniq = np.flatnonzero(nz_counts != 0)
             return uniq // m, uniq % m, nz_counts[uniq].astype(np.int64)
         uniq, inv = np.unique(key, return_inverse=True)
         return uniq // m, uniq % m, np.bincount(inv.ravel(), weights=cnt).astype(np.int64)
