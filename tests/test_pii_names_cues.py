@@ -34,6 +34,8 @@ from tests.conftest import found_entities
         ("It was a done thing between him and Franciska's kid.", "Franciska"),  # model: a place
         ("Magnus spent a year at the bakery.", "Magnus"),  # model: a place
         ("cormac had given cormac his address.", "cormac"),  # model: one long lower-case span
+        ("Thank you, Dobrenka, for the flowers.", "Dobrenka"),  # model: a place; in no list
+        ("Our new nurse, Gelvina, starts on Monday.", "Gelvina"),  # model: a place; in no list
     ],
 )
 def test_names_after_cues_in_lower_case_and_mislabelled_are_found(english, text, name):
@@ -59,6 +61,7 @@ def test_a_surname_is_found_again_wherever_it_stands(english):
         "we hope the bill will be paid by june.",  # lower case: "bill" is an English word
         "please mark the boxes with a red pen.",
         "Vitamin D Level is low.",  # a capital letter between two words is no middle initial
+        "National Van Lines is the brainchild of our founders.",  # "Lines": an organisation
     ],
 )
 def test_words_that_are_no_names_stay_untagged(english, text):

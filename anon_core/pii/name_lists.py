@@ -166,7 +166,8 @@ def unknown_name_run(
         return False
     lowered = [w.lower() for w in words]
     if any(
-        w in common or w in NOT_NAME_WORDS | ORG_EXTRA_WORDS | IDENTIFIER_WORDS for w in lowered
+        w in common or w in NOT_NAME_WORDS or w in ORG_EXTRA_WORDS or w in IDENTIFIER_WORDS
+        for w in lowered
     ):
         return False
     if all(w in places for w in lowered) or " ".join(lowered) in places:  # "Reet Kasemets": a name

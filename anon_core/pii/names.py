@@ -87,6 +87,8 @@ _PLACE_LEAD = re.compile(
 #: Lower-case words inside a name ("Maika van de Noort", "Luiz da Silva").
 _PARTICLES = frozenset("van de der den von da do dos das del della di du la le bin ben al".split())
 _LIST_JOINERS = frozenset({",", "and", "&", "et", "und", "y", "e"})
+#: Words that make a run of capitalised words no person ("Avenue", "Lines", "IBAN").
+_NO_NAME = NOT_NAME_WORDS | ORG_EXTRA_WORDS | IDENTIFIER_WORDS
 #: Scores: a name run with a given name and a surname outranks the model's ORGANIZATION (0.85).
 STRONG, MEDIUM, WEAK = 0.9, 0.7, 0.5
 
@@ -215,7 +217,7 @@ def _runs(tokens: Sequence[Any]) -> list[list[int]]:
 def _run_score(words: Sequence[str], gaz: Gazetteer, sentence_start: bool) -> float:
     """How much a run of capitalised words looks like a person's name (0: not a name)."""
     lowered = [w.lower() for w in words]
-    if any(w in NOT_NAME_WORDS or w in IDENTIFIER_WORDS for w in lowered) or len(words) > 4:
+    if any(w in _NO_NAME for w in lowered) or len(words) > 4:
         return 0.0
     if len(words) == 1:
         if gaz.is_given(words[0]):
@@ -513,9 +515,8 @@ def _review_person(
 
 
 def place_or_organisation(span: str) -> str | None:
-    """ "LOCATION" or "ORGANIZATION" when a place or organization word shows a span is no person
-    ("Victoria Station", "Van Lines", "Jordan Valley Farms"), unless it is a name and a
-    surname-like place word ("Fletcher Hill"); else None. One rule for both reviews."""
+    """The place or organization a span is by its words ("Victoria Station", "Van Lines"), or
+    None (a person; "Fletcher Hill": a name and a surname-like place word). Both reviews use it."""
     words = [w.lower() for w in re.findall(r"[^\W\d_]+", span)]
     other = NOT_NAME_WORDS | ORG_EXTRA_WORDS
     if any(w in other for w in words) and not (
@@ -527,13 +528,14 @@ def place_or_organisation(span: str) -> str | None:
 
 def _place_or_person(text: str, start: int, end: int, gaz: Gazetteer) -> bool:
     """Whether a one-word span the model calls a place is a person's name: a given name or a
-    surname of the gazetteer ("Magnus", "Franciska's") that is no city, region or country and
-    does not follow a word that leads to a place ("in Florence", "to Houston")."""
+    surname of the gazetteer ("Magnus", "Franciska's") or a word no list knows ("Gelvina":
+    :func:`unknown_name_run`) that is no city, region or country and does not follow a word
+    that leads to a place ("in Florence", "to Houston")."""
     word = _POSSESSIVE.sub("", text[start:end].strip())
     return (
         not _PLACE_LEAD.search(text[max(0, start - 20) : start])
         and bool(_NAME_WORD.fullmatch(word))
-        and (gaz.is_given(word) or gaz.is_family(word))
+        and (gaz.is_name(word) or unknown_name_run([word], gaz.is_name, gaz.common))
         and word.lower() not in gaz.places
     )
 
