@@ -13,7 +13,7 @@ the two on English, French, German, Spanish and Italian text.
   analyses (:func:`one_blas_thread`): two threads on matrices this small only add waiting, and
   the worker processes already use the other cores. The products are summed in another order,
   so a score could differ in its last bits; the entities found did not differ on any of the
-  test corpora (about 45,000 entities, five languages).
+  test corpora (about 40,000 entities, five languages).
 * **Prefilters** (:func:`add_prefilters`): a pattern recognizer is skipped on a text that lacks
   a character or word every one of its patterns needs (a digit for phone numbers, cards,
   national identifiers and dates; ``@`` for e-mail addresses; a dot before a letter for URLs;
