@@ -122,3 +122,19 @@ def test_sensitive_counts_hand_worked():
     assert sc.cardinality == 3
     assert [a.dtype for a in (sc.tuple_idx, sc.value, sc.count)] == [np.int64] * 3
     assert freq.counts.tolist() == [3, 2, 1] and freq.counts.dtype == np.int64
+
+
+def test_generalized_of_a_few_tuples_reads_the_hierarchy():
+    # 40 distinct ages 20..59; level 1 is the decade, level 2 '*'. Tuples by first appearance.
+    ages = [str(a) for a in range(20, 60)]
+    table = np.array([[a, a[0] + "0s", "*"] for a in ages], dtype=object)
+    h = Hierarchy(table, name="age")
+    frame = pd.DataFrame({"age": ages[::-1]})  # 59 first, 20 last
+    freq = FrequencyTable(Dataset(frame, {"age": "quasi-identifier"}, {"age": h}))
+    enc = freq.dataset.hierarchy("age")
+    picked = np.array([0, 39])  # tuples '59' and '20'
+    got = freq.generalized_of(0, 1, picked)  # fewer than 1/8 of the tuples: straight read
+    assert [enc.labels[1][c] for c in got] == ["50s", "20s"]
+    assert got.dtype == np.int32
+    assert np.array_equal(got, freq.generalized(0, 1)[picked])  # the filled row agrees
+    assert np.array_equal(freq.generalized_of(0, 1, picked), got)  # and is then read from it

@@ -293,6 +293,14 @@ class FrequencyTable:
             self._gen_unfilled -= 1
         return self._gen[row]
 
+    def generalized_of(self, j: int, level: int, tuples: np.ndarray) -> np.ndarray:
+        """``generalized(j, level)[tuples]``; a few tuples are read straight through the
+        hierarchy, with no pass over every tuple when their row is not filled yet."""
+        row = int(self._gen_offset[j]) + level
+        if self._gen_filled[row] or 8 * len(tuples) >= self.n_tuples:
+            return self.generalized(j, level)[tuples]
+        return self._hierarchies[j].maps[level][self.tuples[tuples, j]]
+
     def _level0_injective(self) -> bool:
         """Do the hierarchies keep distinct data values distinct at level 0 (so tuples stay apart)?"""
         if self._injective is None:
@@ -485,7 +493,7 @@ class ClassTable:
             return self.codes[classes]
         rep = self.rep[classes]
         return np.column_stack(
-            [self.freq.generalized(j, lv)[rep] for j, lv in enumerate(self.levels)]
+            [self.freq.generalized_of(j, lv, rep) for j, lv in enumerate(self.levels)]
         )
 
     @property
