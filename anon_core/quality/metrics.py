@@ -223,7 +223,18 @@ class Loss(QualityMetric):
         bases = np.array(
             [freq.n_records / float(freq.dataset.hierarchy(q).n_rows) for q in freq.qis]
         )
-        return totals, shares, bases
+        # Every QI's every level's shares in one array, and where each level starts in it.
+        sizes = [len(x) for level_shares in shares for x in level_shares]
+        flat = (
+            np.concatenate([x for level_shares in shares for x in level_shares]) if sizes else None
+        )
+        starts, at = [], 0
+        for level_shares in shares:
+            starts.append(
+                [at + sum(len(x) for x in level_shares[:h]) for h in range(len(level_shares))]
+            )
+            at += sum(len(x) for x in level_shares)
+        return totals, shares, bases, (flat, starts)
 
     def _normalise(self, freq: FrequencyTable, totals: np.ndarray, bases: np.ndarray) -> np.ndarray:
         denominator = float(freq.n_records) - bases
@@ -244,15 +255,14 @@ class Loss(QualityMetric):
         return score - 1.0
 
     def compute(self, table: ClassTable, suppressed: np.ndarray, state: Any) -> MetricValue:
-        totals_by_level, shares, bases = state
+        totals_by_level, _, bases, (flat, starts) = state
         freq = table.freq
         totals = np.array([totals_by_level[j][lv] for j, lv in enumerate(table.levels)])
         if len(totals) and suppressed.any():
             # A suppressed record counts 1 instead of its generalized share: one
             # gather through the concatenated share tables, one matrix product.
-            level_shares = [shares[j][lv] for j, lv in enumerate(table.levels)]
-            offsets = np.cumsum([0] + [len(x) for x in level_shares[:-1]])
-            gathered = np.concatenate(level_shares)[table.codes_of(suppressed) + offsets]
+            offsets = np.array([starts[j][lv] for j, lv in enumerate(table.levels)])
+            gathered = flat[table.codes_of(suppressed) + offsets]
             totals += vecmat(table.sizes[suppressed].astype(float), 1.0 - gathered)
         # _normalise and _geometric on Python floats: the same IEEE operations in the same
         # order, without numpy's cost per call on a few values.
@@ -271,7 +281,7 @@ class Loss(QualityMetric):
 
     def lower_bounds(self, freq: FrequencyTable, nodes: np.ndarray, state: Any) -> np.ndarray:
         """Loss with no record suppressed (suppression only raises it); per QI it depends on the level only."""
-        totals_by_level, _, bases = state
+        totals_by_level, _, bases, _ = state
         per_level = [
             self._normalise(freq, totals_by_level[j], np.full(len(totals_by_level[j]), bases[j]))
             for j in range(len(freq.qis))
