@@ -251,14 +251,6 @@ def _folder(root) -> None:
     (root / "broken.txt").write_bytes(b"caf\xe9 au lait with Anna Berger")
 
 
-def _docx_parts(data: bytes) -> dict[str, bytes]:
-    import io
-    import zipfile
-
-    with zipfile.ZipFile(io.BytesIO(data)) as z:
-        return {name: z.read(name) for name in z.namelist()}
-
-
 def test_folder_identical_when_files_run_in_a_worker(tmp_path, monkeypatch, caplog):
     """Every file de-identified in the worker process (the caller takes none) gives the bytes,
     logs and failures of one process, in the same order."""
@@ -276,27 +268,12 @@ def test_folder_identical_when_files_run_in_a_worker(tmp_path, monkeypatch, capl
     names = sorted(p.name for p in (tmp_path / "one").iterdir())
     assert names == sorted(p.name for p in (tmp_path / "two").iterdir())
     assert len(names) == 9  # 7 documents and the two logs (the broken file is not written)
-    for name in names:
-        one, two = (
-            (tmp_path / "one" / name).read_bytes(),
-            (tmp_path / "two" / name).read_bytes(),
-        )
-        if name.endswith(".docx"):  # the ZIP's timestamps are the time of writing: its parts
-            assert _docx_parts(two) == _docx_parts(one)
-        elif name.endswith(".txt"):
-            assert two == one
-    assert [r.output_sha256 for r in parallel.records if r.kind == "txt"] == [
-        r.output_sha256 for r in single.records if r.kind == "txt"
-    ]
+    for name in names:  # the logs too: the same hashes and counts
+        assert (tmp_path / "two" / name).read_bytes() == (tmp_path / "one" / name).read_bytes()
     assert [r.name for r in parallel.records] == [r.name for r in single.records]
     assert [n for n, _e in parallel.failed] == ["broken.txt"]
     assert parallel.failed == single.failed
     assert LOG_JSON in names and LOG_CSV in names
-    docx_hash = {r.name: r.output_sha256 for r in single.records}["letter.docx"]
-    csv_one = (tmp_path / "one" / LOG_CSV).read_text().replace(docx_hash, "-")
-    csv_two = (tmp_path / "two" / LOG_CSV).read_text()
-    docx_hash = {r.name: r.output_sha256 for r in parallel.records}["letter.docx"]
-    assert csv_two.replace(docx_hash, "-") == csv_one
     assert single.entity_totals().get("PERSON", 0) >= 7  # names were found and replaced
 
 

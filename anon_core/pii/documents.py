@@ -406,7 +406,18 @@ def _deidentify_docx(
     props.last_modified_by = ""
     buffer = io.BytesIO()
     document.save(buffer)
-    return buffer.getvalue(), _summary("docx", results, language, notices)
+    return _dated_1980(buffer.getvalue()), _summary("docx", results, language, notices)
+
+
+def _dated_1980(data: bytes) -> bytes:
+    """The ZIP with every part dated 1980-01-01: python-docx stamps the time of saving, so the
+    same document and configuration gave other bytes (and hashes) from one second to the next."""
+    out = io.BytesIO()
+    with zipfile.ZipFile(io.BytesIO(data)) as src, zipfile.ZipFile(out, "w") as dst:
+        for info in src.infolist():
+            info.date_time = (1980, 1, 1, 0, 0, 0)
+            dst.writestr(info, src.read(info))
+    return out.getvalue()
 
 
 # =============================================================================== PDF
