@@ -160,7 +160,8 @@ def unknown_name_run(
     reliable", "Püvi, Kalamees and Randoja"): every word is a name of the gazetteer (``is_name``)
     or in no word list (no English word of :func:`english_words`, inflected or not, no common
     word, no word of a place, organization or identifier), and one at least is in none; the run
-    is no place of :func:`place_names` (one of its words may be: "Reet" is a Belgian town). In English text only: capitalised nouns of other languages are no names."""
+    is no place of :func:`place_names` (one of its words may be: "Reet" is a Belgian town).
+    For English text only: other languages capitalise their nouns."""
     english, places = english_words(), _places()
     if not english or not 1 <= len(words) <= 3:
         return False
