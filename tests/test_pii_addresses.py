@@ -93,6 +93,32 @@ def test_the_address_stops_before_the_sentence_goes_on():
     assert _found(text) == ["14 Quayside Close, Whitby"]
 
 
+@pytest.mark.parametrize(
+    ("text", "address"),
+    [
+        # the town ends the sentence: the next sentence's first word is no part of the town
+        (
+            "Son adresse : 21, rue Blanc, 67000 Strasbourg. Merci de noter.",
+            "21, rue Blanc, 67000 Strasbourg",
+        ),
+        (
+            "Adresse de livraison : 3, place Lemoine, 13001 Marseille. Livraison avant midi.",
+            "3, place Lemoine, 13001 Marseille",
+        ),
+        # the street ends the sentence
+        ("J'habite 21, rue Blanc. Merci de noter.", "21, rue Blanc"),
+        # an abbreviation's full stop does not end the name
+        (
+            "He lives at 12 Kramer Court, St. Louis, MO 63101.",
+            "12 Kramer Court, St. Louis, MO 63101",
+        ),
+        ("Via Prof. Rossi 12, 00100 Roma", "Via Prof. Rossi 12, 00100 Roma"),
+    ],
+)
+def test_a_full_stop_after_the_town_or_street_ends_the_address(text, address):
+    assert _found(text) == [address]
+
+
 def test_a_phone_line_under_an_address_is_not_part_of_it():
     text = "Ann Vogel\nGartenweg 3\n79098 Freiburg\nTel. 0761 123456"
     assert _found(text) == ["Gartenweg 3\n79098 Freiburg"]

@@ -171,6 +171,12 @@ def _patterns() -> dict[str, Any]:
     low = r"\p{Ll}[\p{Ll}\p{M}'’]*(?:-\p{Ll}[\p{Ll}\p{M}'’]*)*"
     number = r"\d{1,5}(?:\s?[A-Za-z](?![\p{L}\d]))?(?:\s?[/-]\s?\d{1,4}[A-Za-z]?(?![\p{L}\d]))?"
     house = rf"(?:{number}|S/N|s/n)"
+    # a word ending in a full stop ends the name unless it is an abbreviation ("St. Louis",
+    # "Prof. Rossi"): "21, rue Blanc, 67000 Strasbourg. Merci" stops at "Strasbourg"
+    go_on = (
+        r"(?:(?<!\.)|(?<=(?<![\p{L}\p{M}])[\p{L}\p{M}]{1,3}\.)"
+        r"|(?<=(?<![\p{L}\p{M}])(?i:prof|blvd|dott|gral|pres|sgto)\.))"
+    )
     particle = rf"(?:{_alternation(_PARTICLES.split())}(?![\p{{L}}'’-]))"
     english = _alternation(_words(_ENGLISH_TYPES), fold=True)
     openers = _alternation(_words(_OPENERS_CAPITALISED))
@@ -194,7 +200,7 @@ def _patterns() -> dict[str, Any]:
         r"|(?:[A-Z]{1,2}-)?\d{3,8})"  # digits (DE, FR, IT, ES, DK, NO, CH, AT, AU, ...)
     )
     region = r"(?:\(\p{L}{1,12}\)|/\s?\p{Lu}{2}\b)"
-    city = rf"(?:{cap}(?:[ \t]+(?:{particle}|{cap}|\(\p{{L}}+\)))*|\p{{Lu}}{{2,}}(?:[ \t-]\p{{Lu}}{{2,}})*)"
+    city = rf"(?:{cap}(?:{go_on}[ \t]+(?:{particle}|{cap}|\(\p{{L}}+\)))*|\p{{Lu}}{{2,}}(?:[ \t-]\p{{Lu}}{{2,}})*)"
     lower_city = rf"(?:{low}(?:[ \t]+{low}){{0,3}}(?:[ \t]+\(\p{{L}}+\))?)"
     state = r"(?:\p{Lu}{2,3}\.?(?![\p{L}\d]))"
     return {
@@ -208,7 +214,7 @@ def _patterns() -> dict[str, Any]:
             regex.compile(
                 rf"(?<![\w.-])(?:{number},?[ \t]+(?:(?i:bis|ter)[ \t]+)?)?"
                 rf"(?:{openers}|{french}|{other_lower})[ \t]+"
-                rf"(?:(?:{particle}|d['’]|l['’]|(?!{unit_word}(?![\p{{L}}]))(?:{cap}|\d{{1,2}}[º°ª]))[ \t]*){{0,5}}"
+                rf"(?:(?:{particle}|d['’]|l['’]|(?!{unit_word}(?![\p{{L}}]))(?:{cap}|\d{{1,2}}[º°ª])){go_on}[ \t]*){{0,5}}"
                 rf"(?!{unit_word}(?![\p{{L}}]))(?:{cap}|{word})"
                 rf"(?:,?[ \t]+{house}(?![\w-])(?![ \t]+(?!{unit_word})\p{{Lu}}\p{{Ll}}))?"
             ),
