@@ -14,7 +14,8 @@ import logging
 import pkgutil
 import re
 import zoneinfo
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
 
 log = logging.getLogger(__name__)
 #: Words that make a capitalised run an organization, a place or a document part, not a person.
@@ -96,6 +97,21 @@ _LATIN_PLACE = re.compile(r"[A-Za-zÀ-ÖØ-öø-ÿ\u0100-\u017f'’. -]{2,}")
 _PLACE_ATTRS = ("cit", "countr", "state", "province", "region", "department", "municipal", "town")
 
 
+def provider_items(provider: Any, keep: Callable[[str], bool]) -> Iterable[Any]:
+    """The items of a Faker provider's list or dict attributes whose names ``keep`` accepts
+    (dict keys; methods and plain strings skipped)."""
+    for attr in dir(provider) if provider is not None else ():
+        if not keep(attr):
+            continue
+        value = getattr(provider, attr)
+        if callable(value) or isinstance(value, str):
+            continue
+        try:
+            yield from list(value.keys()) if hasattr(value, "keys") else list(value)
+        except TypeError:
+            continue
+
+
 def place_names() -> frozenset[str]:
     """Every Latin-script city, region and country name of Faker's address providers, and the
     cities of the time zone database."""
@@ -106,24 +122,14 @@ def place_names() -> frozenset[str]:
         provider = getattr(
             importlib.import_module(f"{address.__name__}.{module.name}"), "Provider", None
         )
-        for attr in dir(provider) if provider is not None else ():
-            if attr.startswith("_") or not any(k in attr for k in _PLACE_ATTRS):
-                continue
-            value = getattr(provider, attr)
-            if callable(value) or isinstance(value, str):
-                continue
-            try:
-                items = list(value.keys()) if hasattr(value, "keys") else list(value)
-            except TypeError:
-                continue
-            for item in items:
-                item = (
-                    next((x for x in item if isinstance(x, str)), "")
-                    if isinstance(item, tuple)
-                    else item
-                )
-                if isinstance(item, str) and _LATIN_PLACE.fullmatch(item):
-                    out.add(item.lower())
+        places = provider_items(
+            provider, lambda a: not a.startswith("_") and any(k in a for k in _PLACE_ATTRS)
+        )
+        for item in places:
+            if isinstance(item, tuple):
+                item = next((x for x in item if isinstance(x, str)), "")
+            if isinstance(item, str) and _LATIN_PLACE.fullmatch(item):
+                out.add(item.lower())
     # the cities of the time zone database ("Europe/Paris", "America/Denver"): real big cities,
     # where Faker's English cities are made up
     for zone in zoneinfo.available_timezones():

@@ -48,6 +48,7 @@ from anon_core.pii.name_lists import (
     SURNAME_PLACE_WORDS,
     english_words,
     place_names,
+    provider_items,
     unknown_name_run,
 )
 
@@ -117,19 +118,9 @@ class Gazetteer:
 
 
 def _provider_words(provider: Any, prefixes: Sequence[str]) -> Iterable[str]:
-    for attr in dir(provider):
-        if not attr.startswith(tuple(prefixes)):
-            continue
-        value = getattr(provider, attr)
-        if callable(value) or isinstance(value, str):
-            continue
-        try:
-            items = list(value.keys()) if hasattr(value, "keys") else list(value)
-        except TypeError:
-            continue
-        for item in items:
-            if isinstance(item, str):
-                yield from (w.lower() for w in item.split() if _LATIN.fullmatch(w))
+    for item in provider_items(provider, lambda attr: attr.startswith(tuple(prefixes))):
+        if isinstance(item, str):
+            yield from (w.lower() for w in item.split() if _LATIN.fullmatch(w))
 
 
 #: Faker locales left out of the gazetteer by default (prefixes, e.g. ("fr",)): a benchmark
