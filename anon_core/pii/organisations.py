@@ -228,10 +228,14 @@ def _org_evidence() -> re.Pattern[str]:
     )
 
 
+@functools.lru_cache(maxsize=1)
+def _legal_form_end() -> re.Pattern[str]:
+    return re.compile(rf"\s(?:{_alternation(LEGAL_FORMS)})$")
+
+
 def _ends_in_legal_form(text: str) -> bool:
-    return re.search(rf"\s(?:{_alternation(LEGAL_FORMS)})$", text.rstrip(" .,")) is not None or (
-        re.search(rf"\s(?:{_alternation(LEGAL_FORMS)})$", text.rstrip()) is not None
-    )
+    end = _legal_form_end()
+    return end.search(text.rstrip(" .,")) is not None or end.search(text.rstrip()) is not None
 
 
 def _lower_case_name(text: str) -> bool:
