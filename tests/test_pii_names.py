@@ -12,7 +12,8 @@ from __future__ import annotations
 import pytest
 
 from anon_core.pii.language import engine_for
-from anon_core.pii.names import STRONG, NameSpan, gazetteer, review_entities
+from anon_core.pii.name_review import review_entities
+from anon_core.pii.names import STRONG, NameSpan, gazetteer
 from anon_core.pii.recognizers import nir_valid
 from tests.conftest import found_entities
 

@@ -12,12 +12,12 @@ from __future__ import annotations
 import pytest
 
 from anon_core.pii.name_lists import english_words
+from anon_core.pii.name_review import review_entities
 from anon_core.pii.names import (
     MEDIUM,
     STRONG,
     NameSpan,
     gazetteer,
-    review_entities,
 )
 from tests.conftest import found_entities
 

@@ -191,7 +191,7 @@ def test_long_lists_cost_linear_time():
 def test_the_name_review_and_the_organisation_review_agree(english):
     """A span the name review calls an organisation is not turned back into a person by the
     organisation review (the name review runs first, inside it)."""
-    from anon_core.pii.names import review_entities
+    from anon_core.pii.name_review import review_entities
 
     text = "The movers from Van Lines arrived late."
     start = text.index("Van Lines")

@@ -39,7 +39,7 @@ from typing import Any
 from anon_core.pii import speed
 from anon_core.pii.addresses import address_recognizer, postcode_recognizer
 from anon_core.pii.attributes import attribute_recognizers
-from anon_core.pii.names import name_aware_recognizer_class
+from anon_core.pii.name_review import name_aware_recognizer_class
 from anon_core.pii.organisations import organisation_recognizer, reviewed_ner_class
 from anon_core.pii.places import capitalised_place_recognizer, country_recognizer
 from anon_core.pii.recognizers import (  # noqa: F401 - PHONE_REGIONS re-exported

@@ -2,7 +2,8 @@
 
 Only small spaCy pipelines install offline, and they miss names they have not seen ("Homero
 Portillo", "Usamov and Bowers") or call them organizations or places. :class:`NameAwareNerRecognizer`
-replaces Presidio's ``SpacyRecognizer``: it keeps the model's spans, then
+(:mod:`anon_core.pii.name_review`) replaces Presidio's ``SpacyRecognizer``: it keeps the model's
+spans, then
 
 * finds runs of capitalised words (with middle initials) whose given name or surname is in the
   gazetteer, and single given names; a surname alone only beside another name ("Kónya, Becker and
@@ -43,9 +44,7 @@ from anon_core.pii.name_lists import (
     NAME_CUE_WORDS,
     NOT_NAME_WORDS,
     ORG_EXTRA_WORDS,
-    PLACE_WORDS,
     ROLE_WORDS,
-    SURNAME_PLACE_WORDS,
     english_words,
     place_names,
     provider_items,
@@ -53,40 +52,16 @@ from anon_core.pii.name_lists import (
 )
 
 log = logging.getLogger(__name__)
-_NAME_WORD = re.compile(
+NAME_WORD = re.compile(
     r"[A-ZÀ-ÖØ-Þ\u0100-\u017f][a-zß-öø-ÿ\u0100-\u017f]+(?:[-'’][A-ZÀ-ÖØ-Þ\u0100-\u017f]?[a-zß-öø-ÿ\u0100-\u017f]+)*"
 )
 _LOWER_WORD = re.compile(r"[a-zß-öø-ÿ\u0100-\u017f]{3,}")
 _INITIAL = re.compile(r"[A-Z]\.?")
+#: A possessive ending ("Ines Quinn's"): not part of the name.
+POSSESSIVE = re.compile(r"['’]s$")
 _LATIN = re.compile(r"[A-Za-zÀ-ÖØ-öø-ÿ\u0100-\u017f'’-]{2,}")
-#: A date or time names a day, a month, a season, a holiday or has digits; else it is a duration.
-_DATE_WORD = re.compile(
-    r"\d|\b(?:january|february|march|april|may|june|july|august|september|october|november|"
-    r"december|jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec|monday|tuesday|wednesday|thursday|"
-    r"friday|saturday|sunday|mon|tues?|wed|thu(?:rs?)?|fri|sat|sun|spring|summer|autumn|fall|"
-    r"winter|christmas|easter|noon|midnight|tonight|today|yesterday|tomorrow)\b",
-    re.IGNORECASE,
-)
-#: A run of digits no name, place or organization holds (IBANs, cards, phones, IDs).
-_LONG_NUMBER = re.compile(r"\d{6,}|(?:\d[ .-]?){9,}")
-#: A run of digits with single separators; one of 7 digits or more without a date or time in it
-#: is a phone or an identifier the NER model folded into a DATE_TIME ("69 91 02 37 tomorrow").
-_DIGIT_RUN = re.compile(r"\d(?:[ ./()-]?\d)+")
-#: A run that is a date (and an hour), years, or a compact date: the whole run, not a piece
-#: ("04.67.29.89.65" holds "04.67.29" but is a phone).
-_DATE_RUN = re.compile(
-    r"(?:\d{4}([-/.])\d{1,2}\1\d{1,2}|\d{1,2}([-/.])\d{1,2}\2\d{2,4})(?: \d{1,2})?"
-    r"|(?:(?:19|20)\d\d[ /-]?)+|(?:19|20)\d\d(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])"
-)
-_POSSESSIVE = re.compile(r"['’]s$")
-#: Words after which a capitalised word is a place ("in Florence", "moved to Houston").
-_PLACE_LEAD = re.compile(
-    r"\b(?:in|to|from|at|near|into|via|across|around|outside|inside|visit|visited|visiting|"
-    r"towards?|leaves?)\s+$",
-    re.IGNORECASE,
-)
 #: Lower-case words inside a name ("Maika van de Noort", "Luiz da Silva").
-_PARTICLES = frozenset("van de der den von da do dos das del della di du la le bin ben al".split())
+PARTICLES = frozenset("van de der den von da do dos das del della di du la le bin ben al".split())
 _LIST_JOINERS = frozenset({",", "and", "&", "et", "und", "y", "e"})
 #: Words that make a run of capitalised words no person ("Avenue", "Lines", "IBAN").
 _NO_NAME = NOT_NAME_WORDS | ORG_EXTRA_WORDS | IDENTIFIER_WORDS
@@ -185,8 +160,8 @@ def _runs(tokens: Sequence[Any]) -> list[list[int]]:
     runs: list[list[int]] = []
     current: list[int] = []
     for i, tok in enumerate(tokens):
-        text = _POSSESSIVE.sub("", tok.text)
-        if _NAME_WORD.fullmatch(text) or (current and _INITIAL.fullmatch(text)):
+        text = POSSESSIVE.sub("", tok.text)
+        if NAME_WORD.fullmatch(text) or (current and _INITIAL.fullmatch(text)):
             current.append(i)
             if tok.whitespace_ != " " or text != tok.text:  # punctuation, a line end or 's
                 runs.append(current)
@@ -272,11 +247,11 @@ def _after_name_cues(tokens: Sequence[Any], gaz: Gazetteer) -> list[NameSpan]:
         run: list[Any] = []
         while j < len(tokens) and len(run) < 4:
             text = tokens[j].text
-            particle = text in _PARTICLES and j + 1 < len(tokens)
+            particle = text in PARTICLES and j + 1 < len(tokens)
             if not (
-                _NAME_WORD.fullmatch(text)
+                NAME_WORD.fullmatch(text)
                 or (run and _INITIAL.fullmatch(text))
-                or (particle and _NAME_WORD.fullmatch(tokens[j + 1].text))
+                or (particle and NAME_WORD.fullmatch(tokens[j + 1].text))
             ):
                 break
             run.append(tokens[j])
@@ -285,7 +260,7 @@ def _after_name_cues(tokens: Sequence[Any], gaz: Gazetteer) -> list[NameSpan]:
             j += 1
         while run and _INITIAL.fullmatch(run[-1].text):
             run.pop()
-        if run and (run[0].text in _PARTICLES or run[0].text.lower() not in gaz.common):
+        if run and (run[0].text in PARTICLES or run[0].text.lower() not in gaz.common):
             out.append(NameSpan(run[0].idx, run[-1].idx + len(run[-1].text), STRONG))
     return out
 
@@ -309,7 +284,7 @@ def _lower_case_given_names(
             and w in gaz.given
             and w not in gaz.common
             and w not in words
-            and not any(_overlaps(span, t) for t in taken)
+            and not any(overlaps(span, t) for t in taken)
         ):
             out.append(NameSpan(span[0], span[1], WEAK))
     return out
@@ -320,14 +295,14 @@ def _listed_names(tokens: Sequence[Any], found: list[NameSpan], gaz: Gazetteer) 
     starts = {s.start for s in found}
     out = []
     for i, tok in enumerate(tokens):
-        if tok.idx in starts or not (_NAME_WORD.fullmatch(tok.text) and gaz.is_family(tok.text)):
+        if tok.idx in starts or not (NAME_WORD.fullmatch(tok.text) and gaz.is_family(tok.text)):
             continue
         joined = [
             tokens[i + 2 * step]
             for step in (-1, 1)
             if 0 <= i + 2 * step < len(tokens) and tokens[i + step].text in _LIST_JOINERS
         ]
-        if any(_NAME_WORD.fullmatch(n.text) and gaz.is_name(n.text) for n in joined):
+        if any(NAME_WORD.fullmatch(n.text) and gaz.is_name(n.text) for n in joined):
             out.append(NameSpan(tok.idx, tok.idx + len(tok.text), MEDIUM))
     return out
 
@@ -345,7 +320,7 @@ def _speakers(tokens: Sequence[Any], gaz: Gazetteer) -> list[NameSpan]:
         low = word.lower()
         if low in gaz.common or low in ROLE_WORDS or low in NAME_CUE_WORDS:
             continue
-        if _NAME_WORD.fullmatch(word) or (_LOWER_WORD.fullmatch(word) and low in gaz.given):
+        if NAME_WORD.fullmatch(word) or (_LOWER_WORD.fullmatch(word) and low in gaz.given):
             out.append(NameSpan(tok.idx, tok.idx + len(word), WEAK))
     return out
 
@@ -365,7 +340,7 @@ def find_names(doc: Any, gaz: Gazetteer | None = None) -> list[NameSpan]:
             run = run[1:]
         if not run:
             continue
-        words = [_POSSESSIVE.sub("", tokens[i].text) for i in run]
+        words = [POSSESSIVE.sub("", tokens[i].text) for i in run]
         names = [w for w in words if not _INITIAL.fullmatch(w)]
         score = _run_score(names, gaz, _sentence_start(tokens, run[0]))
         if not score and _initial_between(words, gaz):
@@ -374,7 +349,7 @@ def find_names(doc: Any, gaz: Gazetteer | None = None) -> list[NameSpan]:
             score = WEAK
         if score and not (single_word and len(names) == 1):
             last = tokens[run[-1]]
-            end = last.idx + len(_POSSESSIVE.sub("", last.text))
+            end = last.idx + len(POSSESSIVE.sub("", last.text))
             found.append(NameSpan(tokens[run[0]].idx, end, score))
     found += _lower_case_names(tokens, gaz)
     found += _after_name_cues(tokens, gaz)
@@ -385,207 +360,6 @@ def find_names(doc: Any, gaz: Gazetteer | None = None) -> list[NameSpan]:
     return found
 
 
-def _overlaps(a: tuple[int, int], b: tuple[int, int]) -> bool:
+def overlaps(a: tuple[int, int], b: tuple[int, int]) -> bool:
+    """Whether two (start, end) spans share a character."""
     return a[0] < b[1] and b[0] < a[1]
-
-
-def _holds_number(text: str) -> bool:
-    """Whether ``text`` holds a run of 7 or more digits that is no date, time or year range."""
-    return any(
-        len(re.sub(r"\D", "", m.group(0))) >= 7 and not _DATE_RUN.fullmatch(m.group(0))
-        for m in _DIGIT_RUN.finditer(text)
-    )
-
-
-def _only_identifier_words(text: str) -> bool:
-    words = re.findall(r"[^\W_]+", text.lower())
-    return bool(words) and all(w in IDENTIFIER_WORDS or w.isdigit() for w in words)
-
-
-def review_entities(
-    text: str,
-    entities: Sequence[tuple[int, int, str, float]],
-    names: Sequence[NameSpan],
-    common: frozenset[str] = frozenset(),
-    gaz: Gazetteer | None = None,
-) -> list[tuple[int, int, str, float]]:
-    """The model's spans, reviewed against the name spans, plus the name spans it missed.
-
-    ``entities`` are (start, end, Presidio entity, score) from the NER model; ``common`` the
-    words that may stand beside a name inside the model's span (the gazetteer's common words).
-    With ``gaz``, a one-word place of the model that is a name and no known place becomes a
-    person (:func:`_place_or_person`), and the surname or given name of a full name found in
-    the text is a person wherever else it stands (:func:`_repeated_mentions`).
-    """
-    out: list[tuple[int, int, str, float]] = []
-    claimed: list[NameSpan] = []
-    for start, end, entity, score in entities:
-        if entity == "PERSON":
-            reviewed = _review_person(text, start, end, common)
-            if reviewed is None:
-                continue
-            start, end, entity = reviewed
-        if entity == "LOCATION" and gaz is not None and _place_or_person(text, start, end, gaz):
-            entity, score = "PERSON", max(score, STRONG)
-        if entity in ("PERSON", "ORGANIZATION", "LOCATION") and "\n" in text[start:end]:
-            end = start + len(
-                text[start:end].split("\n", 1)[0].rstrip()
-            )  # a name ends at a line end
-            if end <= start:
-                continue
-        if entity in ("PERSON", "ORGANIZATION", "LOCATION") and _POSSESSIVE.search(text[start:end]):
-            end -= 2
-        if entity == "ORGANIZATION" and _only_identifier_words(text[start:end]):
-            continue
-        if entity in ("PERSON", "ORGANIZATION", "LOCATION") and _LONG_NUMBER.search(
-            text[start:end]
-        ):
-            continue  # "IBAN FR76 3000 ..." as a person: the number is the pattern recognizers'
-
-        if entity in ("ORGANIZATION", "LOCATION"):
-            inside = [n for n in names if start <= n.start and n.end <= end]
-            need = MEDIUM if entity == "ORGANIZATION" else STRONG
-            rest = text[start : inside[0].start] + " " + text[inside[0].end : end] if inside else ""
-            if (
-                len(inside) == 1
-                and inside[0].score >= need
-                and all(w.lower() in common for w in re.findall(r"[^\W\d_]+", rest))
-            ):  # the name and common words ("Contact Ella H. Snider", "Ms Ines Quinn's")
-                claimed.append(inside[0])
-                out.append((inside[0].start, inside[0].end, "PERSON", max(score, inside[0].score)))
-                continue
-        if entity == "DATE_TIME" and not _DATE_WORD.search(text[start:end]):
-            continue  # a duration ("a couple of months", "years"): no date to link on
-        if entity == "DATE_TIME" and _holds_number(text[start:end]):
-            continue  # a phone number read as a date: the digits are the pattern recognizers'
-        out.append((start, end, entity, score))
-    for name in names:
-        if name in claimed:
-            continue
-        clash = [e for e in out if _overlaps((e[0], e[1]), (name.start, name.end))]
-        if any(e[2] == "PERSON" and e[0] <= name.start and name.end <= e[1] for e in clash):
-            continue  # the model's name already covers it (a longer name run wins the overlap)
-        if any(e[2] in ("LOCATION", "ORGANIZATION") for e in clash) and name.score < STRONG:
-            continue
-        out.append((name.start, name.end, "PERSON", name.score))
-    if gaz is not None:
-        out = _repeated_mentions(text, out, gaz)
-    return out
-
-
-def _review_person(
-    text: str, start: int, end: int, common: frozenset[str]
-) -> tuple[int, int, str] | None:
-    """The start, end and entity of a model's PERSON span after review, or None to drop it.
-
-    A name does not cross a colon or a quotation mark: 'Heather:"I'm Daniel' keeps the speaker,
-    "Name:John Smith" the words after a cue or role word. A span of identifier or cue words only
-    ("Tel", "Surname") is no name; a span in lower case stops at a common word ("cormac had
-    given ..."); one holding a place word ("Victoria Station") is a place, one holding an
-    organization word ("Van Lines") an organization, unless it is a name and a surname-like
-    place word ("Fletcher Hill").
-    """
-    cut = re.search(r"[:\"“”]", text[start:end])
-    if cut:
-        head = text[start : start + cut.start()].strip()
-        tail = text[start + cut.end() : end]
-        if head.lower() in ROLE_WORDS | NAME_CUE_WORDS | IDENTIFIER_WORDS or not head:
-            start = end - len(tail.lstrip(' "“”:'))
-        else:
-            end = start + len(text[start : start + cut.start()].rstrip())
-        if end <= start or not (_NAME_WORD.match(text[start:end]) or text[start:end].islower()):
-            return None
-    if _only_identifier_words(text[start:end]) or text[start:end].lower() in NAME_CUE_WORDS:
-        return None
-    if text[start:end].islower():
-        for m in re.finditer(r"(?<=\s)[a-z]+\b", text[start:end]):
-            if m.group() in common and m.group() not in _PARTICLES:  # "cormac had given ..."
-                end = start + len(text[start : start + m.start()].rstrip())
-                break
-    return start, end, place_or_organisation(text[start:end]) or "PERSON"
-
-
-def place_or_organisation(span: str) -> str | None:
-    """The place or organization a span is by its words ("Victoria Station", "Van Lines"), or
-    None (a person; "Fletcher Hill": a name and a surname-like place word). Both reviews use it."""
-    words = [w.lower() for w in re.findall(r"[^\W\d_]+", span)]
-    other = NOT_NAME_WORDS | ORG_EXTRA_WORDS
-    if any(w in other for w in words) and not (
-        len(words) == 2 and words[0] not in other and words[1] in SURNAME_PLACE_WORDS
-    ):
-        return "LOCATION" if any(w in PLACE_WORDS for w in words) else "ORGANIZATION"
-    return None
-
-
-def _place_or_person(text: str, start: int, end: int, gaz: Gazetteer) -> bool:
-    """Whether a one-word span the model calls a place is a person's name: a given name or a
-    surname of the gazetteer ("Magnus", "Franciska's") or a word no list knows ("Gelvina":
-    :func:`unknown_name_run`) that is no city, region or country and does not follow a word
-    that leads to a place ("in Florence", "to Houston")."""
-    word = _POSSESSIVE.sub("", text[start:end].strip())
-    return (
-        not _PLACE_LEAD.search(text[max(0, start - 20) : start])
-        and bool(_NAME_WORD.fullmatch(word))
-        and (gaz.is_name(word) or unknown_name_run([word], gaz.is_name, gaz.common))
-        and word.lower() not in gaz.places
-    )
-
-
-def _repeated_mentions(
-    text: str, out: list[tuple[int, int, str, float]], gaz: Gazetteer
-) -> list[tuple[int, int, str, float]]:
-    """Each word of a full name (two or more capitalised words) found as PERSON is a person
-    wherever else it stands capitalised in the text ("... Faina Yefremova's ... early
-    Yefremova"), over the model's place or organization on that word alone."""
-    words: set[str] = set()
-    for start, end, entity, _ in out:
-        parts = _NAME_WORD.findall(text[start:end])
-        if entity == "PERSON" and len(parts) >= 2:
-            words.update(w for w in parts if w.lower() not in gaz.common)
-    if not words:
-        return out
-    pattern = (
-        r"(?<![\w-])(?:"
-        + "|".join(sorted(map(re.escape, words), key=len, reverse=True))
-        + r")(?![\w-])"
-    )
-    persons = [(a, b) for a, b, e, _ in out if e == "PERSON"]
-    for m in re.finditer(pattern, text):
-        if any(_overlaps((a, b), m.span()) for a, b in persons):
-            continue
-        out = [
-            e
-            for e in out
-            if not (e[2] in ("LOCATION", "ORGANIZATION") and (e[0], e[1]) == m.span())
-        ]
-        out.append((m.start(), m.end(), "PERSON", STRONG))
-    return out
-
-
-def name_aware_recognizer_class() -> type:
-    """Presidio's ``SpacyRecognizer`` whose spans are reviewed by :func:`review_entities`."""
-    from presidio_analyzer import RecognizerResult
-    from presidio_analyzer.predefined_recognizers import SpacyRecognizer
-
-    class NameAwareNerRecognizer(SpacyRecognizer):
-        """The NER model's spans, with gazetteer names added and organizations reviewed."""
-
-        def analyze(self, text: str, entities: Any, nlp_artifacts: Any = None) -> list[Any]:
-            base = super().analyze(text, self.supported_entities, nlp_artifacts)
-            if not nlp_artifacts or nlp_artifacts.tokens is None:
-                return base
-            names = find_names(nlp_artifacts.tokens)
-            reviewed = review_entities(
-                text,
-                [(r.start, r.end, r.entity_type, r.score) for r in base],
-                names,
-                gazetteer().common,
-                gazetteer(),
-            )
-            return [
-                RecognizerResult(entity, start, end, score)
-                for start, end, entity, score in reviewed
-                if entity in entities
-            ]
-
-    return NameAwareNerRecognizer

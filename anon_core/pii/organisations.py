@@ -31,7 +31,8 @@ from typing import Any
 
 from anon_core.pii.attributes import Found, presidio_result, title_lists
 from anon_core.pii.name_lists import english_words
-from anon_core.pii.names import gazetteer, place_or_organisation
+from anon_core.pii.name_review import place_or_organisation
+from anon_core.pii.names import gazetteer
 
 #: Legal forms, as written after a company name (case-sensitive), longest first at match time.
 LEGAL_FORMS = (
@@ -255,7 +256,7 @@ def review_model_organisation(text: str) -> str:
     or TITLE (a job title of the lists, as the English model calls German ones).
 
     ORGANIZATION first when a place or organisation word of the name review shows it
-    (:func:`~anon_core.pii.names.place_or_organisation`: "Van Lines"), so the two reviews agree.
+    (:func:`~anon_core.pii.name_review.place_or_organisation`: "Van Lines"), so the two reviews agree.
     PERSON: spans without a capital letter with no common word and not only English words
     ("eva kleist": the small model's guess for lower-case words; "the royal academy" and
     "miller" stay organisations), spans made only of person names of the gazetteer with "and",
