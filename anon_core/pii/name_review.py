@@ -20,6 +20,7 @@ from anon_core.pii.name_lists import (
     PLACE_WORDS,
     ROLE_WORDS,
     SURNAME_PLACE_WORDS,
+    english_words,
     unknown_name_run,
 )
 from anon_core.pii.names import (
@@ -140,10 +141,42 @@ def review_entities(
             continue  # the model's name already covers it (a longer name run wins the overlap)
         if any(e[2] in ("LOCATION", "ORGANIZATION") for e in clash) and name.score < STRONG:
             continue
-        out.append((name.start, name.end, "PERSON", name.score))
+        inner = [e for e in clash if e[2] == "PERSON" and name.start <= e[0] and e[1] <= name.end]
+        if inner:  # the model's shorter name inside ("Ágnes" of "Ágnes Földesy"): the run wins
+            out = [e for e in out if e not in inner]
+        score = max([name.score] + [e[3] for e in inner])
+        out.append((name.start, name.end, "PERSON", score))
     if gaz is not None:
         out = _repeated_mentions(text, out, gaz)
+        out = [
+            (a, b, "ORGANIZATION", sc)
+            if e == "PERSON" and _compound_brand(text[a:b], gaz)
+            else (a, b, e, sc)
+            for a, b, e, sc in out
+        ]
     return out
+
+
+def _compound_brand(span: str, gaz: Gazetteer) -> bool:
+    """Whether a one-word person span is two English words of four letters or more run together
+    and no name of the gazetteer ("Datamarket", "Hellowallet", "Poweradvocate"): a company's or
+    a product's name. It is relabelled, not dropped, so the word stays covered."""
+    word = POSSESSIVE.sub("", span)
+    low = word.lower()
+    if not NAME_WORD.fullmatch(word) or "-" in word or gaz.is_name(low) or len(low) < 8:
+        return False
+    english = english_words()
+    return any(
+        low[:i] in english and low[i:] in english and low[i:] not in _SURNAME_ENDINGS
+        for i in range(4, len(low) - 3)
+    )
+
+
+#: Second halves that make surnames, not brands ("Goldberg", "Silverstein", "Blackwood").
+_SURNAME_ENDINGS = frozenset(
+    "berg burg stein mann feld baum dorf thal wood field ford worth well land holm dahl lund "
+    "gren ström strom quist qvist hart hardt wald".split()
+)
 
 
 def _review_person(
@@ -207,32 +240,60 @@ def _place_or_person(text: str, start: int, end: int, gaz: Gazetteer) -> bool:
 def _repeated_mentions(
     text: str, out: list[tuple[int, int, str, float]], gaz: Gazetteer
 ) -> list[tuple[int, int, str, float]]:
-    """Each word of a full name (two or more capitalised words) found as PERSON is a person
-    wherever else it stands capitalised in the text ("... Faina Yefremova's ... early
-    Yefremova"), over the model's place or organization on that word alone."""
+    """Each word of a full name (two or more capitalised words, or in lower case two words or
+    more, one of them a name of the gazetteer) found as PERSON is a person wherever else it
+    stands, as written, in the text ("... Faina Yefremova's ... early Yefremova", "eric g.
+    samoylova's ... early samoylova"), over the model's place or organization on that word
+    alone. Each word is looked up with ``str.find`` (no pattern compiled per text)."""
     words: set[str] = set()
     for start, end, entity, _ in out:
-        parts = NAME_WORD.findall(text[start:end])
-        if entity == "PERSON" and len(parts) >= 2:
+        if entity != "PERSON":
+            continue
+        span = text[start:end]
+        parts = NAME_WORD.findall(span)
+        if len(parts) < 2 and span.islower():
+            parts = _LOWER_PART.findall(span)
+            if not any(gaz.is_name(w) for w in parts):
+                parts = []
+        if len(parts) >= 2:
             words.update(w for w in parts if w.lower() not in gaz.common)
     if not words:
         return out
-    pattern = (
-        r"(?<![\w-])(?:"
-        + "|".join(sorted(map(re.escape, words), key=len, reverse=True))
-        + r")(?![\w-])"
-    )
+    mentions = set()
+    for word in words:
+        i = text.find(word)
+        while i >= 0:
+            j = i + len(word)
+            if not (_word_edge(text[i - 1 : i]) or _word_edge(text[j : j + 1])):
+                mentions.add((i, j))
+            i = text.find(word, i + 1)
     persons = [(a, b) for a, b, e, _ in out if e == "PERSON"]
-    for m in re.finditer(pattern, text):
-        if any(overlaps((a, b), m.span()) for a, b in persons):
+    for span in _leftmost_longest(mentions):
+        if any(overlaps((a, b), span) for a, b in persons):
             continue
         out = [
-            e
-            for e in out
-            if not (e[2] in ("LOCATION", "ORGANIZATION") and (e[0], e[1]) == m.span())
+            e for e in out if not (e[2] in ("LOCATION", "ORGANIZATION") and (e[0], e[1]) == span)
         ]
-        out.append((m.start(), m.end(), "PERSON", STRONG))
+        out.append((span[0], span[1], "PERSON", STRONG))
     return out
+
+
+def _word_edge(char: str) -> bool:
+    """Whether ``char`` (one character or none) continues a word: a letter, digit, _ or -."""
+    return bool(char) and (char.isalnum() or char in "_-")
+
+
+#: The words of a name in lower case ("eric g. samoylova": "eric", "samoylova").
+_LOWER_PART = re.compile(r"[^\W\d_]{2,}")
+
+
+def _leftmost_longest(spans: set[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Spans without overlaps, as a regex alternation longest first would find them."""
+    kept: list[tuple[int, int]] = []
+    for a, b in sorted(spans, key=lambda s: (s[0], -s[1])):
+        if not kept or a >= kept[-1][1]:
+            kept.append((a, b))
+    return kept
 
 
 def name_aware_recognizer_class() -> type:

@@ -45,6 +45,7 @@ from anon_core.pii.name_lists import (
     NOT_NAME_WORDS,
     ORG_EXTRA_WORDS,
     ROLE_WORDS,
+    SURNAME_PLACE_WORDS,
     english_words,
     place_names,
     provider_items,
@@ -63,6 +64,19 @@ _LATIN = re.compile(r"[A-Za-zÀ-ÖØ-öø-ÿ\u0100-\u017f'’-]{2,}")
 #: Lower-case words inside a name ("Maika van de Noort", "Luiz da Silva").
 PARTICLES = frozenset("van de der den von da do dos das del della di du la le bin ben al".split())
 _LIST_JOINERS = frozenset({",", "and", "&", "et", "und", "y", "e"})
+#: Titles before a surname ("Mr Simonič", "Dr. Kovač"): the next capitalised word is a name.
+_TITLES = frozenset(
+    "mr mrs ms miss mister dr prof madam madame monsieur mme mlle herr frau".split()
+)
+#: Verbs after which a lone surname opening a sentence is a person ("Bailly said ...").
+_SPEECH_VERBS = frozenset(
+    "said says told asked replied added wrote explained confirmed agreed noted called".split()
+)
+#: Words after which a lower-case word may be a name in a text written all in lower case
+#: ("i talked to voicu", "ask riitta if ...").
+_LOWER_CUES = frozenset(
+    "to ask asked tell told with met meet call called thank thanks dear hi hello hey".split()
+)
 #: Words that make a run of capitalised words no person ("Avenue", "Lines", "IBAN").
 _NO_NAME = NOT_NAME_WORDS | ORG_EXTRA_WORDS | IDENTIFIER_WORDS
 #: Scores: a name run with a given name and a surname outranks the model's ORGANIZATION (0.85).
@@ -211,14 +225,21 @@ def _lower_case_names(tokens: Sequence[Any], gaz: Gazetteer) -> list[NameSpan]:
         b = tokens[i + 1]
         if len(b.text) == 1 and b.text.isalpha() and b.whitespace_ == " " and i + 2 < len(tokens):
             b = tokens[i + 2]  # a middle initial
+        if not _LOWER_WORD.fullmatch(b.text) or a.text in gaz.common or b.text in gaz.common:
+            continue
+        given, family = a.text in gaz.given, b.text in gaz.family
         if (
-            _LOWER_WORD.fullmatch(b.text)
-            and a.text in gaz.given
-            and b.text in gaz.family
-            and not (a.text in gaz.common or b.text in gaz.common)
-        ):
+            (given and family)
+            or (given and _unknown(b.text, gaz))
+            or (family and _unknown(a.text, gaz))
+        ):  # "veta līce": a given name and a word no list knows
             out.append(NameSpan(a.idx, b.idx + len(b.text), WEAK))
     return out
+
+
+def _unknown(word: str, gaz: Gazetteer) -> bool:
+    """A word in no list: no name, no English word, no common word, no place."""
+    return unknown_name_run([word], lambda _: False, gaz.common)
 
 
 def _initial_between(words: Sequence[str], gaz: Gazetteer) -> bool:
@@ -291,19 +312,76 @@ def _lower_case_given_names(
 
 
 def _listed_names(tokens: Sequence[Any], found: list[NameSpan], gaz: Gazetteer) -> list[NameSpan]:
-    """A lone surname of the gazetteer listed with a name ("Usamov and Bowers", "Kónya, Becker")."""
+    """A lone surname listed with a name ("Usamov and Bowers", "Kónya, Becker"): a surname of the
+    gazetteer beside a name of it or a name found; a surname that is a common word too ("Dale and
+    White", "Park and Mann") or a word no list knows ("Nekolná and Pearson") beside a name of the
+    gazetteer. The word stands alone: the next word is no capitalised one ("White House")."""
     starts = {s.start for s in found}
+    found_words = {(s.start, s.end) for s in found}
     out = []
     for i, tok in enumerate(tokens):
-        if tok.idx in starts or not (NAME_WORD.fullmatch(tok.text) and gaz.is_family(tok.text)):
+        if tok.idx in starts or not NAME_WORD.fullmatch(tok.text):
+            continue
+        if i + 1 < len(tokens) and NAME_WORD.fullmatch(tokens[i + 1].text):
             continue
         joined = [
             tokens[i + 2 * step]
             for step in (-1, 1)
             if 0 <= i + 2 * step < len(tokens) and tokens[i + step].text in _LIST_JOINERS
         ]
-        if any(NAME_WORD.fullmatch(n.text) and gaz.is_name(n.text) for n in joined):
+        joined = [n for n in joined if NAME_WORD.fullmatch(n.text)]
+        if gaz.is_family(tok.text):
+            ok = any(
+                gaz.is_name(n.text) or (n.idx, n.idx + len(n.text)) in found_words for n in joined
+            )
+        else:
+            low = tok.text.lower()
+            surname = low not in _NO_NAME or low in SURNAME_PLACE_WORDS  # "Park", "West"
+            loose = (low in gaz.family and surname) or _unknown(tok.text, gaz)
+            ok = loose and any(gaz.is_name(n.text) for n in joined)
+        if ok:
             out.append(NameSpan(tok.idx, tok.idx + len(tok.text), MEDIUM))
+    return out
+
+
+def _lower_case_lists(tokens: Sequence[Any], gaz: Gazetteer) -> list[NameSpan]:
+    """In a text written all in lower case, the words of a list ("they had 3: nina, corvin and
+    aivaras") when half of them or more are given names of the gazetteer; common words
+    excepted."""
+    out: list[NameSpan] = []
+    i = 0
+    while i < len(tokens):
+        items = [tokens[i]] if _LOWER_WORD.fullmatch(tokens[i].text) else []
+        j = i
+        while items and j + 2 < len(tokens) and tokens[j + 1].text in _LIST_JOINERS:
+            k = j + 2
+            if tokens[j + 1].text == "," and tokens[k].text in ("and", "&") and k + 1 < len(tokens):
+                k += 1  # the serial comma: "a, b, and c"
+            if not _LOWER_WORD.fullmatch(tokens[k].text):
+                break
+            items.append(tokens[k])
+            j = k
+        if len(items) >= 2 and 2 * sum(t.text in gaz.given for t in items) >= len(items):
+            out += [
+                NameSpan(t.idx, t.idx + len(t.text), WEAK)
+                for t in items
+                if t.text not in gaz.common and t.text not in gaz.places
+            ]
+        i = max(j, i) + 1
+    return out
+
+
+def _after_lower_cues(tokens: Sequence[Any], gaz: Gazetteer) -> list[NameSpan]:
+    """In a text written all in lower case, a word after "to", "ask", "with", "thanks", ... that
+    is a given name of the gazetteer (an English word too: "ask attila") or in no list ("i
+    talked to voicu")."""
+    out = []
+    for prev, tok in zip(tokens, tokens[1:], strict=False):
+        w = tok.text
+        if prev.text not in _LOWER_CUES or not _LOWER_WORD.fullmatch(w) or w in gaz.common:
+            continue
+        if (w in gaz.given and w not in gaz.places) or _unknown(w, gaz):
+            out.append(NameSpan(tok.idx, tok.idx + len(w), WEAK))
     return out
 
 
@@ -325,6 +403,31 @@ def _speakers(tokens: Sequence[Any], gaz: Gazetteer) -> list[NameSpan]:
     return out
 
 
+def _titled_or_speaking(
+    tokens: Sequence[Any], run: list[int], names: Sequence[str], titled: bool, gaz: Gazetteer
+) -> bool:
+    """A run of one or two capitalised words after a title ("Mr Simonič"; the title may be a
+    separate token: "Dr. Kovač"), or a lone surname of the gazetteer before a speech verb
+    ("Bailly said ..."); no word of it a common word or a place or organization word."""
+    if not 1 <= len(names) <= 2 or any(
+        w.lower() in gaz.common or w.lower() in _NO_NAME for w in names
+    ):
+        return False
+    j = run[0] - 1
+    if j >= 0 and tokens[j].text == ".":
+        j -= 1
+    title = tokens[j].text if j >= 0 else ""
+    if titled or (title.lower().rstrip(".") in _TITLES and title[:1].isupper()):
+        return True
+    nxt = run[-1] + 1
+    return (
+        len(names) == 1
+        and gaz.is_family(names[0])
+        and nxt < len(tokens)
+        and tokens[nxt].text in _SPEECH_VERBS
+    )
+
+
 def find_names(doc: Any, gaz: Gazetteer | None = None) -> list[NameSpan]:
     """Person names in a spaCy ``Doc`` by gazetteer and token shape (no model needed)."""
     gaz = gaz or gazetteer()
@@ -334,7 +437,9 @@ def find_names(doc: Any, gaz: Gazetteer | None = None) -> list[NameSpan]:
     single_word = sum(1 for t in tokens if t.is_alpha) <= 1
     english = getattr(doc, "lang_", "en") == "en"
     for run in _runs(tokens):
+        titled = False
         while run and tokens[run[0]].text.lower() in gaz.common:  # "Contact Ella H. Snider"
+            titled = tokens[run[0]].text.lower() in _TITLES
             run = run[1:]
         while run and _INITIAL.fullmatch(tokens[run[0]].text):
             run = run[1:]
@@ -347,6 +452,8 @@ def find_names(doc: Any, gaz: Gazetteer | None = None) -> list[NameSpan]:
             score = MEDIUM  # "Faina D. Yefremova": a middle initial between two unknown names
         elif not score and english and unknown_name_run(names, gaz.is_name, gaz.common):
             score = WEAK
+        if not score and _titled_or_speaking(tokens, run, names, titled, gaz):
+            score = MEDIUM
         if score and not (single_word and len(names) == 1):
             last = tokens[run[-1]]
             end = last.idx + len(POSSESSIVE.sub("", last.text))
@@ -356,6 +463,8 @@ def find_names(doc: Any, gaz: Gazetteer | None = None) -> list[NameSpan]:
     found += _speakers(tokens, gaz)
     if doc.text == doc.text.lower() and english:
         found += _lower_case_given_names(tokens, found, gaz)
+        found += _lower_case_lists(tokens, gaz)
+        found += _after_lower_cues(tokens, gaz)
     found += _listed_names(tokens, found, gaz)
     return found
 

@@ -1,0 +1,160 @@
+"""Name rules for lists, lower-case text, titles and speech verbs, and the review's boundary and
+brand rules. Every name here is invented or common; expected spans are worked out by hand.
+
+``find_names`` runs on spaCy's blank English tokenizer (no model), so each case tests the rule
+alone; a few cases run the whole engine to check the rule survives the overlap resolution.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from anon_core.pii.name_review import review_entities
+from anon_core.pii.names import MEDIUM, STRONG, WEAK, NameSpan, find_names, gazetteer
+from tests.conftest import found_entities
+
+spacy = pytest.importorskip("spacy")
+
+
+@pytest.fixture(scope="module")
+def blank():
+    return spacy.blank("en")
+
+
+def _names(blank, text: str) -> list[str]:
+    return sorted({text[n.start : n.end] for n in find_names(blank(text))})
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        # a lower-case list where most words are given names: the unknown word too
+        ("they had 3: nina, vrelidsa and peter.", {"nina", "vrelidsa", "peter"}),
+        # the serial comma
+        ("we saw anna, peter, and vrelidsa there.", {"anna", "peter", "vrelidsa"}),
+    ],
+)
+def test_lower_case_lists_of_given_names(blank, text, expected):
+    assert expected <= set(_names(blank, text))
+
+
+def test_a_lower_case_list_of_things_is_no_list_of_names(blank):
+    assert _names(blank, "we bought apples, pears, bread and milk.") == []
+
+
+@pytest.mark.parametrize(
+    "text, name",
+    [
+        ("i talked to vrelidsa yesterday about the rent.", "vrelidsa"),  # in no list
+        ("ask attila if the car is ready.", "attila"),  # a given name, an English word too
+    ],
+)
+def test_lower_case_word_after_a_cue(blank, text, name):
+    assert name in _names(blank, text)
+
+
+def test_lower_case_cue_before_an_ordinary_word_finds_nothing(blank):
+    assert _names(blank, "i talked to them yesterday and went to bed.") == []
+
+
+def test_the_lower_case_cues_need_a_lower_case_text(blank):
+    # capitalised text: the lower-case rules stay off ("to vrelidsa" is a typo there)
+    assert "vrelidsa" not in _names(blank, "I talked to vrelidsa yesterday.")
+
+
+def test_lower_case_given_name_then_a_word_in_no_list(blank):
+    assert "veta kastrunek" in _names(blank, "veta kastrunek called twice.")
+    assert _names(blank, "the table stood there twice.") == []
+
+
+@pytest.mark.parametrize(
+    "text, name",
+    [
+        ("Dale and White were precision engineers.", "White"),  # a surname and a common word
+        ("Is it true? Park and Mann were precision engineers.", "Park"),
+        ("Kastrunek and Pearson were precision engineers.", "Kastrunek"),  # in no list
+        ("Kastrunek and Pearson were precision engineers.", "Pearson"),
+    ],
+)
+def test_a_lone_surname_listed_with_a_name(blank, text, name):
+    assert name in _names(blank, text)
+
+
+def test_a_listed_word_followed_by_a_capitalised_word_is_no_lone_surname(blank):
+    assert "White" not in _names(blank, "Dale and White House staff met.")
+    assert _names(blank, "Bread and Milk were sold out.") == []
+
+
+@pytest.mark.parametrize(
+    "text, name",
+    [
+        ("I spoke with Mr Kastrunek about the bill.", "Kastrunek"),
+        ("I spoke with Dr. Kastrunek about the bill.", "Kastrunek"),
+        ("Bailly said the parcel never arrived.", "Bailly"),  # a surname before "said"
+    ],
+)
+def test_a_title_or_a_speech_verb_marks_a_name(blank, text, name):
+    assert name in _names(blank, text)
+
+
+def test_no_title_and_no_speech_verb_no_lone_surname(blank):
+    assert _names(blank, "Bailly bought the parcel.") == []
+    assert _names(blank, "I spoke with Mr Big about the bill.") == []  # a common word
+
+
+def test_a_name_run_replaces_the_models_shorter_name_inside_it():
+    text = "User: Agnes Kastrunek"
+    out = review_entities(text, [(6, 11, "PERSON", 0.85)], [NameSpan(6, 21, MEDIUM)])
+    assert out == [(6, 21, "PERSON", 0.85)]
+
+
+def test_a_name_inside_the_models_longer_name_adds_nothing():
+    text = "Agnes Kastrunek"
+    out = review_entities(text, [(0, 15, "PERSON", 0.85)], [NameSpan(0, 5, MEDIUM)])
+    assert out == [(0, 15, "PERSON", 0.85)]
+
+
+@pytest.mark.parametrize("word", ["Datamarket", "Hellowallet", "Powerstation"])
+def test_two_english_words_run_together_are_a_brand(word):
+    text = f"{word} hired a new cook."
+    out = review_entities(text, [(0, len(word), "PERSON", 0.85)], [], gaz=gazetteer())
+    assert out == [(0, len(word), "ORGANIZATION", 0.85)]
+
+
+@pytest.mark.parametrize("word", ["Goldberg", "Kastrunek", "Blackwood", "Datamarketing-Smith"])
+def test_surnames_are_no_brands(word):
+    text = f"{word} hired a new cook."
+    out = review_entities(text, [(0, len(word), "PERSON", 0.85)], [], gaz=gazetteer())
+    assert out == [(0, len(word), "PERSON", 0.85)]
+
+
+def test_a_lower_case_full_name_tags_its_other_mentions():
+    text = "the verses of eric g. kastrunek were sung. early kastrunek was better."
+    out = review_entities(text, [(14, 31, "PERSON", 0.85)], [], gaz=gazetteer())
+    assert (49, 58, "PERSON", STRONG) in out
+    # a single lower-case word found is no full name: its other mentions stay as they are
+    text = "kastrunek sang. early kastrunek was better."
+    out = review_entities(text, [(0, 9, "PERSON", 0.85)], [], gaz=gazetteer())
+    assert out == [(0, 9, "PERSON", 0.85)]
+
+
+def test_repeated_mentions_keep_word_edges():
+    text = "Agnes Kastrunek wrote. Kastruneks and Kastrunek-Lee differ; Kastrunek agreed."
+    out = review_entities(text, [(0, 15, "PERSON", 0.85)], [], gaz=gazetteer())
+    assert sorted(out) == [(0, 15, "PERSON", 0.85), (60, 69, "PERSON", STRONG)]
+
+
+@pytest.mark.parametrize(
+    "text, name",
+    [
+        ("they had 3: nina, vrelidsa and peter.", "vrelidsa"),
+        ("Dale and White were precision engineers.", "White"),
+        ("Bailly said the parcel never arrived.", "Bailly"),
+    ],
+)
+def test_the_rules_survive_the_engine(english, text, name):
+    assert name in [t for _, t in found_entities(english, text)]
+
+
+def test_weak_is_the_lower_case_score():
+    assert WEAK < MEDIUM < STRONG
