@@ -1,6 +1,6 @@
 """Street addresses and postcodes in text: a labelled development set generated with Faker's locales.
 
-    python benchmarks/bench_pii_addresses.py [--per-template N] [--seed S] [--errors]
+    python benchmarks/bench_pii_addresses.py [--per-template N] [--seed S] [--errors] [--places]
 
 Faker (MIT licence, in the environment) writes addresses as each locale lays them out (UK
 "Flat 3\\nHopkins Shore\\nEast Harriet\\nS6 7LJ", German "Beckergasse 8\\n63608 Zschopau",
@@ -68,8 +68,51 @@ NEGATIVES = (
 )
 
 
+#: Places in prose, each part its own labelled span as in Presidio's corpus (merged when adjacent):
+#: {C} a town of the row's locale, {c} the same in lower case, {K} a country, {S} a US state,
+#: {A} a state's abbreviation, {s} a street address on one line, {z} a postcode alone (ZIP_CODE),
+#: {Z} a postcode inside an address (LOCATION: the corpus labels an address's numbers as part of
+#: the address); {n} a name.
+PLACE_TEMPLATES = (
+    "I grew up in {C}.",
+    "{C} is lovely, with a river and old bridges.",
+    "We drove from {C} straight through to {D} without a break.",
+    "The workshop takes place in {C}, {K}.",
+    "He now lives in {C}, {S}.",
+    "Send the contract to {s}, {C}, {A} {Z}.",
+    "She was born in {K} but grew up abroad.",
+    "Our shop at {s} opens at 9.",
+    "New address: {s}, {Z} {C}",
+    "The weather in {C} was awful.",
+    "They relocated to {S} for work.",
+    "Ship to:\n{s}\n{C}, {A} {Z}",
+    "{n} from {C} called about the invoice.",
+    "The parcel left our depot in {C} and is on its way.",
+    "i moved to {c} with my kids",
+    "Flights to {C} are cheap.",
+    "My zip is {z} and I live in {C}.",
+    "Our head office: {s}, {C} {Z}, {K}",
+    "Contact: {n}, {C}",
+    "Is {C} far from the border of {K}?",
+)
+#: Sentences with capitalised common words and numbers but no place.
+PLACE_NEGATIVES = (
+    "The Board met on Tuesday to discuss Growth Targets.",
+    "Our Team won the Cup after Extra Time.",
+    "See Section 4 of the Agreement for Payment Terms.",
+    "Call Support at extension 204 if the Printer jams.",
+    "Sales rose 12 percent in the Third Quarter.",
+    "The Doctor prescribed 20 mg twice a day.",
+    "Happy Birthday from all of us at Accounts!",
+    "Please review Appendix B before the Kick-off.",
+    "Top Gun and Star Wars were on TV last night.",
+    "He ordered Fish and Chips with Extra Salt.",
+)
+
 _SLOTS = {"{a}": "LOCATION", "{m}": "LOCATION", "{q}": "LOCATION", "{c}": "LOCATION",
-          "{p}": "ZIP_CODE", "{n}": "PERSON", "{t}": "PHONE_NUMBER"}  # fmt: skip
+          "{p}": "ZIP_CODE", "{n}": "PERSON", "{t}": "PHONE_NUMBER", "{C}": "LOCATION",
+          "{D}": "LOCATION", "{K}": "LOCATION", "{S}": "LOCATION",
+          "{A}": "LOCATION", "{s}": "LOCATION", "{z}": "ZIP_CODE", "{Z}": "LOCATION"}  # fmt: skip
 
 
 def _fill(template: str, values: dict[str, str]) -> tuple[str, list[tuple[int, int, str]]]:
@@ -77,7 +120,7 @@ def _fill(template: str, values: dict[str, str]) -> tuple[str, list[tuple[int, i
     import re
 
     text, spans, pos = "", [], 0
-    for m in re.finditer(r"\{[a-z]\}", template):
+    for m in re.finditer(r"\{[a-zA-Z]\}", template):
         text += template[pos : m.start()]
         value = values[m.group(0)]
         spans.append((len(text), len(text) + len(value), _SLOTS[m.group(0)]))
@@ -117,6 +160,47 @@ def development_set(per_template: int = 2, seed: int = 7) -> list[dict]:
     return rows
 
 
+#: Locales whose Faker towns are bare surnames ("Gauthier", "Larsen", "Nunes"): no text tells
+#: them from a person, so they are left out of the place set.
+_SURNAME_TOWNS = frozenset({"fr_FR", "fr_CH", "pt_BR", "no_NO"})
+
+
+def place_set(per_template: int = 2, seed: int = 11) -> list[dict]:
+    """Rows like :func:`development_set`'s from :data:`PLACE_TEMPLATES`: towns, countries and
+    states in prose, street and postcode as separate spans; the negatives have no span. US
+    states and abbreviations come from en_US whatever the row's locale."""
+    from faker import Faker
+
+    rng = random.Random(seed)
+    us = Faker("en_US")
+    us.seed_instance(seed)
+    rows: list[dict] = []
+    for locale, country in LOCALES.items():
+        if locale in _SURNAME_TOWNS:
+            continue
+        fake = Faker(locale)
+        fake.seed_instance(rng.randrange(2**31))
+        for template in PLACE_TEMPLATES:
+            for _ in range(per_template):
+                town = fake.city()
+                values = {
+                    "{C}": town,
+                    "{D}": fake.city(),
+                    "{c}": town.lower(),
+                    "{K}": country,
+                    "{S}": us.state(),
+                    "{A}": us.state_abbr(),
+                    "{s}": fake.street_address().replace("\n", ", ").strip(),
+                    "{z}": fake.postcode(),
+                    "{n}": us.name(),
+                    "{Z}": fake.postcode(),
+                }
+                text, spans = _fill(template, values)
+                rows.append({"text": text, "spans": spans, "locale": locale})
+    rows += [{"text": t, "spans": [], "locale": "none"} for t in PLACE_NEGATIVES]
+    return rows
+
+
 def predict(texts: list[str]) -> list[list[tuple[int, int, str]]]:
     from benchmarks.bench_pii_corpus import ours
 
@@ -130,8 +214,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--per-template", type=int, default=2)
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--errors", action="store_true", help="print the missed addresses")
+    parser.add_argument(
+        "--places", action="store_true", help="the set of towns, countries and streets in prose"
+    )
     args = parser.parse_args(argv)
-    rows = development_set(args.per_template, args.seed)
+    if args.places:
+        rows = place_set(args.per_template, args.seed + 4)
+    else:
+        rows = development_set(args.per_template, args.seed)
     predictions = predict([r["text"] for r in rows])
     skip = _skip_words()
     print(f"{len(rows)} sentences, {sum(len(r['spans']) for r in rows)} labelled spans")

@@ -111,6 +111,17 @@ _LOWER_OK = (
     | {w.lower() for w in _ENGLISH_TYPES.split()}
     | {"d", "l", "bis", "ter", "s"}
 )
+#: Street words of every list above, lower case ("via", "calle", "strasse", "avenue"): no town.
+STREET_WORDS = frozenset(
+    w.lower().rstrip(".")
+    for w in (
+        _ENGLISH_TYPES
+        + _OPENERS_CAPITALISED
+        + _OPENERS_FRENCH_LOWER
+        + _OPENERS_OTHER_LOWER
+        + _ENDINGS
+    ).split()
+)
 #: Lower-case words that never belong to a street or city name (they start a sentence's rest).
 STOP_WORDS = frozenset(
     """
@@ -453,12 +464,28 @@ def find_addresses(text: str) -> list[Found]:
             continue
         score = ADDRESS_SCORE if (parts or cued or left < start) else STREET_SCORE
         candidates.append((strong, Found(left, right, score)))
-    kept: list[Found] = []
     # a street of known shape first, then the longest ("Bitte an Mühlgasse 4/7" is weak)
-    for _, cand in sorted(candidates, key=lambda c: (not c[0], c[1].start - c[1].end, -c[1].score)):
-        if all(cand.end <= k.start or cand.start >= k.end for k in kept):
-            kept.append(cand)
-    return sorted(kept)
+    order = sorted(candidates, key=lambda c: (not c[0], c[1].start - c[1].end, -c[1].score))
+    return _non_overlapping([cand for _, cand in order])
+
+
+def _non_overlapping(ranked: list[Found]) -> list[Found]:
+    """The spans of ``ranked`` (best first) that overlap no better one, in text order.
+
+    The kept spans never overlap, so sorted by start they are sorted by end too: a candidate
+    is checked against its two neighbours only (a long document has thousands of streets)."""
+    import bisect
+
+    kept: list[Found] = []
+    starts: list[int] = []
+    for cand in ranked:
+        i = bisect.bisect_right(starts, cand.start)
+        if (i == 0 or kept[i - 1].end <= cand.start) and (
+            i == len(kept) or cand.end <= kept[i].start
+        ):
+            kept.insert(i, cand)
+            starts.insert(i, cand.start)
+    return kept
 
 
 def _postcode_after(text: str, end: int, pats: dict[str, Any]) -> bool:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-from anon_core.pii.addresses import STOP_WORDS, Found, normal_case, shape_recognizer
+from anon_core.pii.addresses import STOP_WORDS, STREET_WORDS, Found, normal_case, shape_recognizer
 
 CAPS_PLACE_SCORE = 0.9
 COUNTRY_SCORE = 0.86
@@ -78,8 +78,9 @@ def find_countries(text: str) -> list[Found]:
     from anon_core.pii.names import gazetteer
 
     word = r"\p{Lu}[\p{L}\p{M}'’-]*"
+    particles = "|".join(regex.escape(w) for w in _TOWN_PARTICLES.split())
     town = regex.compile(
-        rf"(?:{word}[ \t]+(?:(?:de|da|do|del|la|le|sur|am|an|upon|on|of)[ \t]+)?){{0,3}}{word},[ \t]*$"
+        rf"(?:{word}[ \t]+(?:(?:{particles}|of)[ \t]+){{0,2}}){{0,3}}{word},[ \t]*$"
     )
     names = gazetteer()
     text = normal_case(text) or text  # "paris, france" as "Paris, France"
@@ -105,6 +106,160 @@ def _person(words: list[str], names: Any) -> bool:
     return len(words) >= 2 and names.is_given(words[0]) and names.is_family(words[-1])
 
 
+TOWN_CUE_SCORE = 0.92
+TOWN_SCORE = 0.8
+
+#: Lower-case words inside a town's name ("Soto del Barco", "Tulln an der Donau", "Stad aan 't
+#: Haringvliet", "Newcastle upon Tyne").
+_TOWN_PARTICLES = (
+    "de del della delle dei di da do dos das du des la le les el l' d' am an der den im bei ob "
+    "sur sous lès lez en aan op 't upon on pod nad na y e i"
+)
+#: Endings of the made-up English towns of address generators ("Vickieborough", "Lewisfort"):
+#: a town after a place word; the longer ones alone too, when the word is no English word.
+_TOWN_ENDINGS = (
+    "ville borough bury burgh chester furt haven mouth shire side view town stad fort port"
+)
+_TOWN_ENDINGS_ALONE = frozenset("ville borough bury burgh chester furt haven mouth shire".split())
+_TOWN_PREFIXES = "North South East West New Lake Port Mount Fort"
+
+
+@functools.lru_cache(maxsize=1)
+def _town_patterns() -> dict[str, Any]:
+    import regex
+
+    cap = r"\p{Lu}[\p{Ll}\p{M}'’]*(?:[-/]\p{L}[\p{L}\p{M}'’]*)*"
+    particle = "|".join(
+        regex.escape(w) for w in sorted(_TOWN_PARTICLES.split(), key=len, reverse=True)
+    )
+    endings = "|".join(_TOWN_ENDINGS.split())
+    prefixes = "|".join(_TOWN_PREFIXES.split())
+    return {
+        # one to five capitalised words, particles between them
+        "run": regex.compile(
+            rf"(?<![\p{{L}}\p{{M}}\d'’.-]){cap}(?:[ \t]+(?:(?:{particle})[ \t]*)*{cap}){{0,4}}(?![\p{{L}}\d])"
+        ),
+        "word": regex.compile(rf"{cap}|(?:{particle})(?![\p{{L}}])"),
+        "cue": regex.compile(
+            r"(?i:\b(?:in|from|to|near|outside|around|via|into|towards?|visit(?:s|ed|ing)?|"
+            r"(?:city|town|village|suburbs?|outskirts)\s+of)[ \t]+)$"
+        ),
+        "shape": regex.compile(
+            rf"(?:(?:{prefixes})[ \t]+{cap}|{cap}[ \t]+Ville|\p{{Lu}}\p{{Ll}}+(?:{endings}))(?![\p{{L}}\d])"
+        ),
+    }
+
+
+def _town_affixes() -> frozenset[str]:
+    """Lower-case parts of made-up town names in Faker's lists ("port", "ville", "north")."""
+    import importlib
+    import pkgutil
+
+    import faker.providers.address as address
+
+    from anon_core.pii.name_lists import provider_items
+
+    out = set(_TOWN_ENDINGS.split())
+    for module in pkgutil.iter_modules(address.__path__):
+        provider = getattr(
+            importlib.import_module(f"{address.__name__}.{module.name}"), "Provider", None
+        )
+        for item in provider_items(
+            provider, lambda a: a.startswith(("city_prefix", "city_suffix"))
+        ):
+            if isinstance(item, str):
+                out.add(item.strip(" -").lower())
+    return frozenset(out)
+
+
+@functools.lru_cache(maxsize=1)
+def _town_lists() -> tuple[frozenset[str], frozenset[str], Any]:
+    from anon_core.pii.name_lists import english_words
+    from anon_core.pii.names import gazetteer
+
+    names = gazetteer()
+    return names.places - _town_affixes(), english_words(), names
+
+
+def find_towns(text: str, *, english: bool = True) -> list[Found]:
+    """Towns named in prose that the small model misses ("Sevilla is lovely", "in Harlev",
+    "from Lake Isaacmouth", "i moved to lippstadt").
+
+    A run of capitalised words (particles between them) is a town when it is a place of
+    Faker's city, region and country lists (:func:`~anon_core.pii.name_lists.place_names`).
+    After a place word ("in", "from", "to", "near", "town of", ...) it scores 0.92, above a
+    name rule's guess: a one-word town there must be no given name and no English word ("to
+    Maria", "in Time"). With no place word before it, a one-word town must be no name and no
+    English word at all, and English text only (other languages capitalise their nouns).
+    A made-up English town ("Port Janetchester", "Lewisfort", "Rebekah Ville") counts after a
+    place word; its longer endings ("-borough", "-haven") alone too. Text in one case is
+    re-cased first and needs the place word.
+    """
+    recased = normal_case(text)
+    if recased is not None:
+        text = recased
+    places, words, names = _town_lists()
+    pats = _town_patterns()
+    found: list[Found] = []
+    for run in pats["run"].finditer(text):
+        tokens = [m.span() for m in pats["word"].finditer(text, run.start(), run.end())]
+        i = 0
+        while i < len(tokens):
+            hit = _town_at(text, tokens, i, places, words, names, pats, english and not recased)
+            if hit is None:
+                i += 1
+                continue
+            j, score = hit
+            found.append(Found(tokens[i][0], tokens[j - 1][1], score))
+            i = j
+    return found
+
+
+def _town_at(
+    text: str,
+    tokens: list[tuple[int, int]],
+    i: int,
+    places: frozenset[str],
+    words: frozenset[str],
+    names: Any,
+    pats: dict[str, Any],
+    alone_ok: bool,
+) -> tuple[int, float] | None:
+    """(end token, score) of the longest town starting at token ``i``, or None."""
+    start = tokens[i][0]
+    if not text[start].isupper():
+        return None  # a particle never starts a town
+    cued = pats["cue"].search(text, max(0, start - 30), start) is not None
+    for j in range(len(tokens), i, -1):
+        end = tokens[j - 1][1]
+        if not text[end - 1].isalpha() or not text[tokens[j - 1][0]].isupper():
+            continue  # ends on a capitalised word
+        key = " ".join(text[start:end].lower().split())
+        single = j == i + 1
+        if key in places:
+            if not single:
+                return j, TOWN_CUE_SCORE if cued else TOWN_SCORE
+            if len(key) < 3 or key in STREET_WORDS or key in STOP_WORDS:
+                continue  # "Via", "Calle": a street word; "And": a word of the sentence
+            if names.is_given(key) or _english_word(key, words):
+                continue
+            if cued:
+                return j, TOWN_CUE_SCORE
+            if alone_ok and len(key) >= 4 and not names.is_family(key):
+                return j, TOWN_SCORE  # "Per", "Tel": three letters alone are too little
+        m = pats["shape"].fullmatch(text, start, end)
+        if m and not (single and _english_word(key, words)):
+            if cued:
+                return j, TOWN_CUE_SCORE
+            if alone_ok and any(key.endswith(e) for e in _TOWN_ENDINGS_ALONE):
+                return j, TOWN_SCORE
+    return None
+
+
+def _english_word(word: str, words: frozenset[str]) -> bool:
+    return word in words or (word.endswith("s") and word[:-1] in words)
+
+
 def capitalised_place_recognizer(language: str) -> Any:
     """Presidio recognizer of towns in capitals (``LOCATION``), see :func:`find_capitalised_places`."""
     return shape_recognizer(
@@ -117,5 +272,11 @@ def capitalised_place_recognizer(language: str) -> Any:
 
 
 def country_recognizer(language: str) -> Any:
-    """Presidio recognizer of countries with their town (``LOCATION``), see :func:`find_countries`."""
-    return shape_recognizer(language, "LOCATION", "Country, with its town", find_countries, [])
+    """Presidio recognizer of countries with their town and of towns by name (``LOCATION``),
+    see :func:`find_countries` and :func:`find_towns`."""
+    english = language == "en"
+
+    def find(text: str) -> list[Found]:
+        return find_countries(text) + find_towns(text, english=english)
+
+    return shape_recognizer(language, "LOCATION", "Country or town", find, [])
