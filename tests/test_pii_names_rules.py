@@ -158,3 +158,42 @@ def test_the_rules_survive_the_engine(english, text, name):
 
 def test_weak_is_the_lower_case_score():
     assert WEAK < MEDIUM < STRONG
+
+
+def _reviewed(text: str, word: str) -> list[tuple[str, str]]:
+    """The review of a model PERSON span on ``word`` (first occurrence): (entity, text)."""
+    start = text.index(word)
+    out = review_entities(text, [(start, start + len(word), "PERSON", 0.85)], [], gaz=gazetteer())
+    return [(e, text[a:b]) for a, b, e, _ in out]
+
+
+@pytest.mark.parametrize(
+    "text, town",
+    [
+        ("Suzanne Carre, née le 22/09/2001 à Lebrun, est suivie.", "Lebrun"),  # bare "à"
+        ("Mme Hamel habite à Louis depuis 2001.", "Louis"),  # a place cue: even a given name
+        ("Signé : Ines Leroy, Grondin, le 20/09/2001", "Grondin"),  # ", X, le <date>"
+        ("Réunion à Pascal le 3 mai avec la direction.", "Pascal"),  # "à X le <date>"
+        ("Les enfants sont inscrits à l'école de Masson.", "Masson"),
+    ],
+)
+def test_a_french_place_cue_wins_over_the_surname(text, town):
+    assert _reviewed(text, town) == [("LOCATION", town)]
+
+
+def test_saint_joins_the_town():
+    text = "Signé : Ines Leroy, Saint Roger, le 19/01/1992"
+    assert _reviewed(text, "Roger") == [("LOCATION", "Saint Roger")]
+
+
+@pytest.mark.parametrize(
+    "text, name",
+    [
+        ("Merci d'adresser le courrier à Jean Dupont, 3 rue Blanche.", "Jean Dupont"),  # 2 words
+        ("J'ai parlé à Louis hier soir.", "Louis"),  # a given name after a bare "à"
+        ("Le dossier de Mme Hamel a été transmis.", "Hamel"),  # "de" alone is no place cue
+        ("Signé : Ines Leroy, le 20/09/2001", "Ines Leroy"),  # no comma before the name
+    ],
+)
+def test_french_names_without_a_place_cue_stay_persons(text, name):
+    assert _reviewed(text, name) == [("PERSON", name)]

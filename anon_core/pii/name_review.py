@@ -63,6 +63,54 @@ _PLACE_LEAD = re.compile(
 )
 
 
+#: French place cues before a town ("né à", "habite à", "demeurant à", "originaire de", "la ville
+#: de"): whatever capitalised words follow are a place, over the surname rules ("né à Lebrun").
+_FRENCH_PLACE_CUE = re.compile(
+    r"\b(?:née?s?|habite|habitait|habitant|demeurant|domiciliée?s?|résidant|réside|vit|vivant|"
+    r"installée?s?|originaire|située?s?|ville|commune|mairie|école|collège|lycée|"
+    r"hôpital|région|département|village)\s+(?:à|au|aux|en|de|d['’]|du)\s*$",
+    re.IGNORECASE,
+)
+#: A bare "à" before one capitalised word ("à Lebrun"), or a word between a comma and ", le"
+#: and a date ("Signé : Ines Leroy, Grondin, le 20/09/2001").
+_A_BEFORE = re.compile(r"(?:^|[\s'’])à\s+$")
+_DATE_AFTER = re.compile(r"^,?\s+le\s+\d")
+#: A town's shape: "Saint Roger", "Pires-sur-Mer", "Noël-les-Bains", "MorvanVille", "RémyBourg".
+_TOWN_SHAPE = re.compile(
+    r"(?:Saint|Sainte|St|Ste)[ -]\S+|(?:\S+ )?\S+-(?:sur|sous|lès|les|en|la|le|de|du|aux)-\S+"
+    r"|\S+(?:ville|Ville|bourg|Bourg)"
+)
+
+
+def french_place(text: str, start: int, end: int, gaz: Gazetteer | None = None) -> bool:
+    """Whether the words ``text[start:end]`` stand where a French text names a town: after a
+    place cue ("né à", "habite à", "l'école de"); after a bare "à" when one word that is no given
+    name or a town's shape ("à Lebrun", "à Saint Roger"; "à Louis" stays a person unless a date
+    follows: "à Louis le 3 mai"); or between a comma and ", le" and a date ("..., Grondin, le
+    20/09/2001"). A place cue wins over the name rules: many French towns are surnames."""
+    span = text[start:end]
+    if "\n" in span or not span[:1].isupper():
+        return False
+    before = text[max(0, start - 40) : start]
+    if _FRENCH_PLACE_CUE.search(before):
+        return True
+    one_word = " " not in span or bool(_TOWN_SHAPE.fullmatch(span))
+    date_after = bool(_DATE_AFTER.match(text[end : end + 12]))
+    if _A_BEFORE.search(before) and one_word:
+        given = gaz is not None and " " not in span and gaz.is_given(span)
+        return not given or date_after or bool(_TOWN_SHAPE.fullmatch(span))
+    return one_word and date_after and before.endswith(", ")
+
+
+def _town_start(text: str, start: int, end: int, gaz: Gazetteer | None) -> int | None:
+    """Where the town that ``text[start:end]`` names starts (with a "Saint " or "Sainte " before
+    it: "Saint Roger"), when :func:`french_place` says it stands as a town; else None."""
+    saint = re.search(r"\bSainte? $", text[max(0, start - 7) : start])
+    if saint and french_place(text, start - len(saint.group()), end, gaz):
+        return start - len(saint.group())
+    return start if french_place(text, start, end, gaz) else None
+
+
 def _holds_number(text: str) -> bool:
     """Whether ``text`` holds a run of 7 or more digits that is no date, time or year range."""
     return any(
@@ -94,12 +142,20 @@ def review_entities(
     out: list[tuple[int, int, str, float]] = []
     claimed: list[NameSpan] = []
     for start, end, entity, score in entities:
-        if entity == "PERSON":
+        town = _town_start(text, start, end, gaz) if entity in ("PERSON", "LOCATION") else None
+        if town is not None:  # a place cue wins over the name rules ("né à Lebrun")
+            start, entity = town, "LOCATION"
+        elif entity == "PERSON":
             reviewed = _review_person(text, start, end, common)
             if reviewed is None:
                 continue
             start, end, entity = reviewed
-        if entity == "LOCATION" and gaz is not None and _place_or_person(text, start, end, gaz):
+        if (
+            entity == "LOCATION"
+            and town is None
+            and gaz is not None
+            and _place_or_person(text, start, end, gaz)
+        ):
             entity, score = "PERSON", max(score, STRONG)
         if entity in ("PERSON", "ORGANIZATION", "LOCATION") and "\n" in text[start:end]:
             end = start + len(
@@ -140,6 +196,11 @@ def review_entities(
         if any(e[2] == "PERSON" and e[0] <= name.start and name.end <= e[1] for e in clash):
             continue  # the model's name already covers it (a longer name run wins the overlap)
         if any(e[2] in ("LOCATION", "ORGANIZATION") for e in clash) and name.score < STRONG:
+            continue
+        town = _town_start(text, name.start, name.end, gaz)
+        if town is not None:
+            if not any(overlaps((e[0], e[1]), (town, name.end)) for e in out):
+                out.append((town, name.end, "LOCATION", name.score))
             continue
         inner = [e for e in clash if e[2] == "PERSON" and name.start <= e[0] and e[1] <= name.end]
         if inner:  # the model's shorter name inside ("Ágnes" of "Ágnes Földesy"): the run wins

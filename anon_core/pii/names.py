@@ -215,7 +215,7 @@ def _run_score(words: Sequence[str], gaz: Gazetteer, sentence_start: bool) -> fl
     return 0.0
 
 
-def _lower_case_names(tokens: Sequence[Any], gaz: Gazetteer) -> list[NameSpan]:
+def _lower_case_names(tokens: Sequence[Any], gaz: Gazetteer, english: bool) -> list[NameSpan]:
     """Two lower-case words, a given name then a surname, maybe with a middle initial between
     ("eva kleist", "benjamin a seiler")."""
     out = []
@@ -230,9 +230,9 @@ def _lower_case_names(tokens: Sequence[Any], gaz: Gazetteer) -> list[NameSpan]:
         given, family = a.text in gaz.given, b.text in gaz.family
         if (
             (given and family)
-            or (given and _unknown(b.text, gaz))
-            or (family and _unknown(a.text, gaz))
-        ):  # "veta līce": a given name and a word no list knows
+            or (english and given and _unknown(b.text, gaz))
+            or (english and family and _unknown(a.text, gaz))
+        ):  # "veta līce": a given name and a word no list knows (English text only)
             out.append(NameSpan(a.idx, b.idx + len(b.text), WEAK))
     return out
 
@@ -458,7 +458,7 @@ def find_names(doc: Any, gaz: Gazetteer | None = None) -> list[NameSpan]:
             last = tokens[run[-1]]
             end = last.idx + len(POSSESSIVE.sub("", last.text))
             found.append(NameSpan(tokens[run[0]].idx, end, score))
-    found += _lower_case_names(tokens, gaz)
+    found += _lower_case_names(tokens, gaz, english)
     found += _after_name_cues(tokens, gaz)
     found += _speakers(tokens, gaz)
     if doc.text == doc.text.lower() and english:
