@@ -24,11 +24,12 @@ TITLES = [
     ("Trabaja como abogado en Sevilla.", ["abogado"]),
     ("She is a nurse.", ["nurse"]),  # a known title after "is a"
     ("Sie ist Krankenpfleger in Graz.", ["Krankenpfleger"]),
+    # courtesy titles are titles; surnames that are job words in German, French are not
+    ("Mr Schneider and Mrs Boucher met Fischer.", ["Mr", "Mrs"]),
 ]
 NO_TITLE = [
     "The doctor said the nurse would call back.",  # one common job word without a cue
     "He asked the project manager for a delay.",  # a job word in running text, no cue
-    "Mr Schneider and Mrs Boucher met Fischer.",  # surnames that are job words in German, French
     "He spent a year at the assistant's desk.",
     "Please see the manager.",
     "Paris\nLondon\nBerlin",

@@ -19,12 +19,12 @@ FIND = [
     ("She is 34 years old and lives alone.", "34 years old"),
     ("Patient aged 67 complains of pain.", "67"),
     ("Age: 45", "45"),
-    ("age 8, allergic to nuts", "8"),
+    ("age 8, allergic to nuts", "age 8"),  # "age" with the number, as the model's date span
     ("I am 29.", "29"),
     ("He is 71 and still drives.", "71"),
     ("a 5 yo boy with a fever", "5"),
     ("she turned 40 last week", "40"),
-    ("at the age of 12 he moved to Leeds", "12"),
+    ("at the age of 12 he moved to Leeds", "the age of 12"),  # the phrase as the model's date
     ("a man 58 years of age", "58 years of age"),
     ("a thirty-four year old teacher", "thirty-four year old"),
     ("My age is 52.", "52"),

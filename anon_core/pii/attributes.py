@@ -23,25 +23,34 @@ Each finder is a pure function of the text (:func:`find_ages`, :func:`find_title
 from __future__ import annotations
 
 import functools
-import importlib
 import re
-from collections.abc import Iterable
-from dataclasses import dataclass
 from typing import Any
 
+from anon_core.pii.found import Found, presidio_result
+from anon_core.pii.titles import find_titles, title_lists
 
-@dataclass(frozen=True)
-class Found:
-    """One span found in a text, with its entity type and score."""
-
-    start: int
-    end: int
-    entity: str
-    score: float
+__all__ = [
+    "Found",
+    "attribute_recognizers",
+    "find_ages",
+    "find_nrp",
+    "find_titles",
+    "presidio_result",
+    "title_lists",
+]
 
 
 # =============================================================================== ages
 _N = r"(?<![\d.,/:-])(?P<n>1[01]\d|120|[1-9]?\d)(?![\d.,:/%]\d|\d|[%°])"
+#: A number or a decimal one ("1.5 years old", "aged 0.5"): infants' ages.
+_ND = r"(?<![\d.,/:-])(?P<n>1[01]\d|120|[1-9]?\d|\d\.\d)(?![\d.,:/%]\d|\d|[%°])"
+#: Who an age after "is" or "will be" is about: a pronoun, a relative, a patient, a name.
+_SUBJECT = (
+    r"(?:(?:my|his|her|our|their|your|the) (?:son|daughter|child|kid|baby|boy|girl|brother|"
+    r"sister|wife|husband|partner|mother|father|mom|mum|dad|grandson|granddaughter|grandmother|"
+    r"grandfather|grandma|grandpa|niece|nephew|cousin|aunt|uncle|friend|patient|victim|suspect)|"
+    r"(?:the )?patient)"
+)
 _SPELLED = (
     r"(?P<n>(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)(?:[- ](?:one|two|three|"
     r"four|five|six|seven|eight|nine))?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|"
@@ -63,10 +72,23 @@ _IT_CUE = r"(?i:\b(?:ho|ha|aveva|compie|compiuto|(?:uomo|donna|bambin[oa]|pazien
 _AGE_PATTERNS: tuple[tuple[str, float], ...] = (
     # English
     (_N + _EN_UNIT, 0.9),
+    # a decimal age ends the phrase ("is 1.5 years old."; "1.5 years old stock" is no person's)
+    (_ND + _EN_UNIT + r"(?!\s+(?!(?:and|but|with|when)\b)[a-z])", 0.85),
     (r"(?i:\b" + _SPELLED + r")" + _EN_UNIT, 0.85),
-    (_N + r"(?=\s*(?:yo|y/o|y\.o\.|yrs? old)\b)", 0.85),
-    (r"(?i:\b(?:aged|ages?|at the age of|age of|turned|turning|turns)\s*[:=]?\s*)" + _N, 0.85),
-    (r"(?i:\b(?:I am|I'm|I’m|he is|she is|he's|she's|he’s|she’s)\s+)" + _N + _NOT_AFTER, 0.6),
+    (_ND + r"(?=\s*(?:yo|y/o|y\.o\.|yrs? old)\b)", 0.85),
+    (r"(?i:\b(?:aged|ages?|at the age of|age of|turned|turning|turns)\s*[:=]?\s*)" + _ND, 0.85),
+    # "the age of 14", "age 45" whole: the model's DATE span of the same characters gives way
+    (r"(?i:\b(?P<cue>the age of|age of|age)\s+)" + _ND, 0.85),
+    # "my son is 25", "the patient was 3.5"; "she died at 91", "retired at 65"
+    (r"(?i:\b" + _SUBJECT + r" (?:is|was|is now|will be|turns|turned)\s+)" + _ND + _NOT_AFTER, 0.6),
+    (
+        r"(?i:\b(?:died|dies|passed away|retired|retires|married|widowed)(?: at| aged)\s+)"
+        + _ND
+        + _NOT_AFTER,
+        0.6,
+    ),
+    (r"(?:\b(?:I|[Hh]e|[Ss]he|[Yy]ou|[A-Z][a-z]+) (?:will|would) be\s+)" + _N + _NOT_AFTER, 0.5),
+    (r"(?i:\b(?:I am|I'm|I’m|he is|she is|he's|she's|he’s|she’s)\s+)" + _ND + _NOT_AFTER, 0.6),
     (
         r"(?i:\b(?:I am|I'm|I’m|he is|she is|he's|she's|he’s|she’s)\s+)"
         + _N
@@ -74,7 +96,7 @@ _AGE_PATTERNS: tuple[tuple[str, float], ...] = (
         0.8,
     ),
     (
-        r"(?i:\b(?:my|his|her|their|your|the patient's|patient's)?\s*age\s+(?:is|was|of)\s+)" + _N,
+        r"(?i:\b(?:my|his|her|their|your|the patient's|patient's)?\s*age\s+(?:is|was|of)\s+)" + _ND,
         0.85,
     ),
     (_N + r"(?=(?:st|nd|rd|th)\s+birthday\b)", 0.85),
@@ -102,9 +124,29 @@ _AGE_PATTERNS: tuple[tuple[str, float], ...] = (
 )
 
 
+_I_AM = ("i am", "i'm", "i’m", "he is", "he's", "he’s")
+_YEAR = ("year", "yr")
+#: Per pattern of :data:`_AGE_PATTERNS`, in order: words one of which every match holds (lower
+#: case); a window holding none of them skips the pattern (same findings, less time).
+_AGE_NEEDS: tuple[tuple[str, ...], ...] = (
+    _YEAR, _YEAR, _YEAR, ("yo", "y/o", "y.o", "yr"), ("age", "turn"), ("age",),
+    (" is", " was", " will be", " turn"),
+    ("died", "dies", "passed away", "retire", "married", "widowed"), ("will be", "would be"),
+    _I_AM, _I_AM, ("age",), ("birthday",), (", ",), (" (",),
+    ("ans",), ("âge",), ("ans",),
+    ("jahre",), ("jährig",), ("alter",), ("ich bin", "er ist", "sie ist"),
+    ("años",), ("años",), ("edad",),
+    ("anni",), ("anni",), ("età",),
+)  # fmt: skip
+
+
 @functools.lru_cache(maxsize=1)
-def _age_regexes() -> tuple[tuple[re.Pattern[str], float], ...]:
-    return tuple((re.compile(p), s) for p, s in _AGE_PATTERNS)
+def _age_regexes() -> tuple[tuple[re.Pattern[str], float, tuple[str, ...]], ...]:
+    if len(_AGE_NEEDS) != len(_AGE_PATTERNS):
+        raise AssertionError("one entry of _AGE_NEEDS per age pattern")
+    return tuple(
+        (re.compile(p), s, needs) for (p, s), needs in zip(_AGE_PATTERNS, _AGE_NEEDS, strict=True)
+    )
 
 
 #: Where an age can be: a number of at most three digits, or a number word.
@@ -126,211 +168,19 @@ def find_ages(text: str) -> list[Found]:
         else:
             windows.append([a, b])
     for a, b in windows:
-        for regex, score in _age_regexes():
+        window = text[a:b].lower()
+        for regex, score, needs in _age_regexes():
+            if not any(word in window for word in needs):
+                continue
             for m in regex.finditer(text, a, b):
-                start = m.start("n")
+                number = m.start("n")
+                start = m.start("cue") if "cue" in regex.groupindex else number
                 has_unit = "unit" in regex.groupindex and m.group("unit")
                 end = m.end("unit") if has_unit else m.end("n")
-                best = out.get(start)
+                best = out.get(number)
                 if best is None or (end - start, score) > (best.end - best.start, best.score):
-                    out[start] = Found(start, end, "AGE", score)  # the longest span per number
+                    out[number] = Found(start, end, "AGE", score)  # the longest span per number
     return sorted(out.values(), key=lambda f: f.start)
-
-
-# =============================================================================== job titles
-#: Faker locales whose job lists make the title gazetteer (Faker has no Italian list).
-JOB_LOCALES = ("en_US", "fr_FR", "fr_CH", "de_DE", "de_AT", "es")
-#: Cue phrases after which a job title follows, per language.
-TITLE_CUES = (
-    r"works? as(?: an?| the)?", r"worked as(?: an?| the)?", r"working as(?: an?| the)?",
-    r"employed as(?: an?| the)?", r"job title\s*:?", r"job\s*:", r"title\s*:", r"position\s*:?",
-    r"occupation\s*:?", r"profession\s*:?", r"role\s*:", r"career as(?: an?)?",
-    r"travaille comme", r"travaille en tant que", r"profession\s*:", r"métier\s*:", r"poste\s*:",
-    r"fonction\s*:", r"arbeitet als", r"tätig als", r"Beruf\s*:", r"Position\s*:",
-    r"trabaja como", r"trabaja de", r"profesión\s*:", r"puesto\s*:", r"ocupación\s*:",
-    r"lavora come", r"professione\s*:", r"mestiere\s*:", r"impiegato come", r"impiegata come",
-)  # fmt: skip
-#: Weaker cues: "is a" may introduce a job ("She is a nurse") or anything else ("a good man"),
-#: so only a known title or a phrase ending in a job word counts after them.
-TITLE_WEAK_CUES = (
-    r"(?:is|was|am|are|were|became|become|I'm|I’m|he's|she's|as) an?", r"as (?:the|our|their|his|her)",
-    r"(?:est|était|devenu|devenue)(?: un| une)?", r"(?:ist|war|wurde)(?: ein| eine)?",
-    r"(?:es|era)(?: un| una)?", r"(?:è|era)(?: un| una| uno)?",
-)  # fmt: skip
-_TITLE_WEAK_CUE = re.compile(r"(?i:\b(?:" + "|".join(TITLE_WEAK_CUES) + r"))\s+$")
-_TITLE_CUE = re.compile(r"(?i:\b(?:" + "|".join(TITLE_CUES) + r"))\s*$")
-_WORD = re.compile(r"[^\W\d_](?:[^\W\d_]|['’&/-])*")
-#: Words that never end an English title phrase taken by its head word ("the", "a").
-_TITLE_STOP = frozenset(
-    "a an the my your his her our their this that these those and or of for to in at on with "
-    "by from as is was be been are were new old".split()
-)
-#: Job words missing from Faker's English list, and words of it that end no job on their own.
-EXTRA_HEADS = frozenset(
-    "cleaner driver mechanic electrician plumber carpenter cashier waiter waitress receptionist "
-    "salesman saleswoman guard attendant cook chef baker butcher farmer labourer laborer "
-    "collector installer repairer supervisor foreman forewoman caretaker janitor courier "
-    "dispatcher machinist welder fitter painter decorator bricklayer roofer gardener landscaper "
-    "housekeeper nanny stylist hairdresser barber tailor jeweller jeweler auditor bookkeeper "
-    "clerk teller investigator detective sergeant lieutenant captain ceo cfo cto coo".split()
-)
-_NOT_HEADS = frozenset("boy copy crew emeritus land make person staff sub visitor".split())
-#: Endings of one-word job titles that are in no list ("Echocardiographer", "Phlebotomist").
-_JOB_ENDINGS = ("ologist", "ographer", "ician", "apist", "iatrist", "ist", "eer")
-
-
-@dataclass(frozen=True)
-class TitleLists:
-    """Lower-case job titles (phrases) and the English head words ending them."""
-
-    phrases: frozenset[str]
-    heads: frozenset[str]
-    longest: int
-    #: Every phrase's first words ("chartered", "chartered legal"), to stop a run early.
-    prefixes: frozenset[str]
-
-
-def _job_forms(job: str) -> Iterable[str]:
-    if "*" not in job:
-        yield job  # as Faker writes it: "Therapist, sports", "Research scientist (medical)"
-    job = re.sub(r"\s*\([^)]*\)", "", job).strip()
-    if "*" in job:  # "Abfallberater*in" -> "Abfallberater", "Abfallberaterin"
-        base, _, suffix = job.partition("*")
-        yield base
-        yield base + suffix.lstrip("r")
-        return
-    if ", " in job:  # "Accountant, chartered" -> "Accountant", "chartered Accountant"
-        head, _, qualifier = job.partition(", ")
-        yield head
-        yield f"{qualifier} {head}"
-        return
-    yield job
-
-
-@functools.lru_cache(maxsize=1)
-def title_lists() -> TitleLists:
-    """Faker's job titles of :data:`JOB_LOCALES`, lower case, and the English heads."""
-    phrases: set[str] = set()
-    heads: set[str] = set()
-    for locale in JOB_LOCALES:
-        try:
-            jobs = importlib.import_module(f"faker.providers.job.{locale}").Provider.jobs
-        except (
-            ImportError,
-            AttributeError,
-        ):  # Faker is a core dependency; an old one may lack a list
-            continue
-        for job in jobs:
-            for form in _job_forms(str(job)):
-                words = _WORD.findall(form.lower())
-                if words:
-                    phrases.add(" ".join(words))
-                    if locale == "en_US" and "," not in job:
-                        heads.update(words[-1].split("/"))
-    longest = max((p.count(" ") + 1 for p in phrases), default=1)
-    heads = (heads | EXTRA_HEADS) - _TITLE_STOP - _NOT_HEADS
-    prefixes = {" ".join(p.split()[:k]) for p in phrases for k in range(1, p.count(" ") + 2)}
-    return TitleLists(frozenset(phrases), frozenset(heads), min(longest, 16), frozenset(prefixes))
-
-
-def _line_of(text: str, start: int, end: int) -> str:
-    a = text.rfind("\n", 0, start) + 1
-    b = text.find("\n", end)
-    return text[a : len(text) if b < 0 else b]
-
-
-def _own_line(text: str, start: int, end: int) -> bool:
-    """Whether the span is all of its line, besides quote marks, bullets and spaces."""
-    return re.sub(r"[\s>*•\-–—|]+", "", _line_of(text, start, end)) == re.sub(
-        r"\s+", "", text[start:end]
-    )
-
-
-def _title_score(text: str, chunk: list[tuple[int, int, str]], lists: TitleLists) -> float:
-    """How sure a run of words is a job title (0: not one). See :func:`find_titles`."""
-    start, end, n = chunk[0][0], chunk[-1][1], len(chunk)
-    phrase = " ".join(w for _, _, w in chunk)
-    known = phrase in lists.phrases
-    headed = (
-        2 <= n <= 3
-        and chunk[-1][2] in lists.heads
-        and not any(w in _TITLE_STOP for _, _, w in chunk)
-    )
-    ending = n == 1 and len(phrase) > 6 and phrase.endswith(_JOB_ENDINGS)
-    if not (known or headed or ending):
-        return 0.0
-    cue = bool(_TITLE_CUE.search(text[max(0, start - 40) : start]))
-    own_line = _own_line(text, start, end)
-    weak_cue = not cue and bool(_TITLE_WEAK_CUE.search(text[max(0, start - 20) : start]))
-    if known:
-        if cue or own_line:
-            return 0.85
-        return 0.6 if n >= 2 or weak_cue else 0.0
-    if headed:
-        return 0.7 if cue or own_line else 0.5 if weak_cue else 0.0
-    return 0.5 if own_line else 0.0
-
-
-def find_titles(text: str) -> list[Found]:
-    """Job titles in ``text`` (Faker's job lists, cue phrases, English job head words).
-
-    From each word the longest run of words that is a known title (or ends in a job word) on
-    one line is tried first; commas, slashes and brackets may sit inside a title only where
-    Faker's list writes them ("Therapist, sports").
-    """
-    lists = title_lists()
-    words = [(m.start(), m.end(), m.group().lower()) for m in _WORD.finditer(text)]
-    out: list[Found] = []
-    i = 0
-    heads = lists.heads
-    while i < len(words):
-        if (
-            words[i][2] not in lists.prefixes
-            and not words[i][2].endswith(_JOB_ENDINGS)
-            and not any(w[2] in heads for w in words[i + 1 : i + 3])
-        ):
-            i += 1  # most words start no title: one set look-up each
-            continue
-        # the longest run from word i that is still the start of a known title, on one line
-        runs = [1]
-        prefix = words[i][2]
-        for n in range(2, min(lists.longest, len(words) - i) + 1):
-            gap = text[words[i + n - 2][1] : words[i + n - 1][0]]
-            prefix = f"{prefix} {words[i + n - 1][2]}"
-            if "\n" in gap or gap.strip() not in ("", "-", ",", "/", "(", ")"):
-                break
-            if prefix not in lists.prefixes:
-                if n <= 3 and gap.strip() in ("", "-"):
-                    runs.append(n)  # a phrase ending in a job word ("sewer pipe cleaner")
-                    continue
-                break
-            runs.append(n)
-        best: Found | None = None
-        for n in sorted(runs, reverse=True):
-            chunk = words[i : i + n]
-            gaps = {text[a[1] : b[0]].strip() for a, b in zip(chunk, chunk[1:], strict=False)} - {
-                "",
-                "-",
-            }
-            if gaps and " ".join(w for _, _, w in chunk) not in lists.phrases:
-                continue
-            score = _title_score(text, chunk, lists)
-            if score:
-                start, end = chunk[0][0], chunk[-1][1]
-                if (
-                    text[start:end].count("(") > text[start:end].count(")")
-                    and text[end : end + 1] == ")"
-                ):
-                    end += 1
-                best = Found(start, end, "TITLE", score)
-                break
-        if best is not None:
-            out.append(best)
-            while i < len(words) and words[i][0] < best.end:
-                i += 1
-        else:
-            i += 1
-    return out
 
 
 # =============================================================================== NRP
@@ -356,14 +206,28 @@ Flemish Walloon Breton Corsican Sicilian Bavarian Cornish Greenlandic Faroese Ro
 Hispanic Latino Latina African Asian European Caucasian Scandinavian Balkan Slavic Nordic
 Greenlander Icelander New Zealander Swede Dane Finn Pole Scot Scots Briton Brit Turk Spaniard
 Frenchman Frenchwoman Englishman Englishwoman Dutchman Dutchwoman Irishman Irishwoman Welshman
-Welshwoman Scotsman Scotswoman Kiwi Aussie Yankee Inuit Sami Maori Aboriginal
+Welshwoman Scotsman Scotswoman Kiwi Aussie Yankee Inuit Sami Maori Aboriginal Filipina
+Frenchmen Frenchwomen Englishmen Englishwomen Dutchmen Dutchwomen Irishmen Irishwomen Welshmen
+Welshwomen Scotsmen Scotswomen
 """
+#: English list words that are common words too ("polish the silver", "a liberal use", "green
+#: tea"): in a text written all in lower case, only the other words of the list are read.
+_COMMON_LOWER = frozenset(
+    "polish liberal liberals conservative conservatives green labour orthodox pole poles dane "
+    "danes swede swedes kiwi kiwis turk turks roma finn finns scot scots brit brits sami pagan "
+    "pagans democrat democrats republican republicans christian catholic jew jews arab "
+    "african asian european english french german danish swiss nordic balkan latino latina "
+    "yankee aussie green party".split()
+)
 _RELIGIONS_EN = """
 Christian Catholic Roman Catholic Protestant Orthodox Anglican Methodist Baptist Lutheran
 Presbyterian Evangelical Pentecostal Mormon Quaker Adventist Calvinist Episcopalian Muslim Moslem
 Islamic Sunni Shia Shiite Shi'ite Jewish Jew Hindu Buddhist Sikh Jain Baha'i Bahá'í Taoist
 Shinto Zoroastrian Amish Mennonite Rastafarian Wiccan Pagan Druze Alawite Coptic Hasidic
 Orthodox Jew Jehovah's Witness Jehovah's Witnesses Atheist Agnostic
+Christianity Islam Judaism Buddhism Hinduism Sikhism Jainism Taoism Confucianism Shintoism
+Zoroastrianism Catholicism Protestantism Mormonism Rastafarianism Paganism Wicca Atheism
+Agnosticism
 """
 _POLITICAL_EN = """
 Democrat Democrats Republican Republicans Conservative Conservatives Tory Tories Labour
@@ -457,12 +321,18 @@ def _nrp_regexes(language: str) -> tuple[tuple[re.Pattern[str], float, bool], ..
         _phrases(_NATIONALITIES_EN + _RELIGIONS_EN + _POLITICAL_EN), key=len, reverse=True
     )
     plural = r"s?(?![\w'’-])"
+    lower_case = [w.lower() for w in english if w.lower() not in _COMMON_LOWER]
     regexes = [
         (
             re.compile(
                 r"(?<![\w'’-])(?:" + "|".join(re.escape(w) for w in english) + r")" + plural
             ),
             0.6,
+            True,
+        ),
+        (  # used only on text written all in lower case (see find_nrp)
+            re.compile(r"(?<![\w'’-])(?:" + "|".join(map(re.escape, lower_case)) + r")" + plural),
+            0.5,
             True,
         ),
         (re.compile(r"(?<![\w'’-])(?:atheists?|agnostics?)(?![\w'’-])"), 0.5, False),
@@ -500,7 +370,10 @@ def find_nrp(text: str, language: str = "en") -> list[Found]:
     """Nationalities, religions and political groups in ``text`` (language names left out)."""
     out: list[Found] = []
     taken: set[int] = set()  # characters of the spans kept (the lists' matches are short)
-    for regex, score, may_be_language in _nrp_regexes(language):
+    all_lower = text.islower()
+    for k, (regex, score, may_be_language) in enumerate(_nrp_regexes(language)):
+        if k == 1 and not all_lower:
+            continue  # the lower-case English list ("i am filipino") reads lower-case text only
         for m in regex.finditer(text):
             start, end = m.span()
             if not taken.isdisjoint(range(start, end)):
@@ -514,16 +387,17 @@ def find_nrp(text: str, language: str = "en") -> list[Found]:
 
 
 # =============================================================================== recognizers
-def presidio_result(recognizer: str, found: Found) -> Any:
-    """A Presidio result with its explanation (Presidio's context enhancer writes into it)."""
-    from presidio_analyzer import AnalysisExplanation, RecognizerResult
+#: Above the NER model's score (0.85), so that a title or group the model calls a person,
+#: organisation or place on exactly the same characters ("Position: Recruiter", "Her parents
+#: are Welsh") keeps its type; a longer model span still wins, so no name is cut, and a person
+#: of two words or more stays a person ("Juliette Farmer" on its own line).
+SAME_SPAN_SCORE = 0.86
 
-    explanation = AnalysisExplanation(
-        recognizer=recognizer,
-        original_score=found.score,
-        textual_explanation=f"{found.entity} found by {recognizer}",
-    )
-    return RecognizerResult(found.entity, found.start, found.end, found.score, explanation)
+
+def _over_same_model_span(found: Found, model_spans: set[tuple[int, int]]) -> Found:
+    if found.score < SAME_SPAN_SCORE and (found.start, found.end) in model_spans:
+        return Found(found.start, found.end, found.entity, SAME_SPAN_SCORE)
+    return found
 
 
 def attribute_recognizers(language: str = "en") -> list[Any]:
@@ -553,6 +427,14 @@ def attribute_recognizers(language: str = "en") -> list[Any]:
         def analyze(self, text: str, entities: Any, nlp_artifacts: Any = None) -> list[Any]:
             if not set(self.supported_entities) & set(entities or self.supported_entities):
                 return []
-            return [presidio_result(self.name, f) for f in self._find(text)]
+            found = self._find(text)
+            model_spans = {
+                (e.start_char, e.end_char)
+                for e in getattr(nlp_artifacts, "entities", None) or ()
+                if e.label_ not in ("PERSON", "PER") or " " not in e.text
+            }
+            return [
+                presidio_result(self.name, _over_same_model_span(f, model_spans)) for f in found
+            ]
 
     return [AttributeRecognizer(entity) for entity in finders]

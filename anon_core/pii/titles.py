@@ -1,0 +1,433 @@
+"""Job titles (TITLE) and courtesy titles in free text: Faker's job lists, job head words, cues.
+
+* a title of Faker's job lists (English, French, German, Spanish; Faker ships them in the
+  package, nothing is downloaded) of two words or more anywhere, a one-word title alone on its
+  line (a signature block) or after a cue ("works as a", "job title:", "Beruf:", "travaille
+  comme");
+* a phrase of up to five words ending in a job head word ("engineer", "reporter", "clerk",
+  "barista") after a cue, alone on its line, beside a name ("Ann Lee - Court reporter",
+  "Ann Lee (Receptionist)", "Ann Lee, night shift supervisor at ...", "our Auditor, Ann Lee"),
+  after "is a" or "as a", or written with a capital after "the", "our" ("The Groundskeeper
+  called"); "head", "director", "president" and "professor" take an "of" phrase ("Head of
+  marketing", "Vice president of sales");
+* a courtesy title before a name ("Dr.", "Ms.", "Prof.", "Mrs.").
+
+A job word alone in running text ("the doctor said", "see the manager") is not a title.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from anon_core.pii.found import Found
+
+# =============================================================================== job titles
+#: Faker locales whose job lists make the title gazetteer (Faker has no Italian list).
+JOB_LOCALES = ("en_US", "fr_FR", "fr_CH", "de_DE", "de_AT", "es")
+#: Cue phrases after which a job title follows, per language.
+TITLE_CUES = (
+    r"works? as(?: an?| the)?", r"worked as(?: an?| the)?", r"working as(?: an?| the)?",
+    r"employed as(?: an?| the)?", r"job title\s*:?", r"job\s*:", r"title\s*:", r"position\s*:?",
+    r"occupation\s*:?", r"profession\s*:?", r"role\s*:", r"career as(?: an?)?",
+    r"travaille comme", r"travaille en tant que", r"profession\s*:", r"métier\s*:", r"poste\s*:",
+    r"fonction\s*:", r"arbeitet als", r"tätig als", r"Beruf\s*:", r"Position\s*:",
+    r"trabaja como", r"trabaja de", r"profesión\s*:", r"puesto\s*:", r"ocupación\s*:",
+    r"lavora come", r"professione\s*:", r"mestiere\s*:", r"impiegato come", r"impiegata come",
+    r"hired as(?: an?| the)?", r"promoted to(?: the)?", r"appointed(?: as)?(?: an?| the)?",
+    r"(?:job title|title|occupation|profession|job|position|role) (?:is|was)(?: an?| the)?",
+    r"serves? as(?: an?| the)?", r"served as(?: an?| the)?", r"trained as(?: an?)?",
+    r"qualified as(?: an?)?", r"retired", r"retraite", r"Rentner(?:in)?",
+)  # fmt: skip
+#: Weaker cues: "is a" may introduce a job ("She is a nurse") or anything else ("a good man"),
+#: so only a known title or a phrase ending in a job word counts after them.
+TITLE_WEAK_CUES = (
+    r"(?:is|was|am|are|were|became|become|I'm|I’m|he's|she's|as|been) an?",
+    r"as (?:the|our|their|his|her)", r"(?:is|was) (?:the|our|their|his|her)",
+    r"(?:est|était|devenu|devenue)(?: un| une)?", r"(?:ist|war|wurde)(?: ein| eine)?",
+    r"(?:es|era)(?: un| una)?", r"(?:è|era)(?: un| una| uno)?",
+)  # fmt: skip
+_TITLE_WEAK_CUE = re.compile(r"(?i:\b(?:" + "|".join(TITLE_WEAK_CUES) + r"))\s+$")
+_DEFINITE_BEFORE = re.compile(r"(?i:\b(?:the|our|their|his|her))\s+$")
+_TITLE_CUE = re.compile(r"(?i:\b(?:" + "|".join(TITLE_CUES) + r"))\s*$")
+_WORD = re.compile(r"[^\W\d_](?:[^\W\d_]|['’&/-])*")
+#: Words that never end an English title phrase taken by its head word ("the", "a").
+_TITLE_STOP = frozenset(
+    "a an the my your his her our their this that these those and or of for to in at on with "
+    "by from as is was be been are were new old".split()
+)
+#: Job words missing from Faker's English list, and words of it that end no job on their own.
+EXTRA_HEADS = frozenset(
+    "cleaner driver mechanic electrician plumber carpenter cashier waiter waitress receptionist "
+    "salesman saleswoman guard attendant cook chef baker butcher farmer labourer laborer "
+    "collector installer repairer supervisor foreman forewoman caretaker janitor courier "
+    "dispatcher machinist welder fitter painter decorator bricklayer roofer gardener landscaper "
+    "housekeeper nanny stylist hairdresser barber tailor jeweller jeweler auditor bookkeeper "
+    "clerk teller investigator detective sergeant lieutenant captain ceo cfo cto coo "
+    # occupational head words in no Faker list as a last word (checked with Faker 37)
+    "associate agent adjuster preparer carrier keeper keyer operator technologist technician "
+    "inspector reporter worker aide representative specialist coordinator dealer bartender "
+    "barista manicurist maid groundskeeper trimmer bailiff firefighter paramedic midwife "
+    "upholsterer cabinetmaker locksmith dispatcher recruiter paralegal attorney solicitor "
+    "barrister concierge chauffeur rancher fisherman miner logger mason plasterer glazier "
+    "fabricator assembler packer loader mover stocker merchandiser buyer salesperson "
+    "executive founder chairman chairwoman chairperson intern apprentice trainee tutor coach "
+    "referee umpire musician singer dancer actor actress sculptor illustrator animator "
+    "interpreter planner scheduler estimator appraiser assessor examiner mediator arbitrator "
+    "lobbyist ambassador diplomat senator mayor governor councillor councilor minister priest "
+    "pastor rabbi imam chaplain vicar dean principal lecturer professor instructor teacher "
+    "nurse surgeon physician dentist hygienist pharmacist dietitian optometrist sommelier "
+    "veterinarian orthodontist pediatrician paediatrician president director manager head "
+    "officer supervisor secretary underwriter broker banker advisor adviser counselor "
+    "counsellor trainer editor writer journalist anchor photographer producer curator "
+    "archivist librarian ranger pilot controller repairer cutter server dishwasher host "
+    "hostess nanny janitor surveyor auditor actuary economist statistician lifeguard porter "
+    "embalmer goldsmith silversmith blacksmith".split()
+)
+#: Head words that take an "of" phrase ("Head of marketing", "Vice president of sales"); "head"
+#: is a job word only so.
+OF_HEADS = frozenset(
+    "head director president professor dean chief chair secretary minister".split()
+)
+_NOT_HEADS = frozenset(
+    "boy copy crew emeritus land make person staff sub visitor medical maths sciences wales "
+    "professional".split()
+)
+#: Endings of one-word job titles that are in no list ("Echocardiographer", "Phlebotomist").
+_JOB_ENDINGS = ("ologist", "ographer", "ician", "apist", "iatrist", "ist", "eer", "broker", "maker")
+_JOB_ENDINGS += ("keeper", "worker", "writer", "fighter", "dresser")
+#: Words with those endings that name a belief or a visit, not a job (NRP has the beliefs).
+_NOT_JOBS = frozenset(
+    "buddhist baptist methodist calvinist adventist communist socialist marxist leninist maoist "
+    "trotskyist zionist fascist anarchist atheist tourist terrorist extremist nationalist "
+    "loyalist separatist royalist racist sexist".split()
+)
+
+
+@dataclass(frozen=True)
+class TitleLists:
+    """Lower-case job titles (phrases) and the English head words ending them."""
+
+    phrases: frozenset[str]
+    heads: frozenset[str]
+    longest: int
+    #: Every phrase's first words ("chartered", "chartered legal"), to stop a run early.
+    prefixes: frozenset[str]
+
+
+def _job_forms(job: str) -> Iterable[str]:
+    if "*" not in job:
+        yield job  # as Faker writes it: "Therapist, sports", "Research scientist (medical)"
+    job = re.sub(r"\s*\([^)]*\)", "", job).strip()
+    if "*" in job:  # "Abfallberater*in" -> "Abfallberater", "Abfallberaterin"
+        base, _, suffix = job.partition("*")
+        yield base
+        yield base + suffix.lstrip("r")
+        return
+    if ", " in job:  # "Accountant, chartered" -> "Accountant", "chartered Accountant"
+        head, _, qualifier = job.partition(", ")
+        yield head
+        yield f"{qualifier} {head}"
+        return
+    yield job
+
+
+@functools.lru_cache(maxsize=1)
+def title_lists() -> TitleLists:
+    """Faker's job titles of :data:`JOB_LOCALES`, lower case, and the English heads."""
+    phrases: set[str] = set()
+    heads: set[str] = set()
+    for locale in JOB_LOCALES:
+        try:
+            jobs = importlib.import_module(f"faker.providers.job.{locale}").Provider.jobs
+        except (
+            ImportError,
+            AttributeError,
+        ):  # Faker is a core dependency; an old one may lack a list
+            continue
+        for job in jobs:
+            for form in _job_forms(str(job)):
+                words = _WORD.findall(form.lower())
+                if words:
+                    phrases.add(" ".join(words))
+                    if locale == "en_US" and "," not in job:
+                        heads.update(words[-1].split("/"))
+    longest = max((p.count(" ") + 1 for p in phrases), default=1)
+    heads = (heads | EXTRA_HEADS) - _TITLE_STOP - _NOT_HEADS
+    prefixes = {" ".join(p.split()[:k]) for p in phrases for k in range(1, p.count(" ") + 2)}
+    return TitleLists(frozenset(phrases), frozenset(heads), min(longest, 16), frozenset(prefixes))
+
+
+def _line_of(text: str, start: int, end: int) -> str:
+    a = text.rfind("\n", 0, start) + 1
+    b = text.find("\n", end)
+    return text[a : len(text) if b < 0 else b]
+
+
+def _own_line(text: str, start: int, end: int) -> bool:
+    """Whether the span is all of its line, besides quote marks, bullets and spaces."""
+    return re.sub(r"[\s>*•\-–—|]+", "", _line_of(text, start, end)) == re.sub(
+        r"\s+", "", text[start:end]
+    )
+
+
+#: Words that begin no title phrase taken by its head word ("a good driver", "former mayor").
+_NOT_MODIFIERS = frozenset(
+    "good great bad best big small little young old nice true very fine famous former "
+    "retired future full part same other another each every some any no not only also just "
+    "i you he she it we they me him us them who what which when where why how".split()
+)
+_BESIDE_BEFORE = re.compile(r"(?:[A-ZÀ-Þ][\w'’.-]*\s*,|[^\W\d_][\w'’.]*\s+[-–—|]|\()\s*$")
+_BESIDE_AFTER = re.compile(r"\s*(?:$|\n|[,;)]|\.\s*$|\s(?:at|for|with|of|in|from)\s)")
+_OWNER_BEFORE = re.compile(
+    r"(?:\b(?:[Tt]he|[Oo]ur|[Mm]y|[Yy]our|[Hh]is|[Hh]er|[Tt]heir)(?:\s+(?:new|current|former))?\s+)$"
+)
+_LINE_START = re.compile(r"(?:\A|\n)[ \t]*$")
+_LINE_END = re.compile(r"[ \t]*(?:$|\n)")
+_COMMA_BEFORE = re.compile(r"[^\W\d_][\w'’.]*[ \t]*,[ \t]*$")
+_NAME_AFTER = re.compile(r",\s+[A-ZÀ-Þ][\w'’-]+")
+
+
+#: Last words of the cues (or a colon): the cue patterns run only after one of them.
+_CUE_LAST = frozenset(
+    "a an the as title position occupation profession comme que als como de come to appointed "
+    "retired retraite rentner rentnerin is was".split()
+)
+_WEAK_LAST = frozenset(
+    "a an the our their his her un une ein eine una uno est était devenu devenue ist war wurde "
+    "es era è".split()
+)
+_OWNER_LAST = frozenset("the our my your his her their new current former".split())
+_LAST_WORD = re.compile(r"([^\W\d_]+)\s*$")
+
+
+class _Before:
+    """What the text before a candidate title says, each read at most once per start word,
+    and only after a cheap look at the last word or mark before it."""
+
+    def __init__(self, text: str, start: int) -> None:
+        self.before = text[max(0, start - 40) : start]
+        stripped = self.before.rstrip()
+        self.mark = stripped[-1:]
+        m = _LAST_WORD.search(stripped[-20:]) if self.mark.isalpha() else None
+        self.last = m.group(1).lower() if m else ""
+        line = self.before.rpartition("\n")[2]
+        self.line_start = (start == len(line) or "\n" in self.before) and not line.strip(
+            " \t>*•-–—|"
+        )
+
+    @functools.cached_property
+    def cue(self) -> bool:  # "works as a", "Job title:"
+        if self.mark != ":" and self.last not in _CUE_LAST:
+            return False
+        return bool(_TITLE_CUE.search(self.before))
+
+    @functools.cached_property
+    def weak_cue(self) -> bool:  # "is a", "as the"
+        if self.last not in _WEAK_LAST or self.cue:
+            return False
+        return bool(_TITLE_WEAK_CUE.search(self.before[-20:]))
+
+    @functools.cached_property
+    def definite(self) -> bool:  # "the", "our" just before
+        return self.last in _OWNER_LAST and bool(_DEFINITE_BEFORE.search(self.before))
+
+    @functools.cached_property
+    def owner(self) -> bool:  # "the", "our new" just before
+        return self.last in _OWNER_LAST and bool(_OWNER_BEFORE.search(self.before[-20:]))
+
+    @functools.cached_property
+    def beside(self) -> bool:  # "Ann Lee -", "Ann Lee,", "("
+        return self.mark in (",", "-", "–", "—", "|", "(") and bool(
+            _BESIDE_BEFORE.search(self.before)
+        )
+
+    @property
+    def paren(self) -> bool:
+        return self.mark == "("
+
+    @functools.cached_property
+    def comma(self) -> bool:  # "legros," just before
+        return self.mark == "," and bool(_COMMA_BEFORE.search(self.before))
+
+    @property
+    def any(self) -> bool:
+        return (
+            self.line_start or self.cue or self.weak_cue or self.owner or self.beside or self.comma
+        )
+
+
+def _beside_name(text: str, end: int, ctx: _Before) -> bool:
+    """A title beside a name: "Ann Lee - Clerk", "Ann Lee (Clerk)", "Ann Lee, Clerk at X",
+    "our Clerk, Ann Lee"."""
+    after = text[end : end + 40]
+    if ctx.beside and _BESIDE_AFTER.match(after):
+        return not ctx.paren or after.lstrip().startswith((")", ","))
+    if ctx.comma and _LINE_END.match(after):
+        return True  # "mallory legros, pharmacist" ending its line, in lower case too
+    if ctx.line_start and after.startswith(","):
+        return True  # a signature line "Kitchen porter, Benoit S.A." under the name
+    return ctx.owner and bool(_NAME_AFTER.match(after))
+
+
+def headed_words(chunk: list[tuple[int, int, str]]) -> bool:
+    """Whether the words before a job word can be a title's modifiers ("Medical" in "Medical
+    transcriptionist"): at most five words, no stop word, no "a good"."""
+    return (
+        len(chunk) <= 5
+        and not any(w in _TITLE_STOP for _, _, w in chunk)
+        and chunk[0][2] not in _NOT_MODIFIERS
+    )
+
+
+def _title_score(
+    text: str, chunk: list[tuple[int, int, str]], lists: TitleLists, ctx: _Before
+) -> float:
+    """How sure a run of words is a job title (0: not one). See :func:`find_titles`."""
+    start, end, n = chunk[0][0], chunk[-1][1], len(chunk)
+    phrase = " ".join(w for _, _, w in chunk)
+    known = phrase in lists.phrases
+    headed = (
+        chunk[-1][2] in lists.heads
+        and headed_words(chunk)
+        and (chunk[-1][2] != "head" or text.startswith(" of ", end))
+    )
+    last = chunk[-1][2]
+    ending = (
+        len(last) > 6
+        and last.endswith(_JOB_ENDINGS)
+        and last not in _NOT_JOBS
+        and (n == 1 or headed_words(chunk))
+    )
+    if not (known or headed or ending):
+        return 0.0
+    if not ctx.any:
+        return 0.6 if known and n >= 2 else 0.0
+    own_line = ctx.line_start and _own_line(text, start, end)
+    if known:
+        if ctx.cue or own_line:
+            return 0.85
+        if n >= 2 or ctx.weak_cue:
+            return 0.6
+    if ctx.cue or own_line:
+        return 0.7
+    if _beside_name(text, end, ctx):
+        return 0.6
+    if ctx.weak_cue and (n >= 2 or text[start].isupper() or not ctx.definite):
+        return 0.5  # "is a nurse"; "as the assistant to" is a role, "is the Lifeguard" a title
+    if text[start].isupper() and ctx.owner:
+        return 0.5  # "The Groundskeeper called", "our Sound engineer": a capital mid-sentence
+    return 0.0
+
+
+_OF_PHRASE = re.compile(r" of ((?:[^\W\d_][\w'’&-]*)(?: (?:and )?[^\W\d_][\w'’&-]*)?)")
+_OF_STOP = frozenset("the a an my your his her our their this that at in on for from to".split())
+
+
+def _of_end(text: str, end: int, last: str) -> int:
+    """The end of "Head of marketing" past ``end`` for a head word that takes an "of" phrase."""
+    if last not in OF_HEADS:
+        return end
+    m = _OF_PHRASE.match(text, end)
+    if m is None:
+        return end
+    words = m.group(1).split(" ")
+    if words[0].lower() in _OF_STOP:
+        return end
+    kept = end + len(" of ") + len(words[0])
+    second = words[-1]
+    if len(words) > 1 and second.lower() not in _OF_STOP:
+        if len(words) == 3 or (words[0][0].isupper() and second[0].isupper()):
+            kept = m.end(1)  # "Head of Human Resources", "Director of sales and marketing"
+    return kept
+
+
+_HONORIFIC = re.compile(
+    r"(?<![\w.])(?:(?:Dr|Ms|Mrs|Mr|Mx|Prof|Miss|Mme|Mlle|Sr|Sra|Srta)\.?(?=\s+[A-ZÀ-Þ])"
+    r"|(?:dr|ms|mrs|mr|prof)\.(?=\s+[a-zà-þ]))"
+)
+
+
+def find_honorifics(text: str) -> list[Found]:
+    """Courtesy titles before a name: "Dr. Blake", "Ms Thomas", "prof. mace" (with its dot)."""
+    return [Found(m.start(), m.end(), "TITLE", 0.6) for m in _HONORIFIC.finditer(text)]
+
+
+def find_titles(text: str) -> list[Found]:
+    """Job titles in ``text`` (Faker's job lists, cue phrases, job head words), and courtesy
+    titles before a name (:func:`find_honorifics`).
+
+    From each word the longest run of words that is a known title (or ends in a job word within
+    five words) on one line is tried first; commas, slashes and brackets may sit inside a title
+    only where Faker's list writes them ("Therapist, sports").
+    """
+    lists = title_lists()
+    words = [(m.start(), m.end(), m.group().lower()) for m in _WORD.finditer(text)]
+    heads = lists.heads
+    # near[i]: a job head word is among words i .. i+4 (one set look-up per word)
+    near = [False] * len(words)
+    last_head = -10
+    for k in range(len(words) - 1, -1, -1):
+        word = words[k][2]
+        if word in heads or (len(word) > 6 and word.endswith(_JOB_ENDINGS)):
+            last_head = k
+        near[k] = last_head - k <= 4
+    out: list[Found] = []
+    i = 0
+    while i < len(words):
+        if (
+            not near[i]
+            and words[i][2] not in lists.prefixes
+            and not words[i][2].endswith(_JOB_ENDINGS)
+        ):
+            i += 1  # most words start no title
+            continue
+        # the longest run from word i that is still the start of a known title, on one line
+        runs = [1]
+        prefix = words[i][2]
+        for n in range(2, min(max(lists.longest, 5), len(words) - i) + 1):
+            gap = text[words[i + n - 2][1] : words[i + n - 1][0]]
+            prefix = f"{prefix} {words[i + n - 1][2]}"
+            if "\n" in gap or gap.strip() not in ("", "-", ",", "/", "(", ")"):
+                break
+            if prefix not in lists.prefixes:
+                if n <= 5 and gap == " ":
+                    runs.append(n)  # a phrase ending in a job word ("sewer pipe cleaner")
+                    continue
+                break
+            runs.append(n)
+        best: Found | None = None
+        ctx: _Before | None = None
+        for n in sorted(runs, reverse=True):
+            chunk = words[i : i + n]
+            gaps = {text[a[1] : b[0]].strip() for a, b in zip(chunk, chunk[1:], strict=False)} - {
+                "",
+                "-",
+            }
+            if gaps and " ".join(w for _, _, w in chunk) not in lists.phrases:
+                continue
+            if ctx is None:
+                ctx = _Before(text, chunk[0][0])
+            score = _title_score(text, chunk, lists, ctx)
+            if score:
+                start, end = chunk[0][0], _of_end(text, chunk[-1][1], chunk[-1][2])
+                if (
+                    text[start:end].count("(") > text[start:end].count(")")
+                    and text[end : end + 1] == ")"
+                ):
+                    end += 1
+                best = Found(start, end, "TITLE", score)
+                break
+        if best is not None:
+            out.append(best)
+            while i < len(words) and words[i][0] < best.end:
+                i += 1
+        else:
+            i += 1
+    honorifics = [
+        h for h in find_honorifics(text) if all(h.end <= f.start or f.end <= h.start for f in out)
+    ]
+    return sorted(out + honorifics, key=lambda f: f.start)
