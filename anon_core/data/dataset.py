@@ -58,7 +58,14 @@ _BY_IDENTITY_MIN_ROWS = 1024
 
 def factorize_values(series: pd.Series) -> tuple[np.ndarray, np.ndarray]:
     """``pd.factorize(series, sort=False)``: codes by first appearance (-1 for missing values)
-    and the first value of each code.
+    and the first value of each code (see :func:`_factorize_values`)."""
+    codes, uniques, _ = _factorize_values(series)
+    return codes, uniques
+
+
+def _factorize_values(series: pd.Series) -> tuple[np.ndarray, np.ndarray, bool]:
+    """:func:`factorize_values`, and True when the values are known to be distinct strings
+    (no missing value, no code -1).
 
     An object column is first grouped by object identity (the address of each value, hashed
     as an integer), then only its distinct objects are factorized by value. CSV readers give
@@ -68,13 +75,13 @@ def factorize_values(series: pd.Series) -> tuple[np.ndarray, np.ndarray]:
     """
     values = series.to_numpy() if series.dtype == object else None
     if values is None or len(values) < _BY_IDENTITY_MIN_ROWS or ctypes.sizeof(ctypes.c_void_p) != 8:
-        return pd.factorize(series, sort=False)
+        return (*pd.factorize(series, sort=False), False)
     values = np.ascontiguousarray(values)
     addresses = np.frombuffer(
         (ctypes.c_int64 * len(values)).from_address(values.ctypes.data), dtype=np.int64
     )
-    if kernels.loaded():  # ids and first positions in one compiled pass
-        object_codes, first = kernels.group_keys(addresses)
+    if kernels.loaded():  # int32 ids and first positions in one compiled pass
+        object_codes, first = kernels.group_ids(addresses)
     else:
         object_codes, distinct = factorize_array(addresses)
         running_max = np.maximum.accumulate(object_codes)
@@ -84,11 +91,14 @@ def factorize_values(series: pd.Series) -> tuple[np.ndarray, np.ndarray]:
         first = np.flatnonzero(opens)
     del addresses  # a view of ``values``' pointers: not kept past this point
     if len(first) == len(values):  # nothing shared: no gain from the second step
-        return pd.factorize(series, sort=False)
+        return (*pd.factorize(series, sort=False), False)
     first_objects = values[first]  # each distinct object, in order of first appearance
     small = factorize_strings(first_objects) if len(first) <= DICT_MAX_VALUES else None
     value_codes, uniques = small if small is not None else factorize_array(first_objects)
-    return value_codes[object_codes], uniques
+    if small is not None and len(uniques) == len(first):
+        # Distinct strings (no missing value): each object's id is its value's code already.
+        return object_codes, uniques, True
+    return value_codes[object_codes], uniques, small is not None
 
 
 def encode_labels(series: pd.Series) -> tuple[np.ndarray, np.ndarray]:
@@ -99,7 +109,7 @@ def encode_labels(series: pd.Series) -> tuple[np.ndarray, np.ndarray]:
     so the per-row cost is one hash pass; values that print alike (1.0 and 1, a missing
     value and ``NULL``) are then merged, which keeps the order of first appearance.
     """
-    raw_codes, raw_uniques = factorize_values(series)  # missing values: -1
+    raw_codes, raw_uniques, strings = _factorize_values(series)  # missing values: -1
     if (
         isinstance(raw_uniques, np.ndarray)
         and raw_uniques.dtype == object
@@ -108,12 +118,12 @@ def encode_labels(series: pd.Series) -> tuple[np.ndarray, np.ndarray]:
         labels = raw_uniques  # strings are their own labels (to_labels keeps them as written)
     else:
         labels = to_labels(pd.Series(raw_uniques, dtype=series.dtype))
-    has_missing = bool(len(raw_codes)) and bool((raw_codes < 0).any())
+    has_missing = not strings and bool(len(raw_codes)) and bool((raw_codes < 0).any())
     if has_missing:  # one more label for the missing values, at the end of the table
         labels = np.append(labels, MISSING).astype(object)
         raw_codes = np.where(raw_codes < 0, len(labels) - 1, raw_codes)
     if labels is raw_uniques and not has_missing:  # factorized strings: distinct already
-        return raw_codes.astype(np.int32), np.asarray(labels, dtype=object)
+        return raw_codes.astype(np.int32, copy=False), np.asarray(labels, dtype=object)
     merged, uniques = factorize_array(labels)
     if len(uniques) == len(labels) and not has_missing:
         return raw_codes.astype(np.int32), np.asarray(uniques, dtype=object)

@@ -43,6 +43,7 @@ def _load() -> dict[str, Callable]:
         globals()["_group_keys"] = jit(getattr(_group_keys, "py_func", _group_keys))
         _compiled["group_keys"] = globals()["_group_keys"]
         for name, fn in (
+            ("group_ids", _group_ids),
             ("group_levels", _group_levels),
             ("roll_up", _roll_up),
             ("roll_up_rep", _roll_up_rep),
@@ -148,6 +149,20 @@ def group_keys(key):
     return inv, first
 
 
+def group_ids(key):
+    """(int32 id of each int64 key by first appearance, the position of each id's first key),
+    with a hash table sized by the distinct keys, not by ``len(key)``: a column of a few hundred
+    values among many rows (object addresses) then touches a few KB, not the rows' size."""
+    fn = _load()["group_ids"]
+    codes, first, done = fn(key, 10)  # 1,024 slots: up to 512 distinct keys
+    if not done:
+        bits = 10
+        while (1 << bits) < 2 * len(key):
+            bits += 1
+        codes, first, done = fn(key, bits)
+    return codes, first
+
+
 def finest_below(levels, n_classes, n, target):
     """Index of the first of the ``n`` level rows at or below ``target`` with the fewest
     classes, or -1 when none is."""
@@ -199,6 +214,34 @@ def _group_keys(key, weights):
             inv[i] = g
             sizes[g] += weights[i]
     return inv, first[:n_groups].copy(), sizes[:n_groups].copy()
+
+
+def _group_ids(key, bits):
+    n = len(key)
+    codes = np.empty(n, dtype=np.int32)
+    ids = np.full(1 << bits, -1, dtype=np.int64)
+    keys = np.empty(1 << bits, dtype=np.int64)
+    first = np.empty(min(n, 1 << (bits - 1)), dtype=np.int64)
+    mix = np.uint64(_MIX)
+    shift = np.uint64(64 - bits)
+    mask = (1 << bits) - 1
+    groups = 0
+    for i in range(n):
+        k = key[i]
+        h = np.int64((np.uint64(k) * mix) >> shift)
+        while ids[h] != -1 and keys[h] != k:
+            h = (h + 1) & mask
+        g = ids[h]
+        if g == -1:
+            if groups == len(first):  # load factor 1/2 reached: the caller takes a larger table
+                return codes[:0], first[:0], False
+            g = groups
+            first[g] = i
+            groups += 1
+            ids[h] = g
+            keys[h] = k
+        codes[i] = g
+    return codes, first[:groups].copy(), True
 
 
 def _group_levels(gen, rows, radices, weights):
