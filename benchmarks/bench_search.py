@@ -24,27 +24,28 @@ k=5 with 0% and 5% suppression and k=5 + distinct 3-diversity or recursive (4,3)
 with 5% suppression. A missing data set is skipped with the reason. A memory guard stops
 ours on a configuration whose resident set passes --max-rss-gb (the run goes on).
 
+Memory: by default ours runs in this one process, so its peak resident set includes what
+earlier configurations left. With --fresh, ours runs each configuration in a fresh Python
+process (the same warm-ups and timed runs in it): the peak is that process's, beside its
+resident set after the imports and after reading the data, to compare with ARX's heap.
+
 Run:
     python benchmarks/bench_search.py [--quick] [--only A,B,cup] [--heldout DIR]
         [--arx-classpath 'DIR/*' | --arx-jar FILE] [--runs 9 --warmup 2] [--json OUT]
-        [--max-rss-gb 4] [--no-arx]
+        [--max-rss-gb 4] [--no-arx] [--fresh]
 """
 
 from __future__ import annotations
 
-import _thread
 import argparse
 import csv
 import gc
 import json
 import os
-import resource
-import signal
 import statistics
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -58,6 +59,13 @@ if str(ROOT) not in sys.path:
 
 from anon_core import Hierarchy, Problem, load_table, make_metric, make_model  # noqa: E402
 from benchmarks.arx.runner import ARX_ENV, start_arx  # noqa: E402
+from benchmarks.bench_memory import (  # noqa: E402
+    MemoryGuard,
+    child_report,
+    peak_rss_mib,
+    rss_mib,
+    run_fresh,
+)
 
 ADULT_DIR = ROOT.parent / "shared" / "data" / "adult"
 HELDOUT_ENV = "ANON_HELDOUT_DATA"
@@ -297,59 +305,6 @@ def load_dataset(spec: DataSpec, heldout: Path) -> Loaded | str:
 # ----------------------------------------------------------------------------- ours
 
 
-class MemoryGuard:
-    """Stops ours when the process's resident set passes ``limit_mib`` (a configuration
-    that blows up must not take a shared machine down): the main thread gets a
-    KeyboardInterrupt; if memory still grows 10 s later, the process is killed."""
-
-    def __init__(self, limit_mib: float) -> None:
-        self.limit, self.tripped, self._stop = limit_mib, False, threading.Event()
-
-    def __enter__(self) -> MemoryGuard:
-        self.tripped = False
-        self._stop.clear()
-        reset_peak_rss()
-        self._thread = threading.Thread(target=self._watch, daemon=True)
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._stop.set()
-        self._thread.join()
-
-    def _watch(self) -> None:
-        while not self._stop.wait(0.05):
-            if rss_mib() > self.limit and not self.tripped:
-                self.tripped = True
-                _thread.interrupt_main()
-                if not self._stop.wait(10) and rss_mib() > 1.5 * self.limit:
-                    print(f"ours passed {1.5 * self.limit:.0f} MiB and did not stop: killed")
-                    os.kill(os.getpid(), signal.SIGKILL)
-
-
-def rss_mib() -> float:
-    with open("/proc/self/statm") as fh:
-        return int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
-
-
-def reset_peak_rss() -> None:
-    """Reset the kernel's peak resident set (VmHWM) so each block has its own peak."""
-    try:
-        with open("/proc/self/clear_refs", "w") as fh:
-            fh.write("5")
-    except OSError:
-        pass
-
-
-def peak_rss_mib() -> float:
-    try:
-        with open("/proc/self/status") as fh:
-            line = next(x for x in fh if x.startswith("VmHWM:"))
-        return int(line.split()[1]) / 1024
-    except (OSError, StopIteration):
-        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-
-
 def run_ours(
     config: Config, loaded: Loaded, warmup: int, runs: int, guard: MemoryGuard
 ) -> dict[str, Any]:
@@ -440,7 +395,7 @@ def print_table(rows: list[dict[str, Any]]) -> None:
     print(
         "\n| | data | configuration | ARX CPU ms | ARX process CPU ms | ours CPU ms | ours wall ms "
         "| hierarchies / problem / search ms | ours / ARX | without hierarchies "
-        "| peak MiB ARX heap / ours RSS | same optimum |"
+        "| peak MiB ARX heap / ours RSS (fresh: after imports, with data) | same optimum |"
     )
     print("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|")
     for r in rows:
@@ -451,6 +406,8 @@ def print_table(rows: list[dict[str, Any]]) -> None:
         ratio = "-" if r["ratio_cpu"] is None else f"**{r['ratio_cpu']:.2f}**"
         bare = "-" if r["ratio_problem_search"] is None else f"{r['ratio_problem_search']:.2f}"
         peak = f"{_fmt(a.get('peak_heap_mib'))} / {_fmt(o.get('peak_rss_mib'))}"
+        if o.get("import_rss_mib") is not None:
+            peak += f" ({_fmt(o['import_rss_mib'])}, {_fmt(o['data_rss_mib'])})"
         print(
             f"| {r['id']} | {r['dataset']} | {r['configuration']} | {_fmt(a.get('cpu_ms'))} "
             f"| {_fmt(a.get('process_cpu_ms'))} | {_fmt(o.get('cpu_ms'))} | {_fmt(o.get('wall_ms'))} "
@@ -516,6 +473,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="stop ours on a configuration when its resident set passes this (GB; default 4)",
     )
     p.add_argument("--json", default=None, help="also write the results to this JSON file")
+    p.add_argument(
+        "--fresh",
+        action="store_true",
+        help="run ours for each configuration in a fresh process (its own peak resident set)",
+    )
+    p.add_argument("--child", default=None, help=argparse.SUPPRESS)  # one --fresh process
     args = p.parse_args(argv)
     args.runs = args.runs if args.runs is not None else (3 if args.quick else 9)
     args.warmup = args.warmup if args.warmup is not None else (1 if args.quick else 2)
@@ -528,14 +491,39 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     return args
 
 
+def child_main(args: argparse.Namespace) -> int:
+    """One configuration of --fresh in this new process: its result as one line."""
+    config = next(c for c in CONFIGS if c.id == args.child)
+    import_rss = rss_mib()
+    data = load_dataset(DATASETS[config.dataset], Path(args.heldout))
+    if isinstance(data, str):
+        child_report({"stopped": f"skipped: {data}", "peak_rss_mib": None})
+        return 0
+    data_rss = rss_mib()
+    guard = MemoryGuard(args.max_rss_gb * 1024, reset=False)
+    ours = run_ours(config, data, args.warmup, args.runs, guard)
+    child_report({**ours, "import_rss_mib": import_rss, "data_rss_mib": data_rss})
+    return 0
+
+
+def fresh_ours(config: Config, args: argparse.Namespace) -> dict[str, Any]:
+    """Ours for ``config`` in a fresh process (see :func:`benchmarks.bench_memory.run_fresh`)."""
+    passed = ["--heldout", str(args.heldout), "--runs", str(args.runs)]
+    passed += ["--warmup", str(args.warmup), "--max-rss-gb", str(args.max_rss_gb)]
+    return run_fresh(Path(__file__).resolve(), config.id, passed, timeout_s=3600)
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
+    if args.child:
+        return child_main(args)
     heldout = Path(args.heldout)
     commit = measured_commit()
     arx, arx_note = (None, "ARX: not run (--no-arx)") if args.no_arx else start_arx(args)
     print(arx_note)
     print(
-        f"Protocol: per configuration, ARX's block then ours; median of {args.runs} runs after "
+        f"Protocol: per configuration, ARX's block then ours"
+        f"{' (ours in a fresh process each)' if args.fresh else ''}; median of {args.runs} runs after "
         f"{args.warmup} warm-ups; CPU ms. Machine: {os.cpu_count()} cores, Python "
         f"{sys.version.split()[0]}; commit {commit}."
     )
@@ -556,7 +544,10 @@ def main(argv: list[str] | None = None) -> int:
             arx_res = None
             if arx is not None:
                 arx_res = arx.run(spec_line(config, data.csv, paths, roles, args.warmup, args.runs))
-            ours = run_ours(config, data, args.warmup, args.runs, guard)
+            if args.fresh:
+                ours = fresh_ours(config, args)
+            else:
+                ours = run_ours(config, data, args.warmup, args.runs, guard)
             row = row_of(config, arx_res, ours)
             row["load_average"] = load
             rows.append(row)
@@ -565,7 +556,13 @@ def main(argv: list[str] | None = None) -> int:
                 f"{config.id:10s} load {load}  ARX {_fmt(a.get('cpu_ms'))} ms  ours "
                 f"{_fmt(ours.get('cpu_ms'))} ms (wall {_fmt(ours.get('wall_ms'))})  ratio "
                 f"{_fmt(row['ratio_cpu'], 2)}  same optimum: {row['identical']}  peak MiB: "
-                f"ARX heap {_fmt(a.get('peak_heap_mib'))}, ours RSS {_fmt(ours.get('peak_rss_mib'))}",
+                f"ARX heap {_fmt(a.get('peak_heap_mib'))}, ours RSS {_fmt(ours.get('peak_rss_mib'))}"
+                + (
+                    f" (fresh process: {_fmt(ours.get('import_rss_mib'))} after imports, "
+                    f"{_fmt(ours.get('data_rss_mib'))} with the data read)"
+                    if args.fresh
+                    else ""
+                ),
                 flush=True,
             )
     finally:
