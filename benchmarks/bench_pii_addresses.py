@@ -94,6 +94,7 @@ PLACE_TEMPLATES = (
     "Our head office: {s}, {C} {Z}, {K}",
     "Contact: {n}, {C}",
     "Is {C} far from the border of {K}?",
+    "Our team is based in {C}, {A}.",
 )
 #: Sentences with capitalised common words and numbers but no place.
 PLACE_NEGATIVES = (

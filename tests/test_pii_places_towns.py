@@ -5,7 +5,14 @@ from __future__ import annotations
 
 import pytest
 
-from anon_core.pii.places import TOWN_CUE_SCORE, TOWN_SCORE, find_countries, find_towns
+from anon_core.pii.addresses import find_addresses
+from anon_core.pii.places import (
+    TOWN_CUE_SCORE,
+    TOWN_SCORE,
+    find_countries,
+    find_town_states,
+    find_towns,
+)
 from tests.conftest import found_entities
 
 
@@ -118,3 +125,62 @@ def test_no_town_in_the_negative_sentences():
     from benchmarks.bench_pii_addresses import PLACE_NEGATIVES
 
     assert {t: _towns(t) for t in PLACE_NEGATIVES} == {t: [] for t in PLACE_NEGATIVES}
+
+
+@pytest.mark.parametrize(
+    "text, places",
+    [
+        ("The conference is in Toronto, ON.", ["Toronto, ON"]),
+        ("She lives in Beverly Hills, CA.", ["Beverly Hills, CA"]),
+        ("Send it to Springfield, IL 62704.", ["Springfield, IL 62704"]),  # the ZIP joins
+        ("Dayton, OH 45402-1123", ["Dayton, OH 45402-1123"]),
+        ("Glenroy, VIC 3046", ["Glenroy, VIC 3046"]),
+        ("Pittsburgh, PA", ["Pittsburgh, PA"]),
+        ("East Jessica, KS", ["East Jessica, KS"]),  # a town prefix before a given name
+        ("Yes, OK.", []),  # an abbreviation that is a word needs a known town or a postcode
+        ("I love Portland, OR and tea.", []),
+        ("Ann Lee, MD signed it.", []),  # a person and a title
+        ("Smith, MD", []),  # a surname alone
+        ("Call Smith, CA office", []),
+        ("Contact Bruce Stafford, CA", []),
+        ("Thanks, CA team", []),
+    ],
+)
+def test_a_town_with_its_state_abbreviation(text, places):
+    assert [text[f.start : f.end] for f in find_town_states(text)] == places
+
+
+@pytest.mark.parametrize(
+    "text, address",
+    [
+        # a town, a state and a postcode after a street with no comma
+        ("My home is 3968 Bay Street Toronto ON M5V 2T6", "3968 Bay Street Toronto ON M5V 2T6"),
+        ("Send to 4410 Larkspur Lane Dayton OH 45402 today", "4410 Larkspur Lane Dayton OH 45402"),
+        # Australian street types that are no common word alone
+        ("New address: 690 Justin Front, 2668 Mezamouth", "690 Justin Front, 2668 Mezamouth"),
+        (
+            "Unit 47 76 Jason Driveway, New Claytonbury",
+            "Unit 47 76 Jason Driveway, New Claytonbury",
+        ),
+        # particles inside a town of an address
+        ("Hethurgasse 537, Neunburg vorm Wald", "Hethurgasse 537, Neunburg vorm Wald"),
+        (
+            "Nienkeboulevard 24, 7944VM Krimpen aan den IJssel",
+            "Nienkeboulevard 24, 7944VM Krimpen aan den IJssel",
+        ),
+    ],
+)
+def test_address_layouts_of_towns_states_and_street_types(text, address):
+    assert [text[f.start : f.end] for f in find_addresses(text)] == [address]
+
+
+@pytest.mark.parametrize(
+    "text, addresses",
+    [
+        # no state between the town and the number: the street stops
+        ("Chapter 5 covers 12 Main Street Chapter 2020.", ["12 Main Street"]),
+        ("He walked 5 Steps.", []),  # a street type needs a name before it
+    ],
+)
+def test_a_street_does_not_take_what_is_no_town_state_and_postcode(text, addresses):
+    assert [text[f.start : f.end] for f in find_addresses(text)] == addresses

@@ -42,7 +42,8 @@ POSTCODE_CUE_SCORE = 0.85
 POSTCODE_SHAPE_SCORE = 0.5
 
 #: English street types: USPS Publication 28 (Appendix C1) names and common abbreviations, and
-#: British and Australian ones.
+#: British and Australian ones (the last lines: Australia Post's types that are no common word
+#: alone, "Driveway", "Firetrail", "Villas"; not "End", "Top", "Little", "Ring").
 _ENGLISH_TYPES = """
 Alley Allee Aly Annex Anx Arcade Arc Avenue Ave Av Bayou Beach Bch Bend Bluff Bluffs Bottom Boulevard
 Blvd Branch Bridge Brg Brook Brooks Burg Burgs Bypass Camp Canyon Cape Causeway Cswy Center Centre Ctr
@@ -62,6 +63,11 @@ Views Village Villages Ville Vista Walk Walks Wall Way Ways Well Wells Approach 
 Concourse Esplanade Laneway Parade Promenade Quay Rise Wharf Wynd Gate Gait Grange Hollow Nook Strand
 Access Amble Arcade Boardwalk Brace Brae Brow Copse Crossway Dell Edge Glade Lookout Outlook Pathway
 Ramble Retreat Ridgeway Tor Vale Walkway
+Alleyway Anchorage Artery Basin Broadway Byway Centreway Circlet Circus Colonnade Corso Courtyard
+Cruiseway Cutting Deviation Driveway Fairway Firetrail Footway Foreshore Front Frontage Gully
+Highroad Interchange Intersection Link Meander Parklands Piazza Plateau Quadrangle Quadrant Quays
+Reserve Riverway Riviera Roadside Roadway Ronde Rotary Siding Slope Steps Strip Subway Tarn
+Thoroughfare Tollway Towers Triangle Trunkway Villas
 """
 #: Street words written before the name: Romance, Slavic, Dutch, German and others ("Via Tasso",
 #: "Avenida de Mota", "ul. Północna", "Rue de Tanger", "Calle Mayor"). Matched as written.
@@ -98,6 +104,7 @@ units pieces cars houses rooms
 #: Particles inside street and city names.
 _PARTICLES = (
     "de do da dos das del della dei degli delle di du des la le les el al van von der den am im an "
+    "aan vorm bei ob "
     "auf zum zur sur sous en y e i och og und et 's nad pod na u"
 )
 _PARTICLE_SET = frozenset(_PARTICLES.split())
@@ -273,6 +280,8 @@ def _patterns() -> dict[str, Any]:
             # a district, then the postcode and the town with its state (Brazil: "... / AM")
             rf"(?:,?[ \t]+{postcode}(?![\w-])(?:[ \t]+{city}[ \t]*{region})?)?"
         ),
+        # "Toronto ON M5V 2T6" after a street with no comma: a town, a state, a postcode
+        "city_state_code": regex.compile(rf"{city},?[ \t]+{state},?[ \t]+{postcode}"),
         "lower_city": regex.compile(lower_city),
         "military": regex.compile(r"(?i:(?:APO|FPO|DPO)[ \t]+(?:AA|AE|AP))[ \t]+\d{5}"),
         "strong_postcode": regex.compile(
@@ -342,9 +351,10 @@ def _grow_right(
             pats["unit"].fullmatch(piece)
             or pats["postcode_city"].fullmatch(piece)
             or pats["military"].fullmatch(piece)
+            or pats["city_state_code"].fullmatch(piece)
             or (lower_core and _line_rest(text, nxt) and _line_start(text, end, pats))
         ):
-            break  # a part after a plain space must be a unit or a postcode
+            break  # a part after a plain space: a unit, a postcode, or a town with both
         end, parts = nxt, parts + 1
     while end > 0 and text[end - 1] == "." and not _abbreviation(text, end):
         end -= 1

@@ -101,13 +101,84 @@ def find_countries(text: str) -> list[Found]:
     return found
 
 
+#: State and province abbreviations written after a town: the US (USPS), Canada, Australia.
+_STATES = (
+    "AL AK AZ AR CA CO CT DE DC FL GA HI ID IL IN IA KS KY LA ME MD MA MI MN MS MO MT NE NV NH NJ "
+    "NM NY NC ND OH OK OR PA RI SC SD TN TX UT VT VA WA WV WI WY PR AB BC MB NB NL NT NS NU ON PE "
+    "QC SK YT ACT NSW QLD TAS VIC"
+)
+#: Abbreviations that are also words or titles after a name ("Yes, OK", "Ann Lee, MD"): after a
+#: town only when the town is a known place or a postcode follows.
+_STATES_AMBIGUOUS = frozenset("AS DE DO HI ID IN LA ME OK OR SA".split())
+#: Words that open a sentence before a comma ("Thanks, CA team"): no town.
+_OPENING_WORDS = frozenset(
+    "thanks thank hello hi hey yes yeah no ok okay sorry please dear regards cheers well now "
+    "also sure great welcome congratulations sincerely best note update reminder".split()
+)
+
+
+@functools.lru_cache(maxsize=1)
+def _town_state() -> Any:
+    import regex
+
+    word = r"\p{Lu}[\p{L}\p{M}'’-]*"
+    particles = "|".join(regex.escape(w) for w in _TOWN_PARTICLES.split())
+    states = "|".join(sorted(_STATES.split(), key=len, reverse=True))
+    return regex.compile(
+        rf"(?<![\p{{L}}\p{{M}}\d'’.-])(?P<town>{word}(?:[ \t]+(?:(?:{particles})[ \t]+){{0,2}}{word}){{0,3}}),"
+        rf"[ \t]*(?P<state>{states})(?P<code>[ \t]+(?:\d{{5}}(?:-\d{{4}})?|[A-Z]\d[A-Z][ ]?\d[A-Z]\d|\d{{4}}))?"
+        r"(?![\p{L}\d-])"
+    )
+
+
+def find_town_states(text: str) -> list[Found]:
+    """A town with its state or province abbreviation, and the postcode after it ("Beverly
+    Hills, CA 90210", "Toronto, ON", "Glenroy, VIC 3046"): the small model finds the town alone,
+    which covers too little of the place to count as found.
+
+    Not after a person ("Bruce Stafford, CA", "Ann Lee, MD") or a lone name ("Smith, CA"),
+    unless the town is a known place; a first English word is no part of the town ("Call
+    Smith, CA") unless it is a town prefix ("East Jessica, KS"). An abbreviation that is also a
+    word ("OK", "IN", "OR") needs a known place or a postcode ("Yes, OK" is no place).
+    """
+    places, words, names = _town_lists()
+    found = []
+    for m in _town_state().finditer(text):
+        parts = m.group("town").split()
+        code = bool(m.group("code"))
+        for k in range(len(parts)):  # "Call Smith, CA": the town may start after a first word
+            town = parts[k:]
+            key = " ".join(town).lower()
+            known = key in places
+            lone = len(town) == 1 and not code
+            if not known and (
+                town[0].lower() in STOP_WORDS
+                or any(w in STOP_WORDS for w in town if w.islower())
+                or _person(town, names)
+                or (lone and (names.is_name(key) or key in _OPENING_WORDS))
+                or (
+                    len(town) > 1
+                    and town[0] not in _TOWN_PREFIXES.split()
+                    and _english_word(town[0].lower(), words)
+                    and not code
+                )  # "Call Smith, CA"; not "East Jessica, KS"
+            ):
+                continue
+            if m.group("state") in _STATES_AMBIGUOUS and not (known or code):
+                break
+            start = m.start("town") + m.group("town").index(town[0])
+            found.append(Found(start, m.end(), COUNTRY_SCORE))
+            break
+    return found
+
+
 def _person(words: list[str], names: Any) -> bool:
     """Whether ``words`` read as a given name and a surname ("Bruce Stafford")."""
     return len(words) >= 2 and names.is_given(words[0]) and names.is_family(words[-1])
 
 
 TOWN_CUE_SCORE = 0.92
-TOWN_SCORE = 0.8
+TOWN_SCORE = 0.87
 
 #: Lower-case words inside a town's name ("Soto del Barco", "Tulln an der Donau", "Stad aan 't
 #: Haringvliet", "Newcastle upon Tyne").
@@ -277,6 +348,6 @@ def country_recognizer(language: str) -> Any:
     english = language == "en"
 
     def find(text: str) -> list[Found]:
-        return find_countries(text) + find_towns(text, english=english)
+        return find_countries(text) + find_town_states(text) + find_towns(text, english=english)
 
     return shape_recognizer(language, "LOCATION", "Country or town", find, [])
