@@ -37,6 +37,8 @@ TEXTS = {
         "Visit https://clinic.example.com/patients?id=42 or mail info@clinic.example.com.",
         "",
         "Mrs Okonkwo, aged 67, 6446 Franklin Road, Boston, MA 02139. Call me Ishaan.",
+        "Mail <ana.lis@example.com>, see (www.example.org/a?b=1) or 'https://example.net/x'.",
+        "Write to\u00a0tom@example.co.uk\u2003or visit\nexample.io, e.g. ok.\tbye@x.de",
     ],
     "fr": [
         "Veuillez contacter Camille Lefèvre au 06 12 34 56 78 avant lundi, elle habite à Lyon.",
@@ -164,3 +166,83 @@ def test_every_prefiltered_recognizer_skips_only_texts_it_cannot_match():
         for text in bare_texts:
             if needed.search(text) is None:
                 assert not bare(text, recognizer.supported_entities, None), (recognizer.name, text)
+
+
+# ----------------------------------------------------------------------------- the run filter
+#: Texts where a URL or an e-mail address touches quotes, brackets, Unicode spaces (no-break,
+#: em space), a zero-width space (not a space) and the ends of the text.
+RUN_TEXTS = [
+    "https://example.com/a",
+    "x@example.org",
+    "'www.example.org' and \"a@b.example.com\" (c@d.fr) <e@f.de> [g.h@i.it]",
+    "a\u00a0b@c.de x\u2003y.com z\u200bw.com end.\u212aelvin.com 3.5 e.g. Dr.Who",
+    "mailto:a@b.com?subject=x, http://a.b.c.d.example.co.uk/p/q.html#f ok",
+    "lines\nend.com\n\tmid@x.org\r\nlast.net",
+    "no address here at all.",
+    "a.b" * 400 + " " + "c@d" * 300 + ".com",
+]
+
+
+def test_only_runs_blanks_words_without_the_needed_character():
+    """Hand-worked: the run holding '@' is kept, every other non-space character becomes a
+    space, whitespace of any kind too; the length is the text's."""
+    at = speed._compiled("@")
+    assert speed.only_runs("mail x@y.org now", at) == "     x@y.org    "
+    assert speed.only_runs("a@b\u00a0c d@e", at) == "a@b   d@e"
+    assert speed.only_runs("no address", at) is None
+    dot = speed._compiled(r"\.\S")
+    assert speed.only_runs("End. See a.com, 1.5", dot) == "         a.com, 1.5"
+
+
+@pytest.mark.parametrize("name", ["UrlRecognizer", "EmailRecognizer"])
+def test_run_filter_finds_what_the_whole_text_gives(name):
+    """Presidio's own recognizer on the whole text is the reference: on the text with the
+    other runs blanked it finds the same spans, scores and order."""
+    from presidio_analyzer import predefined_recognizers
+
+    recognizer = getattr(predefined_recognizers, name)()
+    needed = speed.runs_for(recognizer)
+    assert needed is not None  # the reviewed patterns are Presidio's current ones
+    texts = RUN_TEXTS + [t for lang in TEXTS for t in TEXTS[lang]] + _labeled_notes(60)
+    found = 0
+    for text in texts:
+        whole = [(r.start, r.end, r.score) for r in recognizer.analyze(text, [])]
+        runs = speed.only_runs(text, needed)
+        assert (
+            (whole == [])
+            if runs is None
+            else ([(r.start, r.end, r.score) for r in recognizer.analyze(runs, [])] == whole)
+        ), text
+        found += len(whole)
+    assert found >= 15
+
+
+def test_run_filter_only_for_the_reviewed_patterns():
+    from presidio_analyzer import Pattern
+    from presidio_analyzer.predefined_recognizers import EmailRecognizer, UrlRecognizer
+
+    assert speed.runs_for(UrlRecognizer(patterns=[Pattern("any", r"\w+ \w+", 0.5)])) is None
+    assert speed.runs_for(EmailRecognizer()) is not None
+
+
+# ----------------------------------------------------------------------------- NLP artifacts
+def test_artifacts_read_from_arrays_equal_the_token_by_token_values(engines):
+    """Lemmas (the lower-case forms), token offsets and the keyword set, checked against
+    spaCy's tokens and Presidio's own ``set_keywords``; the batch yields the texts given."""
+    from presidio_analyzer.nlp_engine import NlpArtifacts
+
+    for language in ("en", "fr"):
+        tuned, _plain = engines[language]
+        if tuned.notice:
+            continue
+        nlp_engine = tuned.analyzer.nlp_engine
+        texts = TEXTS[language] + TEXTS["en"][:3]
+        out = list(nlp_engine.process_batch(texts, language, batch_size=4))
+        assert [text for text, _a in out] == texts
+        for _text, art in out:
+            doc = art.tokens
+            assert art.lemmas == [t.lower_ for t in doc]
+            assert art.tokens_indices == [t.idx for t in doc]
+            assert art.token_ends == [t.idx + len(t) for t in doc]
+            expected = NlpArtifacts.set_keywords(nlp_engine, [t.lower_ for t in doc], language)
+            assert art.keyword_set == frozenset(expected)
