@@ -290,38 +290,71 @@ def _run_chunks(
     count: int,
     progress: Callable[[int, int], None] | None,
 ) -> list[Found]:
-    pool = _executor(count)
     parts: list[list[Found] | None] = [None] * len(chunks)
-    pending = deque(range(len(chunks)))
+    remote = [0]
+
+    def part(k: int) -> list[str]:
+        return [texts[i] for i in chunks[k]]
+
+    runs = _schedule(
+        range(len(chunks)),
+        count,
+        remote=lambda pool, k: pool.submit(_worker_chunk, job, part(k)),
+        here=lambda k: _analyse(engine, job, part(k)),
+        outcome=_result,
+        tally=remote,
+    )
+    with contextlib.closing(runs):  # an exception here (progress) cancels what is not started
+        for done, (k, result) in enumerate(runs, start=1):
+            parts[k] = result
+            if progress is not None:
+                progress(done, len(chunks))
+    log.info(
+        "analysed %d texts in %d chunks, %d of them in %d worker process(es)",
+        len(texts),
+        len(chunks),
+        remote[0],
+        count,
+    )
+    return [found for part in parts for found in part or ()]
+
+
+def _schedule(
+    order: Sequence[int],
+    count: int,
+    *,
+    remote: Callable[[ProcessPoolExecutor, int], Future],
+    here: Callable[[int], Any],
+    outcome: Callable[[Future], Any],
+    tally: list[int],
+) -> Iterator[tuple[int, Any]]:
+    """``(i, value)`` for every ``i`` of ``order`` as each ends: the workers take items from
+    the start of ``order`` (at most :data:`QUEUED` each in flight), this process from the end
+    (none while :data:`CALLER_WORKS` is off and workers run). ``remote`` submits an item to the
+    pool, ``here`` runs it in this process, ``outcome`` reads a worker's future; ``tally[0]``
+    counts the items sent to workers. Closing the generator cancels the items not started."""
+    pool = _executor(count)
+    pending = deque(order)
     running: dict[Future, int] = {}
-    done = remote = 0
-
-    def finished(k: int, result: list[Found]) -> None:
-        nonlocal done
-        parts[k] = result
-        done += 1
-        if progress is not None:
-            progress(done, len(chunks))
-
     try:
         while pending or running:
             if pool is not None and pool[1].done():
                 _result(pool[1])  # a pool that broke while starting: one clear error
                 while pending and len(running) < QUEUED * count:
-                    k = pending.popleft()
-                    part = [texts[i] for i in chunks[k]]
+                    i = pending.popleft()
                     try:
-                        future = pool[0].submit(_worker_chunk, job, part)
+                        future = remote(pool[0], i)
                     except BrokenProcessPool:
                         future = Future()
                         future.set_exception(BrokenProcessPool("broken"))
-                    running[future] = k
-                    remote += 1
+                    running[future] = i
+                    tally[0] += 1
             for future in [f for f in running if f.done()]:
-                finished(running.pop(future), _result(future))
+                i = running.pop(future)
+                yield i, outcome(future)
             if pending and (CALLER_WORKS or pool is None):
-                k = pending.pop()
-                finished(k, _analyse(engine, job, [texts[i] for i in chunks[k]]))
+                i = pending.pop()
+                yield i, here(i)
             elif running or pending:
                 waiting = list(running) or [pool[1]]  # type: ignore[index]
                 wait(
@@ -329,18 +362,9 @@ def _run_chunks(
                     timeout=None if running else 0.05,
                     return_when=FIRST_COMPLETED,
                 )
-    except BaseException:
+    finally:
         for future in running:
             future.cancel()
-        raise
-    log.info(
-        "analysed %d texts in %d chunks, %d of them in %d worker process(es)",
-        len(texts),
-        len(chunks),
-        remote,
-        count,
-    )
-    return [found for part in parts for found in part or ()]
 
 
 # ----------------------------------------------------------------------------- whole tasks
@@ -386,38 +410,16 @@ def run_tasks(
         for i in range(len(tasks)):
             yield i, _run_here(fn, tasks[i])
         return
-    pool = _executor(count)
-    pending = deque(order)
-    running: dict[Future, int] = {}
     excluded = tuple(names.EXCLUDED_LOCALES)
-    remote = 0
-    try:
-        while pending or running:
-            if pool is not None and pool[1].done():
-                _result(pool[1])  # a pool that broke while starting: one clear error
-                while pending and len(running) < QUEUED * count:
-                    i = pending.popleft()
-                    try:
-                        future = pool[0].submit(_worker_task, excluded, fn, tasks[i])
-                    except BrokenProcessPool:
-                        future = Future()
-                        future.set_exception(BrokenProcessPool("broken"))
-                    running[future] = i
-                    remote += 1
-            for future in [f for f in running if f.done()]:
-                i = running.pop(future)
-                yield i, _outcome(future)
-            if pending and (CALLER_WORKS or pool is None):
-                i = pending.pop()
-                yield i, _run_here(fn, tasks[i])
-            elif running or pending:
-                waiting = list(running) or [pool[1]]  # type: ignore[index]
-                wait(
-                    waiting,
-                    timeout=None if running else 0.05,
-                    return_when=FIRST_COMPLETED,
-                )
-    finally:
-        for future in running:
-            future.cancel()
-    log.info("ran %d tasks, %d of them in %d worker process(es)", len(tasks), remote, count)
+    remote = [0]
+    runs = _schedule(
+        order,
+        count,
+        remote=lambda pool, i: pool.submit(_worker_task, excluded, fn, tasks[i]),
+        here=lambda i: _run_here(fn, tasks[i]),
+        outcome=_outcome,
+        tally=remote,
+    )
+    with contextlib.closing(runs):
+        yield from runs
+    log.info("ran %d tasks, %d of them in %d worker process(es)", len(tasks), remote[0], count)
