@@ -66,6 +66,11 @@ _NOT_AFTER = (
     # any other word after the number makes it something else, except a few connectives
     r"(?!\s+(?!(?:and|but|now|today|this|next|last|when|so|yet|with)\b)[a-z])"
 )
+#: After "died at 91": anything but a time of day or an amount ("retired at 5 pm" is a time).
+_NOT_A_TIME = (
+    r"(?!\s*(?:%|am\b|pm\b|a\.m\.|p\.m\.|o'clock|o’clock|h\b|hours?\b|minutes?\b|percent\b|"
+    r"degrees?\b|km\b|miles?\b|mph\b))"
+)
 _FR_CUE = r"(?i:\b(?:âgée?s?|agée?s?) de|j'ai|j’ai|il a|elle a|qui a|avait|aura|(?:homme|femme|enfant|fille|garçon|patiente?|monsieur|madame) de)"
 _ES_CUE = r"(?i:\b(?:tengo|tiene|tenía|tenia|cumplió|cumplio|cumple|(?:hombre|mujer|niñ[oa]|paciente|señora?|chic[oa]) de))"
 _IT_CUE = r"(?i:\b(?:ho|ha|aveva|compie|compiuto|(?:uomo|donna|bambin[oa]|paziente|ragazz[oa]|signora?) di))"
@@ -84,7 +89,7 @@ _AGE_PATTERNS: tuple[tuple[str, float], ...] = (
     (
         r"(?i:\b(?:died|dies|passed away|retired|retires|married|widowed)(?: at| aged)\s+)"
         + _ND
-        + _NOT_AFTER,
+        + _NOT_A_TIME,
         0.6,
     ),
     (r"(?:\b(?:I|[Hh]e|[Ss]he|[Yy]ou|[A-Z][a-z]+) (?:will|would) be\s+)" + _N + _NOT_AFTER, 0.5),

@@ -306,6 +306,7 @@ def _title_score(
         return 0.0
     if not ctx.any:
         return 0.6 if known and n >= 2 else 0.0
+    end = _of_end(text, end, last)  # what follows "Head of procurement" is read after it
     own_line = ctx.line_start and _own_line(text, start, end)
     if known:
         if ctx.cue or own_line:
@@ -346,14 +347,16 @@ def _of_end(text: str, end: int, last: str) -> int:
 
 
 _HONORIFIC = re.compile(
-    r"(?<![\w.])(?:(?:Dr|Ms|Mrs|Mr|Mx|Prof|Miss|Mme|Mlle|Sr|Sra|Srta)\.?(?=\s+[A-ZÀ-Þ])"
-    r"|(?:dr|ms|mrs|mr|prof)\.(?=\s+[a-zà-þ]))"
+    r"(?<![\w.])(?:Dr|Ms|Mrs|Mr|Mx|Prof|Miss|Mme|Mlle|Sr|Sra|Srta)\.?(?=\s+[A-ZÀ-Þ])"
 )
+#: In text written all in lower case, only with the dot ("dr. blake"; "ms" alone is a word).
+_HONORIFIC_LOWER = re.compile(r"(?<![\w.])(?:dr|ms|mrs|mr|prof)\.(?=\s+[^\W\d_])")
 
 
 def find_honorifics(text: str) -> list[Found]:
     """Courtesy titles before a name: "Dr. Blake", "Ms Thomas", "prof. mace" (with its dot)."""
-    return [Found(m.start(), m.end(), "TITLE", 0.6) for m in _HONORIFIC.finditer(text)]
+    regex = _HONORIFIC_LOWER if text.islower() else _HONORIFIC
+    return [Found(m.start(), m.end(), "TITLE", 0.6) for m in regex.finditer(text)]
 
 
 def find_titles(text: str) -> list[Found]:
