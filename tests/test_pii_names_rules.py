@@ -197,3 +197,21 @@ def test_saint_joins_the_town():
 )
 def test_french_names_without_a_place_cue_stay_persons(text, name):
     assert _reviewed(text, name) == [("PERSON", name)]
+
+
+def test_an_english_word_after_a_capitalised_word_is_no_person():
+    # the model's "Tales" of "Cautionary Tales": the title of a work
+    text = "They sang the verses from Edi Vrelkovic's Cautionary Tales. Was it good?"
+    assert _reviewed(text, "Tales") == []
+
+
+@pytest.mark.parametrize(
+    "text, word",
+    [
+        ("I wrote to Mr Tales about the bill.", "Tales"),  # after a title
+        ("Then Tales wrote back.", "Tales"),  # no capitalised word before
+        ("Ines Carpenter wrote back.", "Carpenter"),  # a surname of the gazetteer
+    ],
+)
+def test_an_english_word_stays_a_person_after_a_title_or_alone(text, word):
+    assert _reviewed(text, word) == [("PERSON", word)]

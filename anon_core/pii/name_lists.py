@@ -188,6 +188,13 @@ def _places() -> frozenset[str]:
     return place_names()
 
 
+def is_english(word: str) -> bool:
+    """Whether ``word`` (any case) is an English word of :func:`english_words`, as listed or
+    inflected ("tales", "moved"); False without an English pipeline installed."""
+    english = english_words()
+    return bool(english) and _english(word.lower(), english)
+
+
 #: Endings that inflect an English word listed in its base form ("Greetings", "Moved").
 _INFLECTION = re.compile(r"(?:'s|s|es|ed|d|ing|ly|er|ers)$")
 

@@ -21,6 +21,7 @@ from anon_core.pii.name_lists import (
     ROLE_WORDS,
     SURNAME_PLACE_WORDS,
     english_words,
+    is_english,
     unknown_name_run,
 )
 from anon_core.pii.names import (
@@ -102,6 +103,33 @@ def french_place(text: str, start: int, end: int, gaz: Gazetteer | None = None) 
     return one_word and date_after and before.endswith(", ")
 
 
+def _english_word_alone(
+    text: str, start: int, end: int, entity: str, gaz: Gazetteer | None
+) -> bool:
+    """Whether a person span of the model is one capitalised English word that no list knows as a
+    name, after a capitalised word inside a sentence ("Cautionary Tales"): the title of a work,
+    not a person; after a title ("Mr Tales") it stays a person."""
+    word = POSSESSIVE.sub("", text[start:end])
+    if gaz is None or entity != "PERSON" or not NAME_WORD.fullmatch(word):
+        return False
+    low = word.lower()
+    before = text[max(0, start - 30) : start].rstrip()
+    previous = re.search(r"[A-Z][a-z]+\.?$", before)
+    head = before[: previous.start()].rstrip() if previous else ""
+    return (
+        previous is not None
+        and head[-1:] not in ("", ".", "!", "?", ":", ";", '"')  # "Then Tales": a sentence start
+        and previous.group().rstrip(".").lower() not in _TITLE_WORDS
+        and low not in gaz.given
+        and low not in gaz.family
+        and is_english(low)
+    )
+
+
+#: Titles before a surname: "Mr Baker" stays a person.
+_TITLE_WORDS = frozenset("mr mrs ms miss mister dr prof sir madam lady lord".split())
+
+
 def _town_start(text: str, start: int, end: int, gaz: Gazetteer | None) -> int | None:
     """Where the town that ``text[start:end]`` names starts (with a "Saint " or "Sainte " before
     it: "Saint Roger"), when :func:`french_place` says it stands as a town; else None."""
@@ -147,7 +175,7 @@ def review_entities(
             start, entity = town, "LOCATION"
         elif entity == "PERSON":
             reviewed = _review_person(text, start, end, common)
-            if reviewed is None:
+            if reviewed is None or _english_word_alone(text, *reviewed, gaz):
                 continue
             start, end, entity = reviewed
         if (

@@ -7,14 +7,16 @@ spans, then
 
 * finds runs of capitalised words (with middle initials) whose given name or surname is in the
   gazetteer, and single given names; a surname alone only beside another name ("Kónya, Becker and
-  Vasquez"); two lower-case words when the first is a given name and the second a surname;
+  Vasquez", "Dale and White"), after a title ("Mr Kastrunek") or before "said" ("Bailly said");
+  two lower-case words when the first is a given name and the second a surname;
 * turns an ORGANIZATION or LOCATION span of the model into PERSON when it is such a name run
   (an ORGANIZATION span needs one gazetteer word, a LOCATION span a given name and a surname);
 * drops ORGANIZATION spans made only of identifier words ("IBAN", "SSN", "Card") and digits: the
   small model tags the word "IBAN" before an IBAN as an organization;
 * finds names after "name" cues ("Last name? Boyle"), with a middle initial between two unknown
   words ("Faina D. Yefremova"), and, in text written all in lower case, given names that are no
-  English word ("the true gender of bertram");
+  English word ("the true gender of bertram"), lists of given names ("nina, corvin and peter")
+  and names after cue words ("i talked to voicu");
 * reviews the model's PERSON spans (a name stops at a colon or a quote; "Tel" is no name; "Victoria
   Station" is a place) and its one-word places that are names and no known place ("Magnus");
 * tags every other mention of a word of a full name found ("... early Yefremova").
@@ -320,15 +322,15 @@ def _listed_names(tokens: Sequence[Any], found: list[NameSpan], gaz: Gazetteer) 
     found_words = {(s.start, s.end) for s in found}
     out = []
     for i, tok in enumerate(tokens):
-        if tok.idx in starts or not NAME_WORD.fullmatch(tok.text):
-            continue
-        if i + 1 < len(tokens) and NAME_WORD.fullmatch(tokens[i + 1].text):
-            continue
         joined = [
             tokens[i + 2 * step]
             for step in (-1, 1)
             if 0 <= i + 2 * step < len(tokens) and tokens[i + step].text in _LIST_JOINERS
         ]
+        if not joined or tok.idx in starts or not NAME_WORD.fullmatch(tok.text):
+            continue
+        if i + 1 < len(tokens) and NAME_WORD.fullmatch(tokens[i + 1].text):
+            continue
         joined = [n for n in joined if NAME_WORD.fullmatch(n.text)]
         if gaz.is_family(tok.text):
             ok = any(
@@ -428,10 +430,22 @@ def _titled_or_speaking(
     )
 
 
+@dataclass(slots=True)
+class _Token:
+    """The attributes of a spaCy token the rules read, read once: each read of a spaCy token's
+    ``text`` builds a new string, and the rules read it many times."""
+
+    text: str
+    whitespace_: str
+    idx: int
+    is_space: bool
+    is_alpha: bool
+
+
 def find_names(doc: Any, gaz: Gazetteer | None = None) -> list[NameSpan]:
     """Person names in a spaCy ``Doc`` by gazetteer and token shape (no model needed)."""
     gaz = gaz or gazetteer()
-    tokens = list(doc)
+    tokens = [_Token(t.text, t.whitespace_, t.idx, t.is_space, t.is_alpha) for t in doc]
     found: list[NameSpan] = []
     # a cell of one word ("Silver" in an insurance-plan column) has no context to tell a name
     single_word = sum(1 for t in tokens if t.is_alpha) <= 1
