@@ -63,6 +63,17 @@ def test_a_number_after_a_plus_sign_is_a_phone_not_a_card(english):
     assert "CREDIT_CARD" not in {e for e, _ in found}
 
 
+def test_a_number_starting_with_zero_is_no_card(english):
+    # 00420778216408 passes Luhn: from the right 8, 0*2=0, 4, 6*2=12->3, 1, 2*2=4, 8, 7*2=14->5,
+    # 7, 0, 2, 4*2=8, 0, 0: sum 50. But no issuer number starts with 0 ("00" dials abroad)
+    from anon_core.pii.recognizers import card_value_ok
+
+    assert card_number_valid("00420778216408")
+    assert not card_value_ok("00420778216408")
+    found = found_entities(english, "Please call me at 00420 778 216 408 tomorrow.")
+    assert found == [("PHONE_NUMBER", "00420 778 216 408")]
+
+
 CARD_TYPES = (
     "amex", "diners", "discover", "jcb15", "jcb16", "maestro", "mastercard", "visa13", "visa16",
     "visa19",

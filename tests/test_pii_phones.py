@@ -100,6 +100,92 @@ def test_dates_years_and_uncued_digit_runs_are_no_phones(english, text):
     assert "PHONE_NUMBER" not in {e for e, _ in found_entities(english, text)}
 
 
+@pytest.mark.parametrize(
+    "text, phone",
+    [
+        ("Please call me at +(370) 85167527 tomorrow.", "+(370) 85167527"),  # "+(" opening
+        ("My phone number is +71(6)2021832200.", "+71(6)2021832200"),  # digits pass Luhn
+        ("Try +43 792860909446 again later.", "+43 792860909446"),  # 12 digits in one group
+        ("I tried 1-183-087-4161 twice but nobody answered.", "1-183-087-4161"),  # trunk 1, no cue
+        ("Anyway, 8 (912) 345-06-06 belongs to the landlord.", "8 (912) 345-06-06"),  # trunk 8
+        ("Details: 114-4269420; the rest is in the file.", "114-4269420"),  # 3-7, no cue
+        ("Text me at 81980578179 when you land.", "81980578179"),  # "text me": a strong cue
+    ],
+)
+def test_trunk_prefixes_long_groups_and_text_me_are_found(english, text, phone):
+    assert ("PHONE_NUMBER", phone) in found_entities(english, text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Logged at 2008-12-04 15:59:41.775200 by the server.",  # seconds and microseconds
+        "The text of order 81980578179 is attached.",  # "text" without me/us: no strong cue
+        "Room 8 (of 12) was booked.",  # a bracket after a number, too few digits
+    ],
+)
+def test_timestamps_and_uncued_runs_are_no_phones(english, text):
+    assert "PHONE_NUMBER" not in {e for e, _ in found_entities(english, text)}
+
+
+#: Regions whose national formats the metadata-generated set takes (libphonenumber's example
+#: fixed-line and mobile numbers of each, last four digits redrawn until valid again).
+METADATA_REGIONS = (
+    "US CA GB IE FR DE ES IT NL BE CH AT SE PL PT FI DK NO CZ SK HU RO GR BG HR SI EE LV LT AU "
+    "NZ IN BR MX AR CL CO JP KR CN RU UA TR IL ZA PH TH ID IS LU MT CY"
+).split()
+#: Sentences written for the set: the first with a cue word, the others without.
+METADATA_SENTENCES = (
+    "My phone number is {}.",
+    "I tried {} twice but nobody answered.",
+    "The form lists {} next to her name.",
+    "Anyway, {} belongs to the landlord.",
+)
+
+
+def test_national_and_international_formats_of_fifty_regions_are_covered(english):
+    # 312 numbers: per region and number type, two national and one international form, mostly
+    # without a cue word. Measured when written: 308 of 312 covered (the misses: 7-digit
+    # Estonian and Icelandic numbers and an Argentine "011 15-..." with no cue); before the
+    # trunk-before-bracket ("8 (912) ..."), "+(370)" and long-group rules 304 of 312. The
+    # floor, 97%, leaves room for metadata changes in a newer phonenumbers.
+    import random
+
+    import phonenumbers as pn
+    from phonenumbers import PhoneNumberType
+
+    from anon_core.pii.scan import resolve_overlaps
+
+    rnd = random.Random(7)
+    cases = []
+    for k, region in enumerate(METADATA_REGIONS):
+        for kind in (PhoneNumberType.FIXED_LINE, PhoneNumberType.MOBILE):
+            example = pn.example_number_for_type(region, kind)
+            if example is None:
+                continue
+            national = str(example.national_number)
+            for i in range(3):
+                for _ in range(50):
+                    digits = "".join(rnd.choice("0123456789") for _ in range(4))
+                    number = pn.parse(f"+{example.country_code}{national[:-4]}{digits}", None)
+                    if pn.is_valid_number(number):
+                        break
+                form = (
+                    pn.PhoneNumberFormat.NATIONAL if i < 2 else pn.PhoneNumberFormat.INTERNATIONAL
+                )
+                value = pn.format_number(number, form)
+                sentence = METADATA_SENTENCES[0 if i == 1 else 1 + (k + kind) % 3]
+                cases.append((sentence.format(value), value))
+    results = english.analyze_batch([t for t, _ in cases])
+    covered = 0
+    for (text, number), res in zip(cases, results, strict=True):
+        at = text.index(number)
+        spans = [s for s in resolve_overlaps(res, text) if s.entity == "PHONE_NUMBER"]
+        covered += any(s.start <= at and at + len(number) <= s.end for s in spans)
+    assert len(cases) >= 300
+    assert covered >= 0.97 * len(cases), f"{covered} of {len(cases)}"
+
+
 #: Faker locales whose phone_number() formats the generated set takes.
 PHONE_LOCALES = (
     "en_US", "en_GB", "de_DE", "fr_FR", "es_ES", "it_IT", "nl_NL", "pl_PL", "pt_PT", "sv_SE",

@@ -28,8 +28,11 @@ _CARD_12_LAYOUT = re.compile(r"\d{12}|\d{4}([ -])\d{4}\1\d{4}")
 
 def card_value_ok(value: str) -> bool:
     """Whether a run of digits is a payment card number (:func:`card_number_valid`): a 12-digit
-    Maestro number only unbroken or as 4-4-4, and never a valid French NIR (15 digits)."""
+    Maestro number only unbroken or as 4-4-4, never a valid French NIR (15 digits), and never
+    a number starting with 0 (the major industry identifier 0 is not issued to card issuers)."""
     digits = re.sub(r"\D", "", value)
+    if digits.startswith("0"):
+        return False  # no issuer number starts with 0 (ISO/IEC 7812): "00420 778 ..." dials out
     if len(digits) == 15 and nir_valid(digits):
         return False  # a French social security number whose digits pass Luhn by chance
     if len(digits) == 12 and not _CARD_12_LAYOUT.fullmatch(value.strip()):
@@ -150,7 +153,7 @@ def national_phone_recognizer(language: str) -> Any:
         supported_entity="PHONE_NUMBER",
         name="Phone number (European national formats)",
         patterns=[
-            Pattern("national phone", r"(?<![\w+.,/-])\(?\d[\d()./ -]{6,18}\d(?![\w.,/-]?\d)", 0.4)
+            Pattern("national phone", r"(?<![\w+.,/:-])\(?\d[\d()./ -]{6,18}\d(?![\w.,/-]?\d)", 0.4)
         ],
         context=[
             "phone",
@@ -220,14 +223,16 @@ def nir_recognizer(language: str) -> Any:
 
 
 # ----------------------------------------------------------------------------- phone layouts
-#: A phone: an optional country code (+33, 0033, 1), an optional area code or country code in
+#: A phone: an optional country code (+33, 0033, "+(370)") with an optional trunk or area code
+#: in brackets after it ("+44(0)", "+52(55)"), or a trunk or country code before a bracket
+#: ("1 (197)", "8 (912)"), an optional area code or country code in
 #: brackets ("(0471)", "(+358)"), up to six digit groups split by single spaces, hyphens, dots
 #: or slashes ("03668/145384"), and an optional extension ("x89", "ext. 12").
 PHONE_LAYOUT = (
     r"(?<![\w+.,/:$€£¥-])"
-    r"(?:(?:\+|00)\d{1,3}[ .-]?(?:\(0\)[ .-]?)?|1[ .-](?=\())?"
+    r"(?:(?:\+|00)\d{1,3}[ .-]?(?:\(\d{1,4}\)[ .-]?)?|\+\(\d{1,4}\)[ .-]?|\d{1,3}[ .-]?(?=\())?"
     r"(?:\(\+?\d{1,5}\)[ .-]?)?"
-    r"\d{1,10}(?:[ ./-]\d{1,10}){0,5}"
+    r"\d{1,12}(?:[ ./-]\d{1,10}){0,5}"
     r"(?:[ ]?(?:x|ext\.?|extension)[ ]?\d{1,5})?"
     r"(?![\w.,/:-]?\d)"
 )
@@ -236,9 +241,10 @@ _EXTENSION = re.compile(r"[ ]?(?:x|ext\.?|extension)[ ]?\d{1,5}$")
 _AMOUNT = re.compile(r"\d{1,2}(?:[ .,]\d{3}){2,}")
 #: A date, then a time or more digits ("2024-03-12 10:30"): the date's digits are no phone's.
 _DATE_FIRST = re.compile(r"(?:\d{4}([-/.])\d{1,2}\1\d{1,2}|\d{1,2}([-/.])\d{1,2}\2\d{4})\b")
-#: The North American layout, 3-3-4 digits with one separator ("495-461-1139"): a phone even
-#: without a cue word, whether or not the area code is assigned.
-_NANP_LAYOUT = re.compile(r"\d{3}([-. ])\d{3}\1\d{4}")
+#: The North American layout, 3-3-4 digits with one separator ("495-461-1139"), maybe after the
+#: trunk prefix 1 ("1-183-087-4161"), or 3-7 with a hyphen ("114-4269420", also a German area
+#: code and number): a phone even without a cue word, whether or not the area code is assigned.
+_NANP_LAYOUT = re.compile(r"(?:1[-. ])?\d{3}([-. ])\d{3}\1\d{4}|\d{3}-\d{7}")
 #: Thousands split by dots or commas ("12.345.678"); spaces also split phone groups ("0 800 123 456").
 _THOUSANDS = re.compile(r"\d{1,3}(?:[.,]\d{3}){2,}")
 _IBAN_HEAD = re.compile(r"[A-Za-z]{2}\d{2}[ -]$")
@@ -251,11 +257,11 @@ _PHONE_CUE = re.compile(
 )
 #: Cue words that make even an unbroken run of digits a phone ("call me at 9290810033"): the
 #: cues of :data:`_PHONE_CUE` without "number", "contact" and "text", which also precede order,
-#: account and card numbers.
+#: account and card numbers ("text me", "text us" are strong).
 _STRONG_PHONE_CUE = re.compile(
     r"\b(?:phone|tel|telephone|mobile|cell|call|called|calling|fax|reach|dial|ring|sms|whatsapp|"
     r"hotline|téléphone|portable|appeler|telefon|handy|rufen|teléfono|móvil|llamar|telefono|"
-    r"cellulare|chiamare)\w*\b",
+    r"cellulare|chiamare)\w*\b|\btext(?:ed|ing)? (?:me|us|him|her|them)\b",
     re.IGNORECASE,
 )
 _UNBROKEN = re.compile(r"\d{7,15}")
@@ -272,7 +278,9 @@ def phone_layout_value_ok(value: str) -> bool:
         return False
     if _NOT_A_PHONE.fullmatch(core) or _AMOUNT.fullmatch(core) or _DATE_FIRST.match(core):
         return False
-    return not ((len(digits) >= 13 or not value.startswith("+")) and card_value_ok(core))
+    # a card number is never written after a plus sign (the card recognizer skips such runs),
+    # so "+43 792860909446" is a phone even when its digits pass Luhn by chance
+    return value.startswith("+") or not card_value_ok(core)
 
 
 def phone_layout_recognizer(language: str) -> Any:

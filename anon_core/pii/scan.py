@@ -14,6 +14,7 @@ import pandas as pd
 
 from anon_core.errors import PrivacyWarning
 from anon_core.pii.checksums import card_number_valid
+from anon_core.pii.dates import date_span_ok
 from anon_core.pii.engine import (
     DEFAULT_MODEL,
     PiiEngine,
@@ -88,6 +89,8 @@ def _plausible(span: Span, text: str) -> bool:
         return True
     if _card_like(value):
         return False  # a span holding a card number is no date: the card's span must win
+    if not date_span_ok(text, span.start, span.end):
+        return False  # a clock time, a duration, a decade or season, a piece of a phone
     return (
         not _DURATION.fullmatch(value)
         and not _IP_SHAPE.fullmatch(value)

@@ -1,0 +1,98 @@
+"""Which of the NER model's DATE_TIME spans are dates of a person, and which are not.
+
+spaCy's DATE and TIME labels also cover clock times, durations, decades, seasons and quarters,
+and pieces of phone numbers ("0400 before noon" after "(0306) 999"). None of them is a date
+element HIPAA Safe Harbor counts as identifying (a birth, admission or event date, or a year),
+and none is what a labelled corpus marks as a date (presidio-research labels Faker's
+``date_time``, ``date_of_birth``, ``day_of_week`` and ``year``). :func:`date_span_ok` says
+which spans to keep; the span resolution (:func:`anon_core.pii.scan.resolve_overlaps`)
+drops the others. Months, weekdays, holidays, years and ranges of years are kept.
+"""
+
+from __future__ import annotations
+
+import re
+
+_NUMBER = (
+    r"(?:\d+(?:[.,]\d+)?|a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
+    r"fifteen|twenty|thirty|forty|fifty|sixty|hundred|half|several|few|many|couple|the)"
+)
+_UNIT = r"(?:seconds?|minutes?|mins?|hours?|hrs?|days?|nights?|weeks?|months?|years?|decades?)"
+#: A clock time: "3pm", "5:30 pm", "19:30", "8 a.m.", "10h15", "4:12:09".
+_CLOCK = r"\d{1,2}(?:(?:[:.h])\d{2}){0,2}\s*(?:[ap]\.?\s?m\b\.?|o'clock|h\b|hrs\b)?"
+#: A time of day alone, maybe a range of them or a part of the day: "at 3pm", "hours 14:00-16:00",
+#: "4:12 in the morning", "7 tonight", "around noon".
+_TIME_ONLY = re.compile(
+    r"(?:(?:at|around|about|approximately|until|till|by|after|before|from|between|hours|"
+    r"opening|closing)\s+)*"
+    rf"(?:{_CLOCK}(?:\s*(?:-|–|to|and|until)\s*{_CLOCK})?|noon|midnight|midday)"
+    r"(?:\s+(?:(?:in the|this) (?:morning|afternoon|evening)|at night|tonight|sharp|"
+    r"local time))?",
+    re.IGNORECASE,
+)
+#: What makes a number a clock time rather than a bare number the model called a time.
+_CLOCK_MARK = re.compile(
+    r"\d[:.h]\d|[ap]\.?\s?m\b|o'clock|noon|midnight|midday|morning|afternoon|evening|night",
+    re.IGNORECASE,
+)
+#: A numeric date right before a time, one space or a "T" between ("1995-06-14 03:25:42",
+#: "12/03/2024 10:30"): the time is part of the date. After "at" or a comma it is not
+#: ("admitted on 2020-10-13 at 11:40 pm": the date is the date).
+_DATE_BEFORE = re.compile(r"(?:\d{4}[-/.]\d{1,2}[-/.]\d{1,2}|\d{1,2}[-/.]\d{1,2}[-/.]\d{2,4})[T ]$")
+#: A length of time, maybe with a lead word: "every 12 months", "open 365 days a year",
+#: "a period of 5 years", "within 48 hours", "for two weeks".
+_DURATION = re.compile(
+    r"(?:(?:every|each|open|for|over|within|about|around|nearly|almost|roughly|some|up\s+to|"
+    r"at\s+least|more\s+than|less\s+than|a\s+period\s+of|period\s+of|the\s+(?:first|past|next|"
+    r"last|following|previous)|first|past|next|last|another|other)\s+)*"
+    rf"(?:{_NUMBER}[\s-]+)+(?:more\s+|full\s+|long\s+)?{_UNIT}"
+    rf"(?:[\s-]+(?:a|per|each|every)\s+{_UNIT})?(?:[\s-]+(?:long|ago|later|earlier|old))?",
+    re.IGNORECASE,
+)
+#: A decade ("the 1990s", "the late '80s"), a quarter ("Q3", "the second quarter"), a season
+#: ("last spring", "the summer holidays") or a recurring day ("the 2nd of the month").
+_VAGUE = re.compile(
+    r"(?:the\s+)?(?:early|mid|late|mid-)?\s*'?(?:1[89]\d0|20\d0|\d0)'?s"
+    r"|(?:the\s+)?(?:Q[1-4]|(?:first|second|third|fourth|last)\s+quarter)"
+    r"|(?:(?:last|next|this|the|early|late|in|during|that|mid)\s+)*(?:spring|summer|autumn|fall|"
+    r"winter)(?:\s+(?:holidays?|break|term|semester|vacation|season|months))?"
+    r"|(?:the\s+)?\d{1,2}(?:st|nd|rd|th)\s+of\s+(?:the|each|every)\s+month",
+    re.IGNORECASE,
+)
+#: Digits joined by at most two of " ./()-": one number as written ("(0306) 999 0400").
+_RUN = re.compile(r"\d+(?:[ ./()-]{1,2}\d+)*")
+_MIN_NUMBER_DIGITS = 7
+#: A date, a date and an hour, or years: a long digit run that is no phone.
+_DATE_IN_RUN = re.compile(
+    r"\d{4}[-/.]\d{1,2}[-/.]\d{1,2}|\d{1,2}[-/.]\d{1,2}[-/.]\d{2,4}"
+    r"|^(?:(?:19|20)\d\d[ /-]*)+$|^(?:19|20)\d\d(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])$"
+)
+#: How far around a span a number holding its digits is looked for.
+_REACH = 40
+
+
+def cut_from_number(text: str, start: int, end: int) -> bool:
+    """Whether the span's digits belong to a number of 7 digits or more that is no date and no
+    run of years: a phone or an identifier, or a piece of one ("0400" of "(0306) 999 0400")."""
+    lo, hi = max(0, start - _REACH), min(len(text), end + _REACH)
+    for m in _RUN.finditer(text, lo, hi):
+        if m.start() < end and start < m.end():
+            run = m.group(0)
+            digits = sum(c.isdigit() for c in run)
+            if digits >= _MIN_NUMBER_DIGITS and not _DATE_IN_RUN.search(run):
+                return True
+    return False
+
+
+def date_span_ok(text: str, start: int, end: int) -> bool:
+    """Whether a DATE_TIME span of the NER model is a date worth replacing.
+
+    Dropped: a piece of a longer number (:func:`cut_from_number`); a clock time not right after
+    a date; a duration ("every 12 months"); a decade, a quarter, a season or a recurring day.
+    """
+    value = text[start:end].strip()
+    if not value or cut_from_number(text, start, end):
+        return False
+    if _TIME_ONLY.fullmatch(value) and _CLOCK_MARK.search(value):
+        return bool(_DATE_BEFORE.search(text[max(0, start - 24) : start]))
+    return not (_DURATION.fullmatch(value) or _VAGUE.fullmatch(value))
