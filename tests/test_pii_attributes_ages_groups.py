@@ -77,6 +77,9 @@ def test_ages_and_groups_through_the_engine(english):
     found = found_entities(english, "At the age of 14, Michael Brown moved to Leeds.")
     assert ("AGE", "the age of 14") in found and ("PERSON", "Michael Brown") in found
     assert ("NRP", "Welsh") in found_entities(english, "Her parents are Welsh.")
+    # a given name that is a group word too is not taken from the person rules by the same-span
+    # rule ("Sami", "Finn", "Christian")
+    assert ("NRP", "Sami") not in found_entities(english, "Sami is here.")
 
 
 # =============================================================================== generated set

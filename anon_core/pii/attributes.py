@@ -395,7 +395,8 @@ def find_nrp(text: str, language: str = "en") -> list[Found]:
 #: Above the NER model's score (0.85), so that a title or group the model calls a person,
 #: organisation or place on exactly the same characters ("Position: Recruiter", "Her parents
 #: are Welsh") keeps its type; a longer model span still wins, so no name is cut, and a person
-#: of two words or more stays a person ("Juliette Farmer" on its own line).
+#: of two words or more ("Juliette Farmer" on its own line) or a given name ("Christian")
+#: stays a person.
 SAME_SPAN_SCORE = 0.86
 
 
@@ -403,6 +404,15 @@ def _over_same_model_span(found: Found, model_spans: set[tuple[int, int]]) -> Fo
     if found.score < SAME_SPAN_SCORE and (found.start, found.end) in model_spans:
         return Found(found.start, found.end, found.entity, SAME_SPAN_SCORE)
     return found
+
+
+def _maybe_a_name(text: str, label: str) -> bool:
+    """A model span that may be a person's name, whatever the model calls it: a person of two
+    words or more ("Juliette Farmer"), or a given name of the gazetteer ("Christian", "Sami":
+    the name rules may turn the model's group into a person)."""
+    from anon_core.pii.names import gazetteer  # loaded once, by the name rules already
+
+    return (label in ("PERSON", "PER") and " " in text) or gazetteer().is_given(text)
 
 
 def attribute_recognizers(language: str = "en") -> list[Any]:
@@ -436,7 +446,7 @@ def attribute_recognizers(language: str = "en") -> list[Any]:
             model_spans = {
                 (e.start_char, e.end_char)
                 for e in getattr(nlp_artifacts, "entities", None) or ()
-                if e.label_ not in ("PERSON", "PER") or " " not in e.text
+                if not _maybe_a_name(e.text, e.label_)
             }
             return [
                 presidio_result(self.name, _over_same_model_span(f, model_spans)) for f in found
