@@ -7,6 +7,7 @@ Both report ``LOCATION``. Street addresses and postcodes are :mod:`anon_core.pii
 from __future__ import annotations
 
 import functools
+from collections.abc import Iterator
 from typing import Any
 
 from anon_core.pii.addresses import STOP_WORDS, STREET_WORDS, Found, normal_case, shape_recognizer
@@ -63,7 +64,35 @@ def _countries() -> Any:
     for name in Provider.countries:
         names.add(name.split(" (")[0])
     body = "|".join(regex.escape(n) for n in sorted(names, key=len, reverse=True))
-    return regex.compile(rf"(?<![\p{{L}}\d.-])(?:{body})(?![\p{{L}}\d-])")
+    first = frozenset(regex.match(r"[\p{L}\p{M}]+", n).group(0) for n in names)
+    word = regex.compile(r"(?<![\p{L}\p{M}\d.-])\p{Lu}[\p{L}\p{M}]*")
+    return regex.compile(rf"(?<![\p{{L}}\d.-])(?:{body})(?![\p{{L}}\d-])"), first, word
+
+
+def _country_matches(text: str) -> Iterator[Any]:
+    """The country names of ``text``, as ``_countries()``'s pattern finds them, tried only at
+    capitalised words that open a country name (a scan of the whole alternation at every
+    character was most of the cost)."""
+    pattern, first, word = _countries()
+    end = 0
+    for w in word.finditer(text):
+        if w.start() < end or w.group(0) not in first:
+            continue
+        m = pattern.match(text, w.start())
+        if m:
+            end = m.end()
+            yield m
+
+
+@functools.lru_cache(maxsize=1)
+def _town_before_country() -> Any:
+    import regex
+
+    word = r"\p{Lu}[\p{L}\p{M}'’-]*"
+    particles = "|".join(regex.escape(w) for w in _TOWN_PARTICLES.split())
+    return regex.compile(
+        rf"(?:{word}[ \t]+(?:(?:{particles}|of)[ \t]+){{0,2}}){{0,3}}{word},[ \t]*$"
+    )
 
 
 def find_countries(text: str) -> list[Found]:
@@ -73,19 +102,14 @@ def find_countries(text: str) -> list[Found]:
     model often finds the country and misses an unknown town. A country that is also a common
     given name ("Jordan", "Chad") counts only with a town before it.
     """
-    import regex
 
     from anon_core.pii.names import gazetteer
 
-    word = r"\p{Lu}[\p{L}\p{M}'’-]*"
-    particles = "|".join(regex.escape(w) for w in _TOWN_PARTICLES.split())
-    town = regex.compile(
-        rf"(?:{word}[ \t]+(?:(?:{particles}|of)[ \t]+){{0,2}}){{0,3}}{word},[ \t]*$"
-    )
+    town = _town_before_country()
     names = gazetteer()
     text = normal_case(text) or text  # "paris, france" as "Paris, France"
     found = []
-    for m in _countries().finditer(text):
+    for m in _country_matches(text):
         before = town.search(text[max(0, m.start() - 60) : m.start()])
         start = m.start() - (len(before.group(0)) if before else 0)
         if before and (
@@ -193,6 +217,15 @@ _TOWN_ENDINGS = (
 )
 _TOWN_ENDINGS_ALONE = frozenset("ville borough bury burgh chester furt haven mouth shire".split())
 _TOWN_PREFIXES = "North South East West New Lake Port Mount Fort"
+_TOWN_PREFIX_SET = frozenset(_TOWN_PREFIXES.split())
+_TOWN_ENDING_LIST = tuple(_TOWN_ENDINGS.split())
+
+
+#: Place words before a town ("in", "from", "town of", ...).
+_TOWN_CUES = (
+    r"(?:in|from|to|near|outside|around|via|into|towards?|visit(?:s|ed|ing)?|"
+    r"(?:city|town|village|suburbs?|outskirts)\s+of)"
+)
 
 
 @functools.lru_cache(maxsize=1)
@@ -203,21 +236,13 @@ def _town_patterns() -> dict[str, Any]:
     particle = "|".join(
         regex.escape(w) for w in sorted(_TOWN_PARTICLES.split(), key=len, reverse=True)
     )
-    endings = "|".join(_TOWN_ENDINGS.split())
-    prefixes = "|".join(_TOWN_PREFIXES.split())
     return {
         # one to five capitalised words, particles between them
         "run": regex.compile(
             rf"(?<![\p{{L}}\p{{M}}\d'’.-]){cap}(?:[ \t]+(?:(?:{particle})[ \t]*)*{cap}){{0,4}}(?![\p{{L}}\d])"
         ),
-        "word": regex.compile(rf"{cap}|(?:{particle})(?![\p{{L}}])"),
-        "cue": regex.compile(
-            r"(?i:\b(?:in|from|to|near|outside|around|via|into|towards?|visit(?:s|ed|ing)?|"
-            r"(?:city|town|village|suburbs?|outskirts)\s+of)[ \t]+)$"
-        ),
-        "shape": regex.compile(
-            rf"(?:(?:{prefixes})[ \t]+{cap}|{cap}[ \t]+Ville|\p{{Lu}}\p{{Ll}}+(?:{endings}))(?![\p{{L}}\d])"
-        ),
+        "cue": regex.compile(rf"(?i:\b{_TOWN_CUES}[ \t]+)$"),
+        "any_cue": regex.compile(rf"(?i:\b{_TOWN_CUES}[ \t]+\p{{Lu}})"),
     }
 
 
@@ -271,12 +296,19 @@ def find_towns(text: str, *, english: bool = True) -> list[Found]:
         text = recased
     places, words, names = _town_lists()
     pats = _town_patterns()
+    alone_ok = english and recased is None
+    if not alone_ok and pats["any_cue"].search(text) is None:
+        return []  # every town here needs a place word before it
     found: list[Found] = []
     for run in pats["run"].finditer(text):
-        tokens = [m.span() for m in pats["word"].finditer(text, run.start(), run.end())]
+        tokens, at = [], run.start()
+        for part in run.group(0).split():
+            at = text.index(part, at)
+            tokens.append((at, at + len(part), part))
+            at += len(part)
         i = 0
         while i < len(tokens):
-            hit = _town_at(text, tokens, i, places, words, names, pats, english and not recased)
+            hit = _town_at(text, tokens, i, places, words, names, alone_ok)
             if hit is None:
                 i += 1
                 continue
@@ -286,45 +318,80 @@ def find_towns(text: str, *, english: bool = True) -> list[Found]:
     return found
 
 
+def _cued(text: str, start: int) -> bool:
+    """Whether a place word ("in", "from", "town of", ...) comes right before ``start``."""
+    return _town_patterns()["cue"].search(text, max(0, start - 30), start) is not None
+
+
+def _capitalised(token: str) -> bool:
+    """Whether ``token`` is a capitalised word, after an elided particle too ("d'Aquileia")."""
+    return token[0].isupper() or token.replace("’", "'").rpartition("'")[2][:1].isupper()
+
+
+def _made_up_town(parts: list[str]) -> bool:
+    """Whether ``parts`` have the shape of a made-up English town: "Port Janetchester", "East
+    Justin", "Rebekah Ville", "Lewisfort"."""
+    if len(parts) == 2:
+        return parts[0] in _TOWN_PREFIX_SET or parts[1] == "Ville"
+    word = parts[0]
+    if len(parts) != 1 or not word[1:].isalpha() or not word[1:].islower():
+        return False
+    low = word.lower()
+    if not low.endswith(_TOWN_ENDING_LIST):
+        return False
+    return any(low.endswith(e) and len(low) > len(e) + 1 for e in _TOWN_ENDING_LIST)
+
+
 def _town_at(
     text: str,
-    tokens: list[tuple[int, int]],
+    tokens: list[tuple[int, int, str]],
     i: int,
     places: frozenset[str],
     words: frozenset[str],
     names: Any,
-    pats: dict[str, Any],
     alone_ok: bool,
 ) -> tuple[int, float] | None:
     """(end token, score) of the longest town starting at token ``i``, or None."""
-    start = tokens[i][0]
-    if not text[start].isupper():
-        return None  # a particle never starts a town
-    cued = pats["cue"].search(text, max(0, start - 30), start) is not None
+    start, _, first = tokens[i]
+    low = first.lower()
+    if not first[0].isupper() or low in STOP_WORDS:
+        return None  # a particle never starts a town, nor "The" or "I"
+    if (
+        low not in _first_place_words()
+        and first not in _TOWN_PREFIX_SET
+        and not low.endswith(_TOWN_ENDING_LIST)
+        and not (i + 1 < len(tokens) and tokens[i + 1][2] == "Ville")
+    ):
+        return None  # no place starts with this word: most runs stop here
     for j in range(len(tokens), i, -1):
-        end = tokens[j - 1][1]
-        if not text[end - 1].isalpha() or not text[tokens[j - 1][0]].isupper():
+        last = tokens[j - 1][2]
+        if not last[-1].isalpha() or not _capitalised(last):
             continue  # ends on a capitalised word
-        key = " ".join(text[start:end].lower().split())
+        parts = [t[2] for t in tokens[i:j]]
+        key = " ".join(parts).lower()
         single = j == i + 1
         if key in places:
             if not single:
-                return j, TOWN_CUE_SCORE if cued else TOWN_SCORE
+                return j, TOWN_CUE_SCORE if _cued(text, start) else TOWN_SCORE
             if len(key) < 3 or key in STREET_WORDS or key in STOP_WORDS:
                 continue  # "Via", "Calle": a street word; "And": a word of the sentence
             if names.is_given(key) or _english_word(key, words):
                 continue
-            if cued:
+            if _cued(text, start):
                 return j, TOWN_CUE_SCORE
             if alone_ok and len(key) >= 4 and not names.is_family(key):
                 return j, TOWN_SCORE  # "Per", "Tel": three letters alone are too little
-        m = pats["shape"].fullmatch(text, start, end)
-        if m and not (single and _english_word(key, words)):
-            if cued:
+        if len(parts) <= 2 and _made_up_town(parts) and not (single and _english_word(key, words)):
+            if _cued(text, start):
                 return j, TOWN_CUE_SCORE
             if alone_ok and any(key.endswith(e) for e in _TOWN_ENDINGS_ALONE):
                 return j, TOWN_SCORE
     return None
+
+
+@functools.lru_cache(maxsize=1)
+def _first_place_words() -> frozenset[str]:
+    return frozenset(place.split()[0] for place in _town_lists()[0] if place.split())
 
 
 def _english_word(word: str, words: frozenset[str]) -> bool:
