@@ -32,6 +32,7 @@ def _towns(text: str, **kw) -> list[str]:
         ("She grew up in Port Janetchester.", ["Port Janetchester"]),
         ("Contact: Meredith Estes, Vickieborough", ["Vickieborough"]),  # a long made-up ending
         ("Rebekah Ville is by the sea.", ["Rebekah Ville"]),
+        ("East Stephanie is lovely.", ["East Stephanie"]),  # a town prefix, then no English word
     ],
 )
 def test_towns_are_found(text, towns):
@@ -49,6 +50,8 @@ def test_towns_are_found(text, towns):
         "It is written in HTML and paid by NASA.",
         "Dear Jordan, the Balance Sheet is attached.",
         "Mr Lewisfort signed.",  # "-fort" alone needs a place word before it
+        "Happy New Year to all.",  # a town prefix before an English word
+        "He wore North Face boots.",
     ],
 )
 def test_common_words_names_and_street_words_are_no_towns(text):
@@ -136,6 +139,7 @@ def test_no_town_in_the_negative_sentences():
         ("Send it to Springfield, IL 62704.", ["Springfield, IL 62704"]),  # the ZIP joins
         ("Dayton, OH 45402-1123", ["Dayton, OH 45402-1123"]),
         ("Glenroy, VIC 3046", ["Glenroy, VIC 3046"]),
+        ("Our team is based in Kolonia, FM.", ["Kolonia, FM"]),  # a US territory's code
         ("Pittsburgh, PA", ["Pittsburgh, PA"]),
         ("East Jessica, KS", ["East Jessica, KS"]),  # a town prefix before a given name
         ("Yes, OK.", []),  # an abbreviation that is a word needs a known town or a postcode

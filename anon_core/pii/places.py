@@ -129,7 +129,7 @@ def find_countries(text: str) -> list[Found]:
 _STATES = (
     "AL AK AZ AR CA CO CT DE DC FL GA HI ID IL IN IA KS KY LA ME MD MA MI MN MS MO MT NE NV NH NJ "
     "NM NY NC ND OH OK OR PA RI SC SD TN TX UT VT VA WA WV WI WY PR AB BC MB NB NL NT NS NU ON PE "
-    "QC SK YT ACT NSW QLD TAS VIC"
+    "QC SK YT ACT NSW QLD TAS VIC GU VI MP FM MH PW AA AE AP"
 )
 #: Abbreviations that are also words or titles after a name ("Yes, OK", "Ann Lee, MD"): after a
 #: town only when the town is a known place or a postcode follows.
@@ -278,7 +278,7 @@ def _town_lists() -> tuple[frozenset[str], frozenset[str], Any]:
 
 
 def find_towns(text: str, *, english: bool = True) -> list[Found]:
-    """Towns named in prose that the small model misses ("Sevilla is lovely", "in Harlev",
+    """Towns named in prose that the small model misses ("Roccaforzata is lovely", "in Harlev",
     "from Lake Isaacmouth", "i moved to lippstadt").
 
     A run of capitalised words (particles between them) is a town when it is a place of
@@ -288,8 +288,9 @@ def find_towns(text: str, *, english: bool = True) -> list[Found]:
     Maria", "in Time"). With no place word before it, a one-word town must be no name and no
     English word at all, and English text only (other languages capitalise their nouns).
     A made-up English town ("Port Janetchester", "Lewisfort", "Rebekah Ville") counts after a
-    place word; its longer endings ("-borough", "-haven") alone too. Text in one case is
-    re-cased first and needs the place word.
+    place word; alone too with a longer ending ("-borough", "-haven") or a town prefix before
+    no English word ("East Stephanie"). Text in one case is re-cased first and needs the place
+    word; so does every town in another language's text (``english=False``).
     """
     recased = normal_case(text)
     if recased is not None:
@@ -386,6 +387,12 @@ def _town_at(
                 return j, TOWN_CUE_SCORE
             if alone_ok and any(key.endswith(e) for e in _TOWN_ENDINGS_ALONE):
                 return j, TOWN_SCORE
+            if (
+                alone_ok
+                and parts[0] in _TOWN_PREFIX_SET
+                and not _english_word(parts[1].lower(), words)
+            ):
+                return j, TOWN_SCORE  # "East Stephanie", "Port Aimee"; not "New Year", "North Face"
     return None
 
 
