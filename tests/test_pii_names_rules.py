@@ -215,3 +215,27 @@ def test_an_english_word_after_a_capitalised_word_is_no_person():
 )
 def test_an_english_word_stays_a_person_after_a_title_or_alone(text, word):
     assert _reviewed(text, word) == [("PERSON", word)]
+
+
+def test_a_name_run_replaces_the_models_organisation_inside_it():
+    text = "User: Agnes Kastrunek"
+    out = review_entities(text, [(6, 11, "ORGANIZATION", 0.85)], [NameSpan(6, 21, MEDIUM)])
+    assert out == [(6, 21, "PERSON", MEDIUM)]
+    # a weak name run does not: the model's label stays
+    out = review_entities(text, [(6, 11, "ORGANIZATION", 0.85)], [NameSpan(6, 21, WEAK)])
+    assert out == [(6, 11, "ORGANIZATION", 0.85)]
+
+
+def test_a_model_name_ends_at_its_last_latin_word():
+    text = "by Darijo Vrelkovic \u05d2\u20ac go figure"
+    out = review_entities(text, [(3, 22, "PERSON", 0.85)], [])
+    assert out == [(3, 19, "PERSON", 0.85)]
+
+
+def test_a_given_name_and_a_surname_like_place_word(blank):
+    assert "Fletcher Hill" in _names(blank, ">Fletcher Hill\n>Suite 727")
+    assert _names(blank, ">Kastrunek Hill\n>Suite 727") == []  # no given name: a place
+
+
+def test_a_given_name_that_is_a_place_in_a_lower_case_list(blank):
+    assert "chad" in _names(blank, "they had 3: silvana, chad and caleb.")

@@ -223,7 +223,16 @@ def review_entities(
         clash = [e for e in out if overlaps((e[0], e[1]), (name.start, name.end))]
         if any(e[2] == "PERSON" and e[0] <= name.start and name.end <= e[1] for e in clash):
             continue  # the model's name already covers it (a longer name run wins the overlap)
-        if any(e[2] in ("LOCATION", "ORGANIZATION") for e in clash) and name.score < STRONG:
+        other = [e for e in clash if e[2] in ("LOCATION", "ORGANIZATION")]
+        if other and all(
+            name.start <= e[0] and e[1] <= name.end and e[1] - e[0] < name.end - name.start
+            for e in other
+        ):
+            if name.score >= MEDIUM:  # the model's "Ágnes" (an organization) of "Ágnes Földesy"
+                out = [e for e in out if e not in other]
+                clash = [e for e in clash if e not in other]
+                other = []
+        if other and name.score < STRONG:
             continue
         town = _town_start(text, name.start, name.end, gaz)
         if town is not None:
@@ -292,6 +301,9 @@ def _review_person(
             return None
     if _only_identifier_words(text[start:end]) or text[start:end].lower() in NAME_CUE_WORDS:
         return None
+    junk = re.search(r"(?:\s+[^\sA-Za-zÀ-ÖØ-öø-ÿ\u0100-\u017f]+)+$", text[start:end])
+    if junk and junk.start() > 0:  # "Darijo Čurin ג€": a name ends at its last Latin word
+        end = start + junk.start()
     if text[start:end].islower():
         for m in re.finditer(r"(?<=\s)[a-z]+\b", text[start:end]):
             if m.group() in common and m.group() not in PARTICLES:  # "cormac had given ..."

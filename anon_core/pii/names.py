@@ -199,6 +199,8 @@ def _runs(tokens: Sequence[Any]) -> list[list[int]]:
 def _run_score(words: Sequence[str], gaz: Gazetteer, sentence_start: bool) -> float:
     """How much a run of capitalised words looks like a person's name (0: not a name)."""
     lowered = [w.lower() for w in words]
+    if len(words) == 2 and gaz.is_given(words[0]) and lowered[1] in SURNAME_PLACE_WORDS:
+        return MEDIUM  # "Fletcher Hill", "Ava West": a given name and a surname-like place word
     if any(w in _NO_NAME for w in lowered) or len(words) > 4:
         return 0.0
     if len(words) == 1:
@@ -367,7 +369,7 @@ def _lower_case_lists(tokens: Sequence[Any], gaz: Gazetteer) -> list[NameSpan]:
             out += [
                 NameSpan(t.idx, t.idx + len(t.text), WEAK)
                 for t in items
-                if t.text not in gaz.common and t.text not in gaz.places
+                if t.text not in gaz.common and (t.text in gaz.given or t.text not in gaz.places)
             ]
         i = max(j, i) + 1
     return out
