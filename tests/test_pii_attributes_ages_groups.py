@@ -24,6 +24,8 @@ AGES = [
     ("my age is 2.1", "2.1"),
     ("Sarah Kramer (age 45)", "age 45"),
     ("At the age of 14, Michael moved to Leeds.", "the age of 14"),
+    ("Tom is 34 and lives in Leeds.", "34"),
+    ("Maria just turned 7!", "7"),
 ]
 NOT_AGES = [
     "The meeting will be 20 minutes.",
@@ -34,6 +36,10 @@ NOT_AGES = [
     "The score was 3.5 overall.",
     "Python 2.7 is old.",
     "I am 2.5 miles away.",
+    "It is 5.",
+    "Total was 20.",
+    "Chapter 3 is 20 pages.",
+    "Tom is 34 km away.",
 ]
 
 
@@ -53,6 +59,8 @@ GROUPS = [
     ("Many Frenchmen and Welshwomen came.", ["Frenchmen", "Welshwomen"]),
     ("She is a Filipina nurse.", ["Filipina"]),
     ("my wife is indonesian and i am filipino.", ["indonesian", "filipino"]),
+    ("She is Cape Verdean and a Rastafari.", ["Cape Verdean", "Rastafari"]),
+    ("A Motswana and two Basotho came.", ["Motswana", "Basotho"]),
 ]
 NOT_GROUPS = [
     "i polish my shoes and drink green tea.",  # common words of the list, in lower case

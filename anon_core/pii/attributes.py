@@ -66,6 +66,14 @@ _NOT_AFTER = (
     # any other word after the number makes it something else, except a few connectives
     r"(?!\s+(?!(?:and|but|now|today|this|next|last|when|so|yet|with)\b)[a-z])"
 )
+#: Capitalised words before "is 34" that are no person ("It is 5", "Total was 20").
+_NOT_SUBJECTS = (
+    "It|This|That|There|Here|What|Which|Who|Where|When|How|Total|Price|Cost|Score|Number|Page|"
+    "Room|Size|Rate|Result|Answer|Version|Level|Step|Chapter|Question|Item|Table|Figure|Section|"
+    "Day|Year|Month|Week|Time|Temperature|Count|Amount|Balance|Grade|Rank|Round|Floor|Gate|"
+    "Platform|Line|Bus|Flight|Train|Track|Episode|Season|Part|Volume|Issue|Order|Invoice|Today|"
+    "Tomorrow|Yesterday|Everything|Nothing|One|Mine|Yours|Ours|Theirs"
+)
 #: After "died at 91": anything but a time of day or an amount ("retired at 5 pm" is a time).
 _NOT_A_TIME = (
     r"(?!\s*(?:%|am\b|pm\b|a\.m\.|p\.m\.|o'clock|o’clock|h\b|hours?\b|minutes?\b|percent\b|"
@@ -93,6 +101,15 @@ _AGE_PATTERNS: tuple[tuple[str, float], ...] = (
         0.6,
     ),
     (r"(?:\b(?:I|[Hh]e|[Ss]he|[Yy]ou|[A-Z][a-z]+) (?:will|would) be\s+)" + _N + _NOT_AFTER, 0.5),
+    # a name, then "is 34." ("Tom is 34 and ..."; not "It is 5", "Page 3 is 20 lines")
+    (
+        r"(?:\b(?!(?:"
+        + _NOT_SUBJECTS
+        + r")\b)[A-ZÀ-Þ][a-zß-ÿ]+ (?:is|was|just turned)\s+)"
+        + _N
+        + r"(?=\s*(?:[.,;!]|and\b|$))",
+        0.5,
+    ),
     (r"(?i:\b(?:I am|I'm|I’m|he is|she is|he's|she's|he’s|she’s)\s+)" + _ND + _NOT_AFTER, 0.6),
     (
         r"(?i:\b(?:I am|I'm|I’m|he is|she is|he's|she's|he’s|she’s)\s+)"
@@ -137,6 +154,7 @@ _AGE_NEEDS: tuple[tuple[str, ...], ...] = (
     _YEAR, _YEAR, _YEAR, ("yo", "y/o", "y.o", "yr"), ("age", "turn"), ("age",),
     (" is", " was", " will be", " turn"),
     ("died", "dies", "passed away", "retire", "married", "widowed"), ("will be", "would be"),
+    (" is ", " was ", "turned"),
     _I_AM, _I_AM, ("age",), ("birthday",), (", ",), (" (",),
     ("ans",), ("âge",), ("ans",),
     ("jahre",), ("jährig",), ("alter",), ("ich bin", "er ist", "sie ist"),
@@ -213,7 +231,11 @@ Greenlander Icelander New Zealander Swede Dane Finn Pole Scot Scots Briton Brit 
 Frenchman Frenchwoman Englishman Englishwoman Dutchman Dutchwoman Irishman Irishwoman Welshman
 Welshwoman Scotsman Scotswoman Kiwi Aussie Yankee Inuit Sami Maori Aboriginal Filipina
 Frenchmen Frenchwomen Englishmen Englishwomen Dutchmen Dutchwomen Irishmen Irishwomen Welshmen
-Welshwomen Scotsmen Scotswomen
+Welshwomen Scotsmen Scotswomen Antiguan Barbudan Bissau-Guinean Cabo Comoran Emirian Equatoguinean
+Herzegovinian I-Kiribati Kittitian Nevisian Lao Liechtensteiner Luxembourger Marshallese Micronesian
+Monacan Mosotho Motswana Basotho Batswana Nauruan Ni-Vanuatu Palauan Sammarinese Seychellois
+Timorese Trinidadian Tobagonian Tuvaluan Vanuatuan Vincentian Salvadorean Mongol Ghanian
+Zairean Kenyan Bermudian Greenlandic Puerto Rican Hongkonger Macanese Tibetan Uyghur Yemenite
 """
 #: English list words that are common words too ("polish the silver", "a liberal use", "green
 #: tea"): in a text written all in lower case, only the other words of the list are read.
@@ -232,7 +254,8 @@ Shinto Zoroastrian Amish Mennonite Rastafarian Wiccan Pagan Druze Alawite Coptic
 Orthodox Jew Jehovah's Witness Jehovah's Witnesses Atheist Agnostic
 Christianity Islam Judaism Buddhism Hinduism Sikhism Jainism Taoism Confucianism Shintoism
 Zoroastrianism Catholicism Protestantism Mormonism Rastafarianism Paganism Wicca Atheism
-Agnosticism
+Agnosticism Rastafari Animism Spiritism Shamanism Neopaganism Neo-Paganism Tenrikyo Juche
+Ahmadiyya Caodaism Unitarian Quakerism Anglicanism Lutheranism Methodism Calvinism Orthodoxy
 """
 _POLITICAL_EN = """
 Democrat Democrats Republican Republicans Conservative Conservatives Tory Tories Labour
@@ -363,10 +386,14 @@ def _phrases(block: str) -> set[str]:
         "Roman Catholic", "Orthodox Jew", "Jehovah's Witness", "Jehovah's Witnesses",
         "Liberal Democrat", "Liberal Democrats", "Social Democrat", "Social Democrats",
         "Christian Democrat", "Green Party", "Labour Party", "Democratic Party",
-        "Republican Party", "Conservative Party",
+        "Republican Party", "Conservative Party", "Cape Verdean", "Cabo Verdean",
+        "Papua New Guinean", "North Korean", "South Korean", "Saint Lucian", "Solomon Islander",
+        "East Timorese", "Central African", "Sao Tomean", "Puerto Rican", "Bahá'í Faith",
+        "Baha'i Faith", "Cao Dai", "Unitarian Universalism", "Unitarian Universalist",
     )  # fmt: skip
     words = set(block.split())
     words -= {"Costa", "Rican", "Sierra", "Leonean", "South", "Sri", "Lankan", "New", "Zealander"}
+    words -= {"Cabo", "Puerto"}
     words -= {"Roman", "Jehovah's", "Witness", "Witnesses", "Party", "Green", "Social"}
     return words | set(known_multi)
 
