@@ -239,3 +239,51 @@ def test_a_given_name_and_a_surname_like_place_word(blank):
 
 def test_a_given_name_that_is_a_place_in_a_lower_case_list(blank):
     assert "chad" in _names(blank, "they had 3: silvana, chad and caleb.")
+
+
+def _generated_names(locales: list[str], n: int, seed: int) -> list[tuple[str, str]]:
+    from faker import Faker
+
+    fake = Faker(locales)
+    fake.seed_instance(seed)
+    out: list[tuple[str, str]] = []
+    while len(out) < n:
+        first, last = fake.first_name(), fake.last_name()
+        if first.isalpha() and last.isalpha():
+            out.append((first, last))
+    return out
+
+
+#: Sentences written for the rules above; the slot checked is the name of a locale the gazetteer
+#: is built without (uf, us: Hungarian, Czech, Finnish, Croatian, Lithuanian), beside names of
+#: locales it holds (sf, ss: English, German, French).
+_GENERATED = (
+    ("they had 3: {sf}, {uf} and {sf2}.", "uf"),
+    ("i talked to {uf} yesterday.", "uf"),
+    ("I spoke with Mr {us} about it.", "us"),
+    ("{ss} said the parcel never arrived.", "ss"),
+    ("{us} and {ss} were engineers.", "us"),
+    ("{sf} {usl} called twice.", "usl"),
+)
+
+
+@pytest.mark.parametrize("template, slot", _GENERATED)
+def test_recall_floor_on_names_the_gazetteer_has_not_seen(blank, template, slot):
+    unseen_locales = ("hu", "cs", "fi", "tr", "hr", "sk", "sl", "lt", "lv", "et", "ro")
+    gaz = gazetteer(unseen_locales)
+    unseen = _generated_names(["hu_HU", "cs_CZ", "fi_FI", "hr_HR", "lt_LT"], 60, 5)
+    seen = _generated_names(["en_US", "de_DE", "fr_FR"], 60, 6)
+    hits = 0
+    for i, ((uf, us), (sf, ss)) in enumerate(zip(unseen, seen, strict=True)):
+        values = {
+            "uf": uf.lower(), "us": us, "usl": us.lower(), "ss": ss, "sf": sf.lower(),
+            "sf2": seen[(i + 1) % len(seen)][0].lower(),
+        }  # fmt: skip
+        text = template.format(**values)
+        found = [text[n.start : n.end] for n in find_names(blank(text), gaz)]
+        hits += any(values[slot] in f.split() for f in found)
+    # Floor from a run on these seeds (Faker 40.63): 60 of 60 for the list, title and "said"
+    # sentences, 58 of 60 for the others (a generated name that is an English word or a place:
+    # the rules leave those alone by design). 54 of 60 (90%) leaves room for a Faker upgrade
+    # changing a few names, and still fails if a rule stops working (it falls to near 0).
+    assert hits >= 54, (template, hits)
