@@ -128,6 +128,31 @@ def test_timestamps_and_uncued_runs_are_no_phones(english, text):
     assert "PHONE_NUMBER" not in {e for e, _ in found_entities(english, text)}
 
 
+@pytest.mark.parametrize(
+    "text, phone",
+    [
+        ("My number is 1150008063.", "1150008063"),  # "number", 10 digits, no identifier word
+        ("You can text 11500080634 anytime.", "11500080634"),
+        ("number: 5150008063", "5150008063"),
+    ],
+)
+def test_unbroken_national_numbers_after_a_weak_cue_are_found(english, text, phone):
+    assert ("PHONE_NUMBER", phone) in found_entities(english, text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "His account number is 1150008063.",
+        "Order number 1150008063 shipped on time.",
+        "The policy number is 1150008063 since May.",
+        "Your customer no. 1150008063 is on the invoice.",
+    ],
+)
+def test_unbroken_numbers_near_an_identifier_word_are_no_phones(english, text):
+    assert "PHONE_NUMBER" not in {e for e, _ in found_entities(english, text)}
+
+
 #: Regions whose national formats the metadata-generated set takes (libphonenumber's example
 #: fixed-line and mobile numbers of each, last four digits redrawn until valid again).
 METADATA_REGIONS = (

@@ -265,6 +265,35 @@ _STRONG_PHONE_CUE = re.compile(
     re.IGNORECASE,
 )
 _UNBROKEN = re.compile(r"\d{7,15}")
+#: Weak cues ("my number is", "contact me at", "text 0770...") make an unbroken run of 10-12
+#: digits (a national number with its area code) a phone when no identifier word stands
+#: near them ("account number", "order number", "case number" precede other numbers).
+_WEAK_PHONE_CUE = re.compile(r"\b(?:number|no\.|contact|text)\b", re.IGNORECASE)
+_IDENTIFIER_WORD = re.compile(
+    r"\b(?:account|acct|order|card|invoice|reference|ref|customer|client|policy|case|ticket|"
+    r"tracking|serial|id|iban|passport|licen[cs]e|ssn|social|security|member(?:ship)?|patient|"
+    r"employee|registration|transaction|confirmation|booking|routing|sort|tax|vat|insurance|"
+    r"claim|document|file|bank|loan|contract|shipment|parcel|item|product|model|part|version|"
+    r"student|badge|voucher|coupon|pin|code|isbn|identification|record|receipt|batch|lot)\b",
+    re.IGNORECASE,
+)
+_WEAK_CUE_REACH = 30
+_IDENTIFIER_REACH = 25
+
+
+def weakly_cued_phone(before: str, value: str) -> bool:
+    """Whether an unbroken run of 10-12 digits is a phone after a weak cue word ending within
+    30 characters before it, no identifier word between the cue (or 25 characters before it)
+    and the number."""
+    if not 10 <= len(value) <= 12:
+        return False
+    cues = list(_WEAK_PHONE_CUE.finditer(before[-_WEAK_CUE_REACH:]))
+    if not cues:
+        return False
+    start = len(before) - min(len(before), _WEAK_CUE_REACH) + cues[-1].start()
+    return not _IDENTIFIER_WORD.search(before[max(0, start - _IDENTIFIER_REACH) :])
+
+
 #: A cue after the number, in the same clause ("86 9217-4218 is the number of the desk").
 _CUE_AFTER = 30
 
@@ -292,8 +321,9 @@ def phone_layout_recognizer(language: str) -> Any:
     (country code, bracketed area code, extension, or the North American 3-3-4 digits), and is
     dropped otherwise. An unbroken run
     of 7-15 digits ("9290810033") is kept only after a strong cue (:data:`_STRONG_PHONE_CUE`:
-    not "number", which also precedes order and account numbers) and when it is no card or
-    compact date. The high score lets it win over a date the NER model reads in the digits.
+    not "number", which also precedes order and account numbers), or with 10-12 digits after a
+    weak cue with no identifier word near it (:func:`weakly_cued_phone`), and when it is no
+    card or compact date. The high score lets it win over a date the NER model reads in the digits.
     """
     from presidio_analyzer import Pattern, PatternRecognizer
 
@@ -319,7 +349,7 @@ def phone_layout_recognizer(language: str) -> Any:
                 value = text[r.start : r.end]
                 after = re.split(r"[.!?;\n]", text[r.end : r.end + _CUE_AFTER], maxsplit=1)[0]
                 if _UNBROKEN.fullmatch(value):
-                    if not _STRONG_PHONE_CUE.search(before):
+                    if not (_STRONG_PHONE_CUE.search(before) or weakly_cued_phone(before, value)):
                         continue
                     r.score = 0.9
                 elif _PHONE_CUE.search(before) or _PHONE_CUE.search(after):
