@@ -293,6 +293,30 @@ class FrequencyTable:
             self._gen_unfilled -= 1
         return self._gen[row]
 
+    def generalized_levels(
+        self, lower: Sequence[int], upper: Sequence[int]
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Every tuple's codes at every level between ``lower`` and ``upper`` (per QI), rows not
+        filled yet filled in one compiled pass: (the table of :meth:`generalized` rows, QI
+        ``j``'s level ``h`` at row ``offset[j] + h``; the offsets). Shared, not to be written."""
+        qi = np.full(len(self._gen), -1, dtype=np.int64)
+        start = np.zeros(len(self._gen), dtype=np.int64)
+        maps, at = [], 0
+        for j, h in enumerate(self._hierarchies):
+            for v in range(int(lower[j]), int(upper[j]) + 1):
+                row = self._gen_start[j] + v
+                if not self._gen_filled[row]:
+                    qi[row], start[row] = j, at
+                    maps.append(h.maps[v])
+                    at += len(h.maps[v])
+        if maps:
+            flat = np.concatenate(maps).astype(np.int32, copy=False)
+            kernels.fill_levels(self._gen, np.ascontiguousarray(self.tuples), qi, flat, start)
+            for row in np.flatnonzero(qi >= 0).tolist():  # marked once written
+                self._gen_filled[row] = True
+                self._gen_unfilled -= 1
+        return self._gen, self._gen_offset
+
     def generalized_of(self, j: int, level: int, tuples: np.ndarray) -> np.ndarray:
         """``generalized(j, level)[tuples]``; a few tuples are read straight through the
         hierarchy, with no pass over every tuple when their row is not filled yet."""

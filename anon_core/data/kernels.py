@@ -43,6 +43,7 @@ def _load() -> dict[str, Callable]:
         globals()["_group_keys"] = jit(getattr(_group_keys, "py_func", _group_keys))
         _compiled["group_keys"] = globals()["_group_keys"]
         for name, fn in (
+            ("fill_levels", _fill_levels),
             ("group_ids", _group_ids),
             ("group_levels", _group_levels),
             ("roll_up", _roll_up),
@@ -163,6 +164,12 @@ def group_ids(key):
     return codes, first
 
 
+def fill_levels(gen, tuples, qi, maps, start):
+    """``gen[r, i] = maps[start[r] + tuples[i, qi[r]]]`` for every row ``r`` with ``qi[r] >= 0``
+    (every tuple's code at some levels, from the levels' maps concatenated)."""
+    _load()["fill_levels"](gen, tuples, qi, maps, start)
+
+
 def finest_below(levels, n_classes, n, target):
     """Index of the first of the ``n`` level rows at or below ``target`` with the fewest
     classes, or -1 when none is."""
@@ -214,6 +221,15 @@ def _group_keys(key, weights):
             inv[i] = g
             sizes[g] += weights[i]
     return inv, first[:n_groups].copy(), sizes[:n_groups].copy()
+
+
+def _fill_levels(gen, tuples, qi, maps, start):
+    for r in range(len(qi)):
+        j = qi[r]
+        if j >= 0:
+            at = start[r]
+            for i in range(tuples.shape[0]):
+                gen[r, i] = maps[at + tuples[i, j]]
 
 
 def _group_ids(key, bits):

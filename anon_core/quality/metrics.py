@@ -234,7 +234,22 @@ class Loss(QualityMetric):
                 [at + sum(len(x) for x in level_shares[:h]) for h in range(len(level_shares))]
             )
             at += sum(len(x) for x in level_shares)
-        return totals, shares, bases, (flat, starts)
+        # Every QI's component per level when no record is suppressed (it depends on the level
+        # alone): computed by compute's own operations, so a node without suppressed classes
+        # only gathers them.
+        n = float(freq.n_records)
+        plain = [
+            [self._component(t, b, n) for t in level_totals.tolist()]
+            for level_totals, b in zip(totals, bases.tolist(), strict=True)
+        ]
+        return totals, shares, bases, (flat, starts), plain
+
+    @staticmethod
+    def _component(t: float, b: float, n: float) -> float:
+        """v_i of a QI's total ``t`` (base ``b``, ``n`` records), floored to 10 decimals as ARX."""
+        d = n - b
+        x = max(0.0, (t - b) / d) if d > 0 else 0.0
+        return math.floor(x * 1e10) / 1e10
 
     def _normalise(self, freq: FrequencyTable, totals: np.ndarray, bases: np.ndarray) -> np.ndarray:
         denominator = float(freq.n_records) - bases
@@ -255,22 +270,24 @@ class Loss(QualityMetric):
         return score - 1.0
 
     def compute(self, table: ClassTable, suppressed: np.ndarray, state: Any) -> MetricValue:
-        totals_by_level, _, bases, (flat, starts) = state
+        totals_by_level, _, bases, (flat, starts), plain = state
         freq = table.freq
-        totals = np.array([totals_by_level[j][lv] for j, lv in enumerate(table.levels)])
-        if len(totals) and suppressed.any():
+        if len(bases) and suppressed.any():
+            totals = np.array([totals_by_level[j][lv] for j, lv in enumerate(table.levels)])
             # A suppressed record counts 1 instead of its generalized share: one
             # gather through the concatenated share tables, one matrix product.
             offsets = np.array([starts[j][lv] for j, lv in enumerate(table.levels)])
             gathered = flat[table.codes_of(suppressed) + offsets]
             totals += vecmat(table.sizes[suppressed].astype(float), 1.0 - gathered)
-        # _normalise and _geometric on Python floats: the same IEEE operations in the same
-        # order, without numpy's cost per call on a few values.
-        n, v = float(freq.n_records), []
-        for t, b in zip(totals.tolist(), bases.tolist(), strict=True):
-            d = n - b
-            x = max(0.0, (t - b) / d) if d > 0 else 0.0
-            v.append(math.floor(x * 1e10) / 1e10)
+            # _normalise and _geometric on Python floats: the same IEEE operations in the same
+            # order, without numpy's cost per call on a few values.
+            n = float(freq.n_records)
+            v = [
+                self._component(t, b, n)
+                for t, b in zip(totals.tolist(), bases.tolist(), strict=True)
+            ]
+        else:  # nothing suppressed: each component was worked out per level when prepared
+            v = [plain[j][lv] for j, lv in enumerate(table.levels)]
         score = 0.0
         if v:
             score, power = 1.0, 1.0 / len(v)
@@ -281,7 +298,7 @@ class Loss(QualityMetric):
 
     def lower_bounds(self, freq: FrequencyTable, nodes: np.ndarray, state: Any) -> np.ndarray:
         """Loss with no record suppressed (suppression only raises it); per QI it depends on the level only."""
-        totals_by_level, _, bases, _ = state
+        totals_by_level, _, bases, _, _ = state
         per_level = [
             self._normalise(freq, totals_by_level[j], np.full(len(totals_by_level[j]), bases[j]))
             for j in range(len(freq.qis))

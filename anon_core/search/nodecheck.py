@@ -58,7 +58,6 @@ def _load() -> dict[str, Callable]:
                     fn = globals()[callee]
                     globals()[callee] = jit(getattr(fn, "py_func", fn))
                 for name, fn in (
-                    ("fill", _fill),
                     ("sizes", _check_sizes),
                     ("sensitive", _check_sensitive),
                 ):
@@ -67,16 +66,6 @@ def _load() -> dict[str, Callable]:
 
 
 # ------------------------------------------------------------------ compiled passes
-
-
-def _fill(gen, tuples, qi, maps, start):
-    """``gen[r, i] = maps[start[r] + tuples[i, qi[r]]]`` for every row ``r`` with ``qi[r] >= 0``."""
-    for r in range(len(qi)):
-        j = qi[r]
-        if j >= 0:
-            at = start[r]
-            for i in range(tuples.shape[0]):
-                gen[r, i] = maps[at + tuples[i, j]]
 
 
 def _group(gen, rows, radices, src, use_src, weights, inv):
@@ -451,27 +440,13 @@ class NodeCheck:
         self.attribute = attrs.pop() if attrs else None
         hs = [freq.dataset.hierarchy(q) for q in freq.qis]
         heights = [h.height for h in hs]
-        self._offset = np.concatenate(([0], np.cumsum(heights)[:-1])).astype(np.int64)
         self._card = np.ones((len(hs), max(heights)), dtype=np.int64)
-        # Every tuple's code at every level within the bounds (rows outside them stay unset).
-        self.gen = np.empty((int(sum(heights)), freq.n_tuples), dtype=np.int32)
-        qi = np.full(len(self.gen), -1, dtype=np.int64)
-        start = np.zeros(len(self.gen), dtype=np.int64)
-        maps, at = [], 0
         for j, h in enumerate(hs):
             self._card[j, : h.height] = [max(h.cardinality(v), 1) for v in range(h.height)]
-            for v in range(int(lower[j]), int(upper[j]) + 1):
-                qi[self._offset[j] + v], start[self._offset[j] + v] = j, at
-                maps.append(h.maps[v])
-                at += len(h.maps[v])
+        # Every tuple's code at every level within the bounds: the frequency table's rows
+        # (shared with its general path, filled once).
+        self.gen, self._offset = freq.generalized_levels(lower, upper)
         fns = _load()
-        fns["fill"](
-            self.gen,
-            np.ascontiguousarray(freq.tuples),
-            qi,
-            np.concatenate(maps).astype(np.int32, copy=False),
-            start,
-        )
         self._cache = _Kept(len(hs))
         self._counts = np.ascontiguousarray(freq.counts, dtype=np.int64)
         self._none = np.zeros(0, dtype=np.int64)
