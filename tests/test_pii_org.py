@@ -198,3 +198,26 @@ def test_the_name_review_and_the_organisation_review_agree(english):
     reviewed = review_entities(text, [(start, start + 9, "PERSON", 0.85)], [])
     assert reviewed == [(start, start + 9, "ORGANIZATION", 0.85)]
     assert review_model_organisation(text[start : start + 9]) == "ORGANIZATION"
+
+
+@pytest.mark.parametrize("span", ["Comedy, Kids & Family", "Mystery & Suspense"])
+def test_a_list_of_english_words_the_model_calls_an_organisation_is_dropped(span):
+    assert review_model_organisation(span) == ""
+
+
+@pytest.mark.parametrize(
+    "span, entity",
+    [
+        ("Marks & Spencer", "PERSON"),  # names: relabelled, kept covered
+        ("Black & Decker Group", "ORGANIZATION"),  # an organisation word
+        ("Kastrunek & Vrelidsa", "ORGANIZATION"),  # words in no list
+        ("Entertainment Weekly", "ORGANIZATION"),  # English words, but no list
+    ],
+)
+def test_firm_names_with_an_ampersand_stay(span, entity):
+    assert review_model_organisation(span) == entity
+
+
+def test_a_dropped_genre_list_is_not_found(english):
+    text = "Action & Adventure, Animation, Comedy, Kids & Family, Mystery & Suspense"
+    assert [e for e, _ in found_entities(english, text) if e == "ORGANIZATION"] == []

@@ -30,7 +30,7 @@ import re
 from typing import Any
 
 from anon_core.pii.attributes import Found, presidio_result, title_lists
-from anon_core.pii.name_lists import english_words
+from anon_core.pii.name_lists import english_words, is_english
 from anon_core.pii.name_review import place_or_organisation
 from anon_core.pii.names import gazetteer
 
@@ -251,9 +251,23 @@ def _lower_case_name(text: str) -> bool:
     )
 
 
+def _list_of_english_words(text: str) -> bool:
+    """Whether a span is English words joined by "&" or commas, none a name of the gazetteer
+    ("Comedy, Kids & Family", "Arts & Crafts"): a list of genres or categories, no firm's name
+    ("Marks & Spencer", "Johnson & Johnson" hold names; "Procter & Gamble" a word in no list)."""
+    if "&" not in text and "," not in text:
+        return False
+    gaz = gazetteer()
+    words = [w for w in re.findall(r"[^\W\d_]+", text) if w.lower() != "and"]
+    return bool(words) and all(
+        is_english(w) and w.lower() not in gaz.given and w.lower() not in gaz.family for w in words
+    )
+
+
 def review_model_organisation(text: str) -> str:
     """The entity a span the NER model calls an organisation should have: ORGANIZATION, PERSON
-    or TITLE (a job title of the lists, as the English model calls German ones).
+    or TITLE (a job title of the lists, as the English model calls German ones), or "" to drop
+    it (a list of English words joined by "&" or commas: :func:`_list_of_english_words`).
 
     ORGANIZATION first when a place or organisation word of the name review shows it
     (:func:`~anon_core.pii.name_review.place_or_organisation`: "Van Lines"), so the two reviews agree.
@@ -266,6 +280,8 @@ def review_model_organisation(text: str) -> str:
     """
     if _org_evidence().search(text):
         return "ORGANIZATION"
+    if _list_of_english_words(text):
+        return ""  # "Comedy, Kids & Family", "Mystery & Suspense": genres or categories
     if " ".join(text.lower().split()) in title_lists().phrases:
         return "TITLE"  # the English model on German text: "Krankenpfleger"
     if place_or_organisation(text):
@@ -345,6 +361,7 @@ def reviewed_ner_class(base: type) -> type:
                     text[r.start : r.end]
                 ):
                     r.entity_type = "ORGANIZATION"  # "Stewart Inc", "Lindner KG"
+            results = [r for r in results if r.entity_type]  # "" : a list of genres, dropped
             persons = [(r.start, r.end) for r in results if r.entity_type == "PERSON"]
             for found in find_organisations(text):
                 fitted = fit_around_persons(found, persons, text)
