@@ -36,6 +36,9 @@ FIND = [
     ("Occupation: Vice president of sales", ["Vice president of sales"]),
     ("Job title: Director of Human Resources", ["Director of Human Resources"]),
     ("The Head of marketing called.", ["Head of marketing"]),
+    ("Istvan Bonbach is the Deputy director of Henderson, Kerr and Woods.", ["Deputy director"]),
+    # "and" inside a title, before a lower-case word
+    ("Job title: Heating and air conditioning mechanic", ["Heating and air conditioning mechanic"]),
     # a job ending after modifiers ("-ist", "-keeper")
     ("Korinna Hood\nMedical transcriptionist\nChauvin SA", ["Medical transcriptionist"]),
     # courtesy titles before a name
@@ -50,6 +53,7 @@ NOT_FOUND = [
     "She is a Buddhist.",  # a belief (NRP), not a job ending in "-ist"
     "I got my ms. in chemistry.",  # "ms." before a lower-case word in mixed-case text
     "Give the report to the manager, please.",
+    "John and Mary Baker\nAcme Ltd",  # "and" before a capital joins names, not a title
 ]
 
 
@@ -120,7 +124,7 @@ def generated_titles(seed: int = 7, per_frame: int = 15):
 def test_recall_on_generated_titles():
     """Share of generated titles found exactly (the span is the title, nothing more).
 
-    Measured 0.975 (117 of 120, seed 7) when these rules were written; the sentences use the
+    Measured 0.983 (118 of 120, seed 7) when these rules were written; the sentences use the
     contexts the rules were written for, so this guards them against regressions rather than
     measuring recall on unseen text. The floor 0.9 leaves room for a change in Faker's lists.
     """

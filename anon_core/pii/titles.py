@@ -4,8 +4,8 @@
   package, nothing is downloaded) of two words or more anywhere, a one-word title alone on its
   line (a signature block) or after a cue ("works as a", "job title:", "Beruf:", "travaille
   comme");
-* a phrase of up to five words ending in a job head word ("engineer", "reporter", "clerk",
-  "barista") after a cue, alone on its line, beside a name ("Ann Lee - Court reporter",
+* a phrase of up to six words ending in a job head word ("engineer", "reporter", "clerk",
+  "barista"; "and" inside: "Heating and air conditioning mechanic") after a cue, alone on its line, beside a name ("Ann Lee - Court reporter",
   "Ann Lee (Receptionist)", "Ann Lee, night shift supervisor at ...", "our Auditor, Ann Lee"),
   after "is a" or "as a", or written with a capital after "the", "our" ("The Groundskeeper
   called"); "head", "director", "president" and "professor" take an "of" phrase ("Head of
@@ -273,14 +273,19 @@ def _beside_name(text: str, end: int, ctx: _Before) -> bool:
     return ctx.owner and bool(_NAME_AFTER.match(after))
 
 
-def headed_words(chunk: list[tuple[int, int, str]]) -> bool:
+def headed_words(text: str, chunk: list[tuple[int, int, str]]) -> bool:
     """Whether the words before a job word can be a title's modifiers ("Medical" in "Medical
-    transcriptionist"): at most five words, no stop word, no "a good"."""
-    return (
-        len(chunk) <= 5
-        and not any(w in _TITLE_STOP for _, _, w in chunk)
-        and chunk[0][2] not in _NOT_MODIFIERS
-    )
+    transcriptionist"): at most six words, no stop word but "and" inside ("Heating and air
+    conditioning mechanic"), no "a good"."""
+    if len(chunk) > 6 or chunk[0][2] == "and" or chunk[0][2] in _NOT_MODIFIERS:
+        return False
+    for k, (_, _, w) in enumerate(chunk):
+        if w == "and":
+            if text[chunk[k + 1][0]].isupper():
+                return False  # "John and Mary Baker": names, not a title
+        elif w in _TITLE_STOP:
+            return False
+    return True
 
 
 def _title_score(
@@ -292,7 +297,7 @@ def _title_score(
     known = phrase in lists.phrases
     headed = (
         chunk[-1][2] in lists.heads
-        and headed_words(chunk)
+        and headed_words(text, chunk)
         and (chunk[-1][2] != "head" or text.startswith(" of ", end))
     )
     last = chunk[-1][2]
@@ -300,7 +305,7 @@ def _title_score(
         len(last) > 6
         and last.endswith(_JOB_ENDINGS)
         and last not in _NOT_JOBS
-        and (n == 1 or headed_words(chunk))
+        and (n == 1 or headed_words(text, chunk))
     )
     if not (known or headed or ending):
         return 0.0
@@ -325,6 +330,19 @@ def _title_score(
 
 
 _OF_PHRASE = re.compile(r" of ((?:[^\W\d_][\w'’&-]*)(?: (?:and )?[^\W\d_][\w'’&-]*)?)")
+#: Capitalised words an "of" phrase of a title may start with ("Director of Human Resources");
+#: another capitalised word after "of" starts a firm's or a place's name.
+DEPARTMENTS = frozenset(
+    "sales marketing operations finance financial engineering nursing procurement purchasing "
+    "human people research development communications compliance security technology "
+    "information it product products design education history medicine surgery science "
+    "sciences mathematics english physics chemistry biology economics law legal accounts "
+    "accounting admissions administration customer client quality safety risk strategy "
+    "business data analytics infrastructure logistics supply facilities maintenance "
+    "production manufacturing training learning talent recruitment public policy government "
+    "digital content social media music art arts studies staff student students clinical "
+    "pharmacy radiology cardiology pediatrics paediatrics psychiatry".split()
+)
 _OF_STOP = frozenset("the a an my your his her our their this that at in on for from to".split())
 
 
@@ -338,6 +356,8 @@ def _of_end(text: str, end: int, last: str) -> int:
     words = m.group(1).split(" ")
     if words[0].lower() in _OF_STOP:
         return end
+    if words[0][0].isupper() and words[0].lower() not in DEPARTMENTS:
+        return end  # "the Deputy director of Henderson, Kerr and Woods": a firm follows
     kept = end + len(" of ") + len(words[0])
     second = words[-1]
     if len(words) > 1 and second.lower() not in _OF_STOP:
@@ -364,20 +384,20 @@ def find_titles(text: str) -> list[Found]:
     titles before a name (:func:`find_honorifics`).
 
     From each word the longest run of words that is a known title (or ends in a job word within
-    five words) on one line is tried first; commas, slashes and brackets may sit inside a title
+    six words) on one line is tried first; commas, slashes and brackets may sit inside a title
     only where Faker's list writes them ("Therapist, sports").
     """
     lists = title_lists()
     words = [(m.start(), m.end(), m.group().lower()) for m in _WORD.finditer(text)]
     heads = lists.heads
-    # near[i]: a job head word is among words i .. i+4 (one set look-up per word)
+    # near[i]: a job head word is among words i .. i+5 (one set look-up per word)
     near = [False] * len(words)
     last_head = -10
     for k in range(len(words) - 1, -1, -1):
         word = words[k][2]
         if word in heads or (len(word) > 6 and word.endswith(_JOB_ENDINGS)):
             last_head = k
-        near[k] = last_head - k <= 4
+        near[k] = last_head - k <= 5
     out: list[Found] = []
     i = 0
     while i < len(words):
@@ -391,13 +411,13 @@ def find_titles(text: str) -> list[Found]:
         # the longest run from word i that is still the start of a known title, on one line
         runs = [1]
         prefix = words[i][2]
-        for n in range(2, min(max(lists.longest, 5), len(words) - i) + 1):
+        for n in range(2, min(max(lists.longest, 6), len(words) - i) + 1):
             gap = text[words[i + n - 2][1] : words[i + n - 1][0]]
             prefix = f"{prefix} {words[i + n - 1][2]}"
             if "\n" in gap or gap.strip() not in ("", "-", ",", "/", "(", ")"):
                 break
             if prefix not in lists.prefixes:
-                if n <= 5 and gap == " ":
+                if n <= 6 and gap == " ":
                     runs.append(n)  # a phrase ending in a job word ("sewer pipe cleaner")
                     continue
                 break
