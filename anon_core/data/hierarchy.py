@@ -154,18 +154,14 @@ def _valid_ids(table: np.ndarray) -> tuple[np.ndarray, np.ndarray, object] | Non
     labels, offset = [np.asarray(uniques, dtype=object)], n
     parent, first = codes, np.arange(n)
     for h in range(1, height):
-        column = table[:, h]
-        known = None  # the first row of each child id, when already known
-        if h == 1:
-            child, uniques, known = _factorize_runs(column)
-        else:
-            heads = column[first]  # the label under each parent's first row
-            if len(first) < n and not bool(np.all(column == heads[parent])):
-                return None  # not monotonic (or labels that compare oddly)
-            child, uniques = factorize_array(heads)
+        # Each row's label id (labels hashed once per run of equal adjacent labels); monotonic
+        # when every parent's rows hold the id of its first row, checked on integers.
+        child, uniques, known = _factorize_runs(table[:, h])
         if (child < 0).any() or not _all_text(uniques):
             return None
-        parent = child[parent]
+        if len(first) < n and not np.array_equal(child[first][parent], child):
+            return None  # not monotonic: the careful path says where
+        parent = child
         ids[:, h] = parent + offset
         labels.append(np.asarray(uniques, dtype=object))
         offset += len(uniques)
