@@ -226,7 +226,8 @@ def main(argv: list[str] | None = None) -> int:
     predictions = predict([r["text"] for r in rows])
     skip = _skip_words()
     print(f"{len(rows)} sentences, {sum(len(r['spans']) for r in rows)} labelled spans")
-    report("development set (Faker addresses, all locales)", rows, predictions, skip)
+    title = "places in prose" if args.places else "Faker addresses, all locales"
+    report(f"development set ({title})", rows, predictions, skip)
     found, total = Counter(), Counter()
     for row, pred in zip(rows, predictions, strict=True):
         for start, end, kind in row["spans"]:
