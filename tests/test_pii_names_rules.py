@@ -287,3 +287,12 @@ def test_recall_floor_on_names_the_gazetteer_has_not_seen(blank, template, slot)
     # the rules leave those alone by design). 54 of 60 (90%) leaves room for a Faker upgrade
     # changing a few names, and still fails if a rule stops working (it falls to near 0).
     assert hits >= 54, (template, hits)
+
+
+def test_a_lower_case_list_with_one_given_name_and_words_in_no_list(blank):
+    assert {"olga", "vrelidsa", "kastrunek"} <= set(
+        _names(blank, "they had 3: olga, vrelidsa and kastrunek.")
+    )
+    # one given name among English words is no list of names
+    found = set(_names(blank, "we had 3: olga, bread and cheese."))
+    assert not {"bread", "cheese"} & found

@@ -350,8 +350,8 @@ def _listed_names(tokens: Sequence[Any], found: list[NameSpan], gaz: Gazetteer) 
 
 def _lower_case_lists(tokens: Sequence[Any], gaz: Gazetteer) -> list[NameSpan]:
     """In a text written all in lower case, the words of a list ("they had 3: nina, corvin and
-    aivaras") when half of them or more are given names of the gazetteer; common words
-    excepted."""
+    aivaras") when half of them or more are given names of the gazetteer, or one is and the
+    others are in no list ("olga, vrelidsa and kastrunek"); common words excepted."""
     out: list[NameSpan] = []
     i = 0
     while i < len(tokens):
@@ -365,7 +365,11 @@ def _lower_case_lists(tokens: Sequence[Any], gaz: Gazetteer) -> list[NameSpan]:
                 break
             items.append(tokens[k])
             j = k
-        if len(items) >= 2 and 2 * sum(t.text in gaz.given for t in items) >= len(items):
+        given = sum(t.text in gaz.given for t in items)
+        if len(items) >= 2 and (
+            2 * given >= len(items)
+            or (given and all(t.text in gaz.given or _unknown(t.text, gaz) for t in items))
+        ):
             out += [
                 NameSpan(t.idx, t.idx + len(t.text), WEAK)
                 for t in items
