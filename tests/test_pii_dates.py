@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from anon_core.pii.dates import cut_from_number, date_span_ok
+from anon_core.pii.dates import cut_from_number, date_span_ok, trim_date_span
 from tests.conftest import found_entities
 
 
@@ -40,6 +40,7 @@ def test_dates_weekdays_and_years_are_kept(value):
         "every 12 months",
         "open 365 days",
         "a period of 5 years",
+        "30 days of",
         "four days a week",
         "2 hours",  # durations
         "the 1990s",
@@ -108,6 +109,37 @@ def test_times_and_durations_in_sentences_are_no_dates(english, text):
 def test_a_phone_wins_over_the_date_the_model_reads_in_its_last_digits(english):
     text = "Leave a message at (0306) 999 0400 before noon."
     assert found_entities(english, text) == [("PHONE_NUMBER", "(0306) 999 0400")]
+
+
+@pytest.mark.parametrize(
+    "value, date",
+    [
+        ("30 days of 1937-08-24", "1937-08-24"),  # a leading duration and its joining word
+        ("30 years this 1970", "1970"),
+        ("every 12 months since 2019", "2019"),
+        ("7:15 every Monday", "every Monday"),  # a leading clock time
+        ("Monday at 3pm", "Monday"),  # a trailing clock time after a weekday
+        ("March 3, 10:30", "March 3"),
+        ("Monday 9:00-11:00", "Monday"),
+        ("2020-10-13 at 11:40 pm", "2020-10-13"),  # after "at" the time is no part of the date
+        ("1995-06-14 03:25:42", "1995-06-14 03:25:42"),  # one space: a timestamp, kept whole
+        ("March 1971", "March 1971"),  # nothing to trim
+        ("the summer of 1970", "the summer of 1970"),
+    ],
+)
+def test_leading_durations_and_trailing_clock_times_are_trimmed(value, date):
+    text = f"On {value} we met."
+    start, end = trim_date_span(text, 3, 3 + len(value))
+    assert text[start:end] == date
+
+
+def test_the_trimmed_date_is_what_the_de_identification_replaces(english):
+    for text in (
+        "Payment is due within 30 days of 1937-08-24.",  # the model's one span, trimmed
+        "The payment is due 30 days of 2021-03-04, or call us.",  # two spans, one a duration
+    ):
+        dates = [v for kind, v in found_entities(english, text) if kind == "DATE_TIME"]
+        assert dates == [text.split(" of ")[1][:10]]
 
 
 #: Sentences holding a date of the kinds presidio-research labels (Faker's date_of_birth,

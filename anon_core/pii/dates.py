@@ -40,13 +40,14 @@ _CLOCK_MARK = re.compile(
 #: ("admitted on 2020-10-13 at 11:40 pm": the date is the date).
 _DATE_BEFORE = re.compile(r"(?:\d{4}[-/.]\d{1,2}[-/.]\d{1,2}|\d{1,2}[-/.]\d{1,2}[-/.]\d{2,4})[T ]$")
 #: A length of time, maybe with a lead word: "every 12 months", "open 365 days a year",
-#: "a period of 5 years", "within 48 hours", "for two weeks".
+#: "a period of 5 years", "within 48 hours", "for two weeks", "30 days of" (cut from its date).
 _DURATION = re.compile(
     r"(?:(?:every|each|open|for|over|within|about|around|nearly|almost|roughly|some|up\s+to|"
     r"at\s+least|more\s+than|less\s+than|a\s+period\s+of|period\s+of|the\s+(?:first|past|next|"
     r"last|following|previous)|first|past|next|last|another|other)\s+)*"
     rf"(?:{_NUMBER}[\s-]+)+(?:more\s+|full\s+|long\s+)?{_UNIT}"
-    rf"(?:[\s-]+(?:a|per|each|every)\s+{_UNIT})?(?:[\s-]+(?:long|ago|later|earlier|old))?",
+    rf"(?:[\s-]+(?:a|per|each|every)\s+{_UNIT})?(?:[\s-]+(?:long|ago|later|earlier|old))?"
+    r"(?:\s+(?:of|from|after|before))?",
     re.IGNORECASE,
 )
 #: A decade ("the 1990s", "the late '80s"), a quarter ("Q3", "the second quarter"), a season
@@ -96,3 +97,41 @@ def date_span_ok(text: str, start: int, end: int) -> bool:
     if _TIME_ONLY.fullmatch(value) and _CLOCK_MARK.search(value):
         return bool(_DATE_BEFORE.search(text[max(0, start - 24) : start]))
     return not (_DURATION.fullmatch(value) or _VAGUE.fullmatch(value))
+
+
+#: A clock time or a duration opening a date span, then a joining word: "30 days of
+#: 1937-08-24", "30 years this 1970", "7:15 every Monday" (the date is what follows).
+_LEADING = re.compile(
+    rf"(?:{_DURATION.pattern}|{_CLOCK})\s+(?=(?:of|this|since|in|on|every|each|from|until)\b)",
+    re.IGNORECASE,
+)
+#: The joining word after a leading time or duration; "every" and "each" stay with the date.
+_JOINT = re.compile(r"(?:(?:of|this|since|in|on|from|until)\s+)?", re.IGNORECASE)
+#: A clock time closing a date span after a weekday or a month ("Monday at 3pm",
+#: "March 3, 10:30"); after a numeric date it is part of the date and stays.
+_TRAILING = re.compile(
+    rf",?\s+(?:at\s+|from\s+|around\s+|by\s+)?{_CLOCK}"
+    r"(?:\s*(?:-|–|to|until)\s*\d{1,2}(?:[:.]\d{2})?\s*(?:[ap]\.?\s?m\b\.?)?)?$",
+    re.IGNORECASE,
+)
+
+
+def trim_date_span(text: str, start: int, end: int) -> tuple[int, int]:
+    """The span without a leading clock time or duration (:data:`_LEADING`) and without a
+    trailing clock time after a weekday or a month (:data:`_TRAILING`): what is left is the
+    date ("30 days of 1937-08-24" -> "1937-08-24", "Monday at 3pm" -> "Monday"). A time right
+    after a numeric date, one space or a "T" between, stays ("1995-06-14 03:25:42")."""
+    lead = _LEADING.match(text, start, end)
+    if lead:
+        joint = _JOINT.match(text, lead.end(), end)
+        if joint and re.search(r"\d|[A-Za-z]{3}", text[joint.end() : end]):
+            start = joint.end()
+    trail = _TRAILING.search(text, start, end)
+    if trail and trail.start() > start and _CLOCK_MARK.search(trail.group(0)):
+        head = text[start : trail.start()]
+        glued = re.match(r"[T ]\d", trail.group(0)) and _DATE_BEFORE.search(
+            head + trail.group(0)[0]
+        )
+        if not glued:
+            end = start + len(head.rstrip(" ,"))
+    return start, end

@@ -14,7 +14,7 @@ import pandas as pd
 
 from anon_core.errors import PrivacyWarning
 from anon_core.pii.checksums import card_number_valid
-from anon_core.pii.dates import date_span_ok
+from anon_core.pii.dates import date_span_ok, trim_date_span
 from anon_core.pii.engine import (
     DEFAULT_MODEL,
     PiiEngine,
@@ -108,6 +108,12 @@ def resolve_overlaps(results: Iterable[Any], text: str | None = None) -> list[Sp
     spans = [Span(r.start, r.end, r.entity_type, float(r.score)) for r in results]
     if text is not None:
         spans = [s for s in spans if _plausible(s, text)]
+        spans = [  # a date without a leading duration or a trailing clock time
+            Span(*trim_date_span(text, s.start, s.end), s.entity, s.score)
+            if s.entity == "DATE_TIME"
+            else s
+            for s in spans
+        ]
     spans.sort(key=lambda s: (-(s.end - s.start), -s.score, s.start))
     kept: list[Span] = []
     for span in spans:
