@@ -61,6 +61,16 @@ GROUPS = [
     ("my wife is indonesian and i am filipino.", ["indonesian", "filipino"]),
     ("She is Cape Verdean and a Rastafari.", ["Cape Verdean", "Rastafari"]),
     ("A Motswana and two Basotho came.", ["Motswana", "Basotho"]),
+    # words sharing their beginning: each found whole, the longest that fits
+    (
+        "Pole, Poles, Polish, Dane, Danes, Danish, Scot, Scots, Scottish, Scotsmen.",
+        ["Pole", "Poles", "Polish", "Dane", "Danes", "Danish", "Scot", "Scots", "Scottish"]
+        + ["Scotsmen"],
+    ),
+    (
+        "Sri Lankans, South Africans and New Zealanders",
+        ["Sri Lankans", "South Africans"] + ["New Zealanders"],
+    ),
 ]
 NOT_GROUPS = [
     "i polish my shoes and drink green tea.",  # common words of the list, in lower case
