@@ -296,3 +296,18 @@ def test_a_lower_case_list_with_one_given_name_and_words_in_no_list(blank):
     # one given name among English words is no list of names
     found = set(_names(blank, "we had 3: olga, bread and cheese."))
     assert not {"bread", "cheese"} & found
+
+
+@pytest.mark.parametrize(
+    "text, name",
+    [
+        ("selma is from a small firm.", "selma"),  # a given name (a place too) as the subject
+        ("vrelidsa had given the keys back.", "vrelidsa"),  # a word in no list
+    ],
+)
+def test_a_lower_case_subject_before_is_or_had(blank, text, name):
+    assert name in _names(blank, text)
+
+
+def test_a_lower_case_english_subject_is_no_name(blank):
+    assert _names(blank, "water is cold. bread had gone stale.") == []

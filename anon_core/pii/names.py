@@ -74,6 +74,8 @@ _TITLES = frozenset(
 _SPEECH_VERBS = frozenset(
     "said says told asked replied added wrote explained confirmed agreed noted called".split()
 )
+#: Verbs after a lower-case word opening a sentence that make it a subject ("selma is from").
+_LOWER_SUBJECT_VERBS = frozenset("is was has had said says told asked called wrote".split())
 #: Words after which a lower-case word may be a name in a text written all in lower case
 #: ("i talked to voicu", "ask riitta if ...").
 _LOWER_CUES = frozenset(
@@ -382,11 +384,20 @@ def _lower_case_lists(tokens: Sequence[Any], gaz: Gazetteer) -> list[NameSpan]:
 def _after_lower_cues(tokens: Sequence[Any], gaz: Gazetteer) -> list[NameSpan]:
     """In a text written all in lower case, a word after "to", "ask", "with", "thanks", ... that
     is a given name of the gazetteer (an English word too: "ask attila") or in no list ("i
-    talked to voicu")."""
+    talked to voicu"), or that opens a sentence before "is", "was", "had", "said", ... ("selma is
+    from ...", "cormac had given ...")."""
     out = []
-    for prev, tok in zip(tokens, tokens[1:], strict=False):
+    for i, tok in enumerate(tokens):
         w = tok.text
-        if prev.text not in _LOWER_CUES or not _LOWER_WORD.fullmatch(w) or w in gaz.common:
+        if not _LOWER_WORD.fullmatch(w) or w in gaz.common:
+            continue
+        cue = i > 0 and tokens[i - 1].text in _LOWER_CUES
+        subject = (
+            _sentence_start(tokens, i)
+            and i + 1 < len(tokens)
+            and tokens[i + 1].text in _LOWER_SUBJECT_VERBS
+        )
+        if not (cue or subject):
             continue
         if (w in gaz.given and w not in gaz.places) or _unknown(w, gaz):
             out.append(NameSpan(tok.idx, tok.idx + len(w), WEAK))
