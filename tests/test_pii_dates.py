@@ -124,7 +124,8 @@ def test_a_phone_wins_over_the_date_the_model_reads_in_its_last_digits(english):
         ("2020-10-13 at 11:40 pm", "2020-10-13"),  # after "at" the time is no part of the date
         ("1995-06-14 03:25:42", "1995-06-14 03:25:42"),  # one space: a timestamp, kept whole
         ("March 1971", "March 1971"),  # nothing to trim
-        ("the summer of 1970", "the summer of 1970"),
+        ("the summer of 1970", "1970"),  # a season before its year
+        ("summer", "summer"),  # nothing follows: left to the filter
     ],
 )
 def test_leading_durations_and_trailing_clock_times_are_trimmed(value, date):

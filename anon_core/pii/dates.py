@@ -99,10 +99,13 @@ def date_span_ok(text: str, start: int, end: int) -> bool:
     return not (_DURATION.fullmatch(value) or _VAGUE.fullmatch(value))
 
 
-#: A clock time or a duration opening a date span, then a joining word: "30 days of
-#: 1937-08-24", "30 years this 1970", "7:15 every Monday" (the date is what follows).
+_SEASON = r"(?:(?:the|early|late|mid)\s+)?(?:spring|summer|autumn|fall|winter)"
+#: A clock time, a duration or a season opening a date span, then a joining word: "30 days of
+#: 1937-08-24", "30 years this 1970", "7:15 every Monday", "the summer of 1970" (the date is
+#: what follows).
 _LEADING = re.compile(
-    rf"(?:{_DURATION.pattern}|{_CLOCK})\s+(?=(?:of|this|since|in|on|every|each|from|until)\b)",
+    rf"(?:{_DURATION.pattern}|{_CLOCK}|{_SEASON})\s+"
+    r"(?=(?:of|this|since|in|on|every|each|from|until)\b)",
     re.IGNORECASE,
 )
 #: The joining word after a leading time or duration; "every" and "each" stay with the date.
