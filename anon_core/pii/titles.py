@@ -390,14 +390,20 @@ def find_titles(text: str) -> list[Found]:
     lists = title_lists()
     words = [(m.start(), m.end(), m.group().lower()) for m in _WORD.finditer(text)]
     heads = lists.heads
-    # near[i]: a job head word is among words i .. i+5 (one set look-up per word)
+    # near[i]: a job word ends a run of at most six words from word i with no stop word and no
+    # punctuation but "-" between (what a title found by its head word needs): one look-up a word
     near = [False] * len(words)
-    last_head = -10
+    reach = 99
     for k in range(len(words) - 1, -1, -1):
         word = words[k][2]
         if word in heads or (len(word) > 6 and word.endswith(_JOB_ENDINGS)):
-            last_head = k
-        near[k] = last_head - k <= 5
+            reach = 0
+        elif word in _TITLE_STOP and word != "and":
+            reach = 99
+        else:
+            gap = text[words[k][1] : words[k + 1][0]] if k + 1 < len(words) else "\n"
+            reach = reach + 1 if "\n" not in gap and gap.strip() in ("", "-") else 99
+        near[k] = reach <= 5
     out: list[Found] = []
     i = 0
     while i < len(words):
@@ -410,6 +416,7 @@ def find_titles(text: str) -> list[Found]:
             continue
         # the longest run from word i that is still the start of a known title, on one line
         runs = [1]
+        known_upto = 1  # runs up to this length may be a title of the lists
         prefix = words[i][2]
         for n in range(2, min(max(lists.longest, 6), len(words) - i) + 1):
             gap = text[words[i + n - 2][1] : words[i + n - 1][0]]
@@ -422,10 +429,14 @@ def find_titles(text: str) -> list[Found]:
                     continue
                 break
             runs.append(n)
+            known_upto = n
         best: Found | None = None
         ctx: _Before | None = None
         for n in sorted(runs, reverse=True):
             chunk = words[i : i + n]
+            last = chunk[-1][2]
+            if n > known_upto and not (last in heads or last.endswith(_JOB_ENDINGS)):
+                continue  # neither a title of the lists nor ending in a job word
             gaps = {text[a[1] : b[0]].strip() for a, b in zip(chunk, chunk[1:], strict=False)} - {
                 "",
                 "-",
