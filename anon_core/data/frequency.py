@@ -186,6 +186,7 @@ class FrequencyTable:
         # Compiled kernels where they repay loading them; numpy's path otherwise (tests compare both).
         self.use_kernels = self._allow_kernels and self.n_tuples >= KERNEL_MIN_TUPLES
         self._injective: bool | None = None
+        self._qi_counts: list[np.ndarray] | None = None  # records per code, every QI at once
 
     def _group_rows(self) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
         """(tuple of each row, the distinct tuples' codes, records per tuple or None)."""
@@ -212,6 +213,11 @@ class FrequencyTable:
 
     def _value_counts(self, q: str) -> np.ndarray:
         col = self.dataset.columns[q]
+        if self.use_kernels:  # every QI's counts in one pass over the tuples, not the rows
+            if self._qi_counts is None:
+                cards = [self.dataset.columns[x].cardinality for x in self.qis]
+                self._qi_counts = kernels.column_counts(self.tuples, self.counts, cards)
+            return self._qi_counts[self.qis.index(q)].copy()
         return self._count(col.codes, col.cardinality)
 
     def _sensitive_counts(self, s: str) -> SensitiveCounts:

@@ -43,6 +43,7 @@ def _load() -> dict[str, Callable]:
         globals()["_group_keys"] = jit(getattr(_group_keys, "py_func", _group_keys))
         _compiled["group_keys"] = globals()["_group_keys"]
         for name, fn in (
+            ("column_counts", _column_counts),
             ("fill_levels", _fill_levels),
             ("group_ids", _group_ids),
             ("group_levels", _group_levels),
@@ -164,6 +165,15 @@ def group_ids(key):
     return codes, first
 
 
+def column_counts(tuples, counts, cardinalities):
+    """Records per code of every column of ``tuples`` (each tuple counting ``counts``), in one
+    pass over the tuples: one int64 array per column, of its cardinality."""
+    cards = np.asarray(cardinalities, dtype=np.int64)
+    starts = np.concatenate(([0], np.cumsum(cards))).astype(np.int64)
+    flat = _load()["column_counts"](np.ascontiguousarray(tuples), _i64(counts), starts)
+    return [flat[starts[j] : starts[j + 1]] for j in range(len(cards))]
+
+
 def fill_levels(gen, tuples, qi, maps, start):
     """``gen[r, i] = maps[start[r] + tuples[i, qi[r]]]`` for every row ``r`` with ``qi[r] >= 0``
     (every tuple's code at some levels, from the levels' maps concatenated)."""
@@ -221,6 +231,16 @@ def _group_keys(key, weights):
             inv[i] = g
             sizes[g] += weights[i]
     return inv, first[:n_groups].copy(), sizes[:n_groups].copy()
+
+
+def _column_counts(tuples, counts, starts):
+    out = np.zeros(starts[-1], dtype=np.int64)
+    q = tuples.shape[1]
+    for i in range(tuples.shape[0]):
+        c = counts[i]
+        for j in range(q):
+            out[starts[j] + tuples[i, j]] += c
+    return out
 
 
 def _fill_levels(gen, tuples, qi, maps, start):

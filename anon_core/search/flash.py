@@ -98,12 +98,18 @@ def _tag(status, radix, stride, idx, ok, frontier, flen):
     base = 0
     for j in range(d):
         a = (idx // stride[j]) % radix[j]
+        # A decided neighbour's whole up-set (pass) or down-set (fail) is decided already (every
+        # tag covers one), so the region past it in attribute j is skipped.
         if ok:
             lo[j] = a
             hi[j] = radix[j] - 1
+            if a < radix[j] - 1 and status[idx + stride[j]] == 1:
+                hi[j] = a
         else:
             lo[j] = 0
             hi[j] = a
+            if a > 0 and status[idx - stride[j]] == -1:
+                lo[j] = a
         base += lo[j] * stride[j]
     value = 1 if ok else -1
     cur = lo.copy()
