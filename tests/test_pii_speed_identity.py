@@ -39,6 +39,7 @@ TEXTS = {
         "Mrs Okonkwo, aged 67, 6446 Franklin Road, Boston, MA 02139. Call me Ishaan.",
         "Mail <ana.lis@example.com>, see (www.example.org/a?b=1) or 'https://example.net/x'.",
         "Write to\u00a0tom@example.co.uk\u2003or visit\nexample.io, e.g. ok.\tbye@x.de",
+        "Tel:0612345678 or phone: 555-0142, Fax:the zip:02139 and be:there",
     ],
     "fr": [
         "Veuillez contacter Camille Lefèvre au 06 12 34 56 78 avant lundi, elle habite à Lyon.",
@@ -244,4 +245,5 @@ def test_artifacts_read_from_arrays_equal_the_token_by_token_values(engines):
             assert art.tokens_indices == [t.idx for t in doc]
             assert art.token_ends == [t.idx + len(t) for t in doc]
             expected = NlpArtifacts.set_keywords(nlp_engine, [t.lower_ for t in doc], language)
-            assert art.keyword_set == frozenset(expected)
+            asked = {t.lower_ for t in doc} | set(expected) | {"", "zzz", "the", "phone:"}
+            assert {w for w in asked if w in art.keyword_set} == set(expected)
