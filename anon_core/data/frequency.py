@@ -200,7 +200,7 @@ class FrequencyTable:
             row_tuple, first, counts = kernels.group_levels(
                 stacked, np.arange(len(cols), dtype=np.int64), np.asarray(radices), ones
             )
-            return row_tuple, np.ascontiguousarray(stacked[:, first].T, dtype=np.int32), counts
+            return row_tuple, kernels.rows_at(stacked, first), counts
         if cols:
             row_tuple, first = group_rows(cols, radices)
             return row_tuple, np.column_stack([c[first] for c in cols]).astype(np.int32), None

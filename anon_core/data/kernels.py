@@ -44,6 +44,7 @@ def _load() -> dict[str, Callable]:
         _compiled["group_keys"] = globals()["_group_keys"]
         for name, fn in (
             ("column_counts", _column_counts),
+            ("rows_at", _rows_at),
             ("fill_levels", _fill_levels),
             ("group_ids", _group_ids),
             ("group_levels", _group_levels),
@@ -174,6 +175,11 @@ def column_counts(tuples, counts, cardinalities):
     return [flat[starts[j] : starts[j + 1]] for j in range(len(cards))]
 
 
+def rows_at(columns, first):
+    """``columns[:, first].T`` as a C-ordered int32 table (one row per position), in one pass."""
+    return _load()["rows_at"](columns, first)
+
+
 def fill_levels(gen, tuples, qi, maps, start):
     """``gen[r, i] = maps[start[r] + tuples[i, qi[r]]]`` for every row ``r`` with ``qi[r] >= 0``
     (every tuple's code at some levels, from the levels' maps concatenated)."""
@@ -240,6 +246,16 @@ def _column_counts(tuples, counts, starts):
         c = counts[i]
         for j in range(q):
             out[starts[j] + tuples[i, j]] += c
+    return out
+
+
+def _rows_at(columns, first):
+    q = columns.shape[0]
+    out = np.empty((len(first), q), dtype=np.int32)
+    for g in range(len(first)):
+        i = first[g]
+        for j in range(q):
+            out[g, j] = columns[j, i]
     return out
 
 
