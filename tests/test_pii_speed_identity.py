@@ -247,3 +247,37 @@ def test_artifacts_read_from_arrays_equal_the_token_by_token_values(engines):
             expected = NlpArtifacts.set_keywords(nlp_engine, [t.lower_ for t in doc], language)
             asked = {t.lower_ for t in doc} | set(expected) | {"", "zzz", "the", "phone:"}
             assert {w for w in asked if w in art.keyword_set} == set(expected)
+
+
+# ----------------------------------------------------------------------------- our recognizers
+def _generated_paragraphs(size: int = 12000) -> list[str]:
+    """Seeded paragraphs of the speed benchmark's text, in each language, plus the hand-written
+    texts above (Unicode digits, odd spaces, empty text)."""
+    pytest.importorskip("faker")
+    from benchmarks.bench_pii_speed import document_text
+
+    out = [t for texts in TEXTS.values() for t in texts]
+    for i, language in enumerate(("en", "fr", "de", "es", "it")):
+        out += document_text(language, size, 3 + i).split("\n\n")
+    return out
+
+
+def test_name_rules_read_the_tokens_spacy_gives():
+    """Tokens read from the doc's arrays carry spaCy's own text, trailing space, offset and
+    flags, token by token; names found with the text given equal those found without."""
+    import spacy
+
+    from anon_core.pii import names
+
+    nlp = spacy.blank("en")
+    texts = _generated_paragraphs() + [
+        "  Two  spaces\n\nand a\ttab 🙂 Zoë Ångström-Ås, 12\u00a0Rue"
+    ]
+    for text in texts:
+        doc = nlp(text)
+        read = [
+            (t.text, t.whitespace_, t.idx, t.is_space, t.is_alpha)
+            for t in names._read_tokens(doc, text)
+        ]
+        assert read == [(t.text, t.whitespace_, t.idx, t.is_space, t.is_alpha) for t in doc]
+        assert names.find_names(doc, text=text) == names.find_names(doc)

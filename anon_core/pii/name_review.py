@@ -409,7 +409,7 @@ def name_aware_recognizer_class() -> type:
             base = super().analyze(text, self.supported_entities, nlp_artifacts)
             if not nlp_artifacts or nlp_artifacts.tokens is None:
                 return base
-            names = find_names(nlp_artifacts.tokens)
+            names = find_names(nlp_artifacts.tokens, text=text)
             reviewed = review_entities(
                 text,
                 [(r.start, r.end, r.entity_type, r.score) for r in base],

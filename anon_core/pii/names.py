@@ -459,10 +459,29 @@ class _Token:
     is_alpha: bool
 
 
-def find_names(doc: Any, gaz: Gazetteer | None = None) -> list[NameSpan]:
-    """Person names in a spaCy ``Doc`` by gazetteer and token shape (no model needed)."""
+def _read_tokens(doc: Any, text: str) -> list[_Token]:
+    """The doc's tokens from its arrays (``Doc.to_array``): one call instead of five attribute
+    reads a token; ``text`` is the doc's text, so a token's text is the slice at its offset."""
+    from spacy.attrs import IDX, IS_ALPHA, IS_SPACE, LENGTH, SPACY
+
+    if not len(doc):
+        return []
+    rows = doc.to_array([IDX, LENGTH, SPACY, IS_SPACE, IS_ALPHA]).tolist()
+    return [
+        _Token(text[i : i + n], " " if ws else "", i, bool(space), bool(alpha))
+        for i, n, ws, space, alpha in rows
+    ]
+
+
+def find_names(doc: Any, gaz: Gazetteer | None = None, text: str | None = None) -> list[NameSpan]:
+    """Person names in a spaCy ``Doc`` by gazetteer and token shape (no model needed).
+
+    ``text``, when given, is the doc's text (``doc.text``, which spaCy rebuilds token by token
+    on each read)."""
     gaz = gaz or gazetteer()
-    tokens = [_Token(t.text, t.whitespace_, t.idx, t.is_space, t.is_alpha) for t in doc]
+    if text is None:
+        text = doc.text
+    tokens = _read_tokens(doc, text)
     found: list[NameSpan] = []
     # a cell of one word ("Silver" in an insurance-plan column) has no context to tell a name
     single_word = sum(1 for t in tokens if t.is_alpha) <= 1
@@ -492,7 +511,7 @@ def find_names(doc: Any, gaz: Gazetteer | None = None) -> list[NameSpan]:
     found += _lower_case_names(tokens, gaz, english)
     found += _after_name_cues(tokens, gaz)
     found += _speakers(tokens, gaz)
-    if doc.text == doc.text.lower() and english:
+    if text == text.lower() and english:
         found += _lower_case_given_names(tokens, found, gaz)
         found += _lower_case_lists(tokens, gaz)
         found += _after_lower_cues(tokens, gaz)
