@@ -99,3 +99,26 @@ def test_value_counts_from_tuples_match_the_rows(compiled):
         codes, labels = encode_labels(frame[q])
         want = np.bincount(codes, minlength=len(labels))  # counted on the rows: the oracle
         np.testing.assert_array_equal(freq.value_counts[q], want)
+
+
+def test_a_frequency_table_goes_with_its_last_reference():
+    """No reference cycle keeps a table (and its arrays) alive until a full collection: with the
+    collector off, dropping the last reference frees it; its lazy counts still work before."""
+    import gc
+    import weakref
+
+    from anon_core.data.dataset import Dataset
+    from anon_core.data.frequency import FrequencyTable
+
+    frame = pd.DataFrame({"a": ["x", "y", "x", "z"], "s": ["p", "q", "p", "p"]})
+    roles = {"a": "quasi-identifier", "s": "sensitive"}
+    gc.disable()
+    try:
+        freq = FrequencyTable(Dataset(frame, roles))
+        assert freq.value_counts["a"].sum() == 4  # hand-worked: four records
+        assert "s" in freq.sensitive and freq.sensitive["s"] is not None
+        gone = weakref.ref(freq)
+        del freq
+        assert gone() is None
+    finally:
+        gc.enable()

@@ -104,10 +104,12 @@ class SensitiveCounts:
 
 
 class _Lazy(Mapping):
-    """A read-only mapping whose values are computed on first access (then kept)."""
+    """A read-only mapping of ``make(owner, key)``, computed on first access, the owner held
+    weakly (a bound method would make a cycle keeping its arrays until a full collection)."""
 
-    def __init__(self, keys: Sequence[str], make) -> None:
+    def __init__(self, keys: Sequence[str], owner: object, make) -> None:
         self._keys = list(keys)
+        self._owner = weakref.ref(owner)
         self._make = make
         self._values: dict[str, object] = {}
 
@@ -115,7 +117,10 @@ class _Lazy(Mapping):
         if key not in self._values:
             if key not in self._keys:
                 raise KeyError(key)
-            self._values[key] = self._make(key)
+            owner = self._owner()
+            if owner is None:  # read after its table was freed
+                raise ReferenceError("the frequency table of these counts no longer exists")
+            self._values[key] = self._make(owner, key)
         return self._values[key]
 
     def __iter__(self) -> Iterator[str]:
@@ -146,17 +151,10 @@ class FrequencyTable:
         self.counts = self._count(self.row_tuple, self.n_tuples) if counts is None else counts
         # Per QI: records per original value (non-uniform entropy needs it); per sensitive
         # attribute: its (tuple, value, count) triplets. Both computed when first read.
-        self.value_counts: Mapping[str, np.ndarray] = _Lazy(self.qis, self._value_counts)
-        self.sensitive: Mapping[str, SensitiveCounts] = _Lazy(
-            dataset.sensitive,
-            (
-                lambda s: dataset.frame_codes.memo(
-                    ("sensitive", tuple(self.qis), s), lambda: self._sensitive_counts(s)
-                )
-            )
-            if w is None
-            else self._sensitive_counts,
-        )
+        cls = FrequencyTable
+        self.value_counts: Mapping[str, np.ndarray] = _Lazy(self.qis, self, cls._value_counts)
+        make = cls._shared_sensitive_counts if w is None else cls._sensitive_counts
+        self.sensitive: Mapping[str, SensitiveCounts] = _Lazy(dataset.sensitive, self, make)
         # Class tables kept for roll-up, bounded by the bytes they hold (histograms included).
         self._cache = ClassCache(1024, len(self.qis))
         # Generalized tuple codes per QI and level, one contiguous row each (filled when
@@ -219,6 +217,11 @@ class FrequencyTable:
                 self._qi_counts = kernels.column_counts(self.tuples, self.counts, cards)
             return self._qi_counts[self.qis.index(q)].copy()
         return self._count(col.codes, col.cardinality)
+
+    def _shared_sensitive_counts(self, s: str) -> SensitiveCounts:
+        """The counts of ``s``, shared by every table of the same frame and QIs."""
+        key = ("sensitive", tuple(self.qis), s)
+        return self.dataset.frame_codes.memo(key, lambda: self._sensitive_counts(s))
 
     def _sensitive_counts(self, s: str) -> SensitiveCounts:
         col = self.dataset.columns[s]
