@@ -10,8 +10,8 @@ What is timed (the same work on both sides; no file I/O on either):
   thread's (ThreadMXBean); the JVM's whole-process CPU (with JIT and GC threads) is shown
   beside it.
 - Ours: the hierarchies from their rows (validation and arrays), the problem (encoding,
-  frequency table) and ``search()``, on a frame loaded once. Ours starts 1 s after ARX's block
-  (its JIT and GC threads wind down first). CPU is ``time.process_time``
+  frequency table) and ``search()``, on a frame loaded once. While ours is timed the JVM is stopped
+  (SIGSTOP), so its JIT and GC threads take no core. CPU is ``time.process_time``
   (every thread of the process). The split (hierarchies, problem, search) is shown.
 
 The figure is the median over the timed runs; the ratio is ours / ARX on CPU. Every
@@ -39,6 +39,7 @@ Run:
 from __future__ import annotations
 
 import argparse
+import contextlib
 import csv
 import gc
 import json
@@ -72,9 +73,9 @@ ADULT_DIR = ROOT.parent / "shared" / "data" / "adult"
 HELDOUT_ENV = "ANON_HELDOUT_DATA"
 DEFAULT_HELDOUT = ROOT.parent / "data-heldout"
 LOSS_TOLERANCE = 1e-9
-#: Seconds between ARX's block and ours: the JVM's JIT and GC threads, still busy after ARX's
-#: last run, otherwise share the two cores with ours and inflate its CPU time by about a fifth.
-SETTLE_S = 1.0
+#: Seconds between ARX's block and ours, the JVM stopped (``ArxRunner.paused``): its JIT and GC
+#: threads, busy after ARX's last run, would share the two cores with ours and inflate its CPU.
+SETTLE_S = 0.2
 
 
 @dataclass(frozen=True)
@@ -347,13 +348,13 @@ def run_ours(
                     "nodes_checked": found.nodes_checked,
                     "lattice": found.lattice_size,
                 }
-                del problem, found, hierarchies, opt
-                gc.collect()  # outside the timed region, like the JVM's collector threads
+                del problem, found, hierarchies, opt  # no forced collection between runs
     except KeyboardInterrupt:
         if not guard.tripped:
             raise
         gc.collect()
         return {"stopped": f"resident set passed {guard.limit:.0f} MiB", "peak_rss_mib": None}
+    gc.collect()  # between configurations, outside the timed runs
     return {
         "cpu_ms": statistics.median(cpu),
         "wall_ms": statistics.median(wall),
@@ -548,12 +549,12 @@ def main(argv: list[str] | None = None) -> int:
             arx_res = None
             if arx is not None:
                 arx_res = arx.run(spec_line(config, data.csv, paths, roles, args.warmup, args.runs))
-            if arx is not None:
-                time.sleep(SETTLE_S)  # the JVM's compiler and collector threads wind down first
-            if args.fresh:
-                ours = fresh_ours(config, args)
-            else:
-                ours = run_ours(config, data, args.warmup, args.runs, guard)
+            with arx.paused() if arx is not None else contextlib.nullcontext():
+                time.sleep(SETTLE_S if arx is not None else 0)  # the JVM's threads stop first
+                if args.fresh:
+                    ours = fresh_ours(config, args)
+                else:
+                    ours = run_ours(config, data, args.warmup, args.runs, guard)
             row = row_of(config, arx_res, ours)
             row["load_average"] = load
             rows.append(row)

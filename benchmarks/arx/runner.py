@@ -8,12 +8,15 @@ come back as JSON lines.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import shutil
+import signal
 import statistics
 import subprocess
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -97,6 +100,24 @@ class ArxRunner:
             "loss": last["loss"],
             "peak_heap_mib": peak,
         }
+
+    @contextlib.contextmanager
+    def paused(self) -> Iterator[None]:
+        """The JVM stopped (SIGSTOP) while the other side is timed, then resumed.
+
+        After a block the JVM's compiler and collector threads go on working (longer as its
+        heap grows) and share the machine's two cores with the other side, whose CPU time
+        grows with them. Stopped, they take nothing; the next ARX block starts with warm-ups.
+        """
+        stop = getattr(signal, "SIGSTOP", None)
+        if stop is None or self.proc.poll() is not None:
+            yield
+            return
+        os.kill(self.proc.pid, stop)
+        try:
+            yield
+        finally:
+            os.kill(self.proc.pid, signal.SIGCONT)
 
     def close(self) -> None:
         try:
