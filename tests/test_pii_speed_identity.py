@@ -308,3 +308,36 @@ def test_street_ending_gate_holds_in_every_match_of_the_ending_patterns():
         gated = [(s, e) for s, e, strong in addresses._cores(text, pats) if strong]
         assert set(gated) <= set(every)
     assert matched >= 100  # the set exercises the patterns (132 matches when written)
+
+
+def test_attribute_scores_rise_only_over_a_model_span_of_the_same_offsets():
+    """A weak attribute finding over a model span of the same offsets gets 0.86 unless that span
+    may be a name ("Christian": a given name); a strong finding, a span of other offsets and a
+    text with no finding read no model span (an entity whose text raises shows it)."""
+    from types import SimpleNamespace
+
+    from anon_core.pii.attributes import attribute_recognizers
+
+    def ent(text, start, end, label):
+        return SimpleNamespace(text=text[start:end], start_char=start, end_char=end, label_=label)
+
+    age, _title, nrp = attribute_recognizers("en")
+    text = "They are Welsh and Christian, from Tuvalu."
+    art = SimpleNamespace(
+        entities=[ent(text, 9, 14, "NORP"), ent(text, 19, 28, "NORP"), ent(text, 35, 41, "GPE")]
+    )
+    found = [(r.start, r.end, r.score) for r in nrp.analyze(text, ["NRP"], art)]
+    assert found == [(9, 14, 0.86), (19, 28, 0.6)]
+
+    class Unread:
+        start_char, end_char, label_ = 0, 5, "NORP"
+
+        @property
+        def text(self):
+            raise AssertionError("a model span no finding shares was read")
+
+    assert nrp.analyze("Hello there.", ["NRP"], SimpleNamespace(entities=[Unread()])) == []
+    text = "She is 42 years old and he is 7."
+    art = SimpleNamespace(entities=[Unread(), ent(text, 30, 31, "CARDINAL")])
+    found = [(r.start, r.end, r.score) for r in age.analyze(text, ["AGE"], art)]
+    assert found == [(7, 19, 0.9), (30, 31, 0.86)]

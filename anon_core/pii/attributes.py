@@ -495,10 +495,13 @@ def attribute_recognizers(language: str = "en") -> list[Any]:
             if not set(self.supported_entities) & set(entities or self.supported_entities):
                 return []
             found = self._find(text)
+            # only a model span with the offsets of a weak finding can raise its score: the
+            # others are not read (their text is built and looked up only when needed)
+            weak = {(f.start, f.end) for f in found if f.score < SAME_SPAN_SCORE}
             model_spans = {
                 (e.start_char, e.end_char)
-                for e in getattr(nlp_artifacts, "entities", None) or ()
-                if not _maybe_a_name(e.text, e.label_)
+                for e in ((getattr(nlp_artifacts, "entities", None) or ()) if weak else ())
+                if (e.start_char, e.end_char) in weak and not _maybe_a_name(e.text, e.label_)
             }
             return [
                 presidio_result(self.name, _over_same_model_span(f, model_spans)) for f in found
