@@ -341,3 +341,25 @@ def test_attribute_scores_rise_only_over_a_model_span_of_the_same_offsets():
     art = SimpleNamespace(entities=[Unread(), ent(text, 30, 31, "CARDINAL")])
     found = [(r.start, r.end, r.score) for r in age.analyze(text, ["AGE"], art)]
     assert found == [(7, 19, 0.9), (30, 31, 0.86)]
+
+
+def test_age_anchor_finds_what_the_plain_alternation_finds():
+    """The anchor's look-ahead on first letters skips nothing the plain pattern (written here
+    without it) finds: every English number word in three cases, the long s that folds to
+    's' ("ſix"), words inside words ("someone") and the generated paragraphs."""
+    from anon_core.pii import attributes
+
+    spelled = attributes._SPELLED.replace("?P<n>", "")
+    plain = re.compile(r"(?<!\d)\d{1,3}(?!\d)|(?i:" + spelled + r")")
+    words = (
+        "one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
+        "fifteen sixteen seventeen eighteen nineteen twenty thirty forty fifty sixty seventy "
+        "eighty ninety twenty-one ninety nine"
+    ).split()
+    texts = [f"aged {w}, {w.upper()} or {w.title()}." for w in words]
+    texts += ["ſix ſeventy someone 1234 12 x9y 007", *_generated_paragraphs(6000)]
+    for text in texts:
+        got = [m.span() for m in attributes._AGE_ANCHOR.finditer(text)]
+        assert got == [m.span() for m in plain.finditer(text)], text
+    for w in words:
+        assert len(list(attributes._AGE_ANCHOR.finditer(f"aged {w}, {w.upper()}"))) == 2, w
