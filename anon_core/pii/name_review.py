@@ -76,6 +76,15 @@ _FRENCH_PLACE_CUE = re.compile(
 #: and a date ("Signé : Ines Leroy, Grondin, le 20/09/2001").
 _A_BEFORE = re.compile(r"(?:^|[\s'’])à\s+$")
 _DATE_AFTER = re.compile(r"^,?\s+le\s+\d")
+#: Patterns the reviews below use, compiled once.
+_LAST_CAPITALISED = re.compile(r"[A-Z][a-z]+\.?$")
+_SAINT_BEFORE = re.compile(r"\bSainte? $")
+_NOT_DIGIT = re.compile(r"\D")
+_ALNUM_WORD = re.compile(r"[^\W_]+")
+_LETTER_WORD = re.compile(r"[^\W\d_]+")
+_CUT = re.compile(r"[:\"“”]")
+_TRAILING_JUNK = re.compile(r"(?:\s+[^\sA-Za-zÀ-ÖØ-öø-ÿ\u0100-\u017f]+)+$")
+_LOWER_AFTER_SPACE = re.compile(r"(?<=\s)[a-z]+\b")
 #: A town's shape: "Saint Roger", "Pires-sur-Mer", "Noël-les-Bains", "MorvanVille", "RémyBourg".
 _TOWN_SHAPE = re.compile(
     r"(?:Saint|Sainte|St|Ste)[ -]\S+|(?:\S+ )?\S+-(?:sur|sous|lès|les|en|la|le|de|du|aux)-\S+"
@@ -114,7 +123,7 @@ def _english_word_alone(
         return False
     low = word.lower()
     before = text[max(0, start - 30) : start].rstrip()
-    previous = re.search(r"[A-Z][a-z]+\.?$", before)
+    previous = _LAST_CAPITALISED.search(before)
     head = before[: previous.start()].rstrip() if previous else ""
     return (
         previous is not None
@@ -133,7 +142,7 @@ _TITLE_WORDS = frozenset("mr mrs ms miss mister dr prof sir madam lady lord".spl
 def _town_start(text: str, start: int, end: int, gaz: Gazetteer | None) -> int | None:
     """Where the town that ``text[start:end]`` names starts (with a "Saint " or "Sainte " before
     it: "Saint Roger"), when :func:`french_place` says it stands as a town; else None."""
-    saint = re.search(r"\bSainte? $", text[max(0, start - 7) : start])
+    saint = _SAINT_BEFORE.search(text[max(0, start - 7) : start])
     if saint and french_place(text, start - len(saint.group()), end, gaz):
         return start - len(saint.group())
     return start if french_place(text, start, end, gaz) else None
@@ -142,13 +151,13 @@ def _town_start(text: str, start: int, end: int, gaz: Gazetteer | None) -> int |
 def _holds_number(text: str) -> bool:
     """Whether ``text`` holds a run of 7 or more digits that is no date, time or year range."""
     return any(
-        len(re.sub(r"\D", "", m.group(0))) >= 7 and not _DATE_RUN.fullmatch(m.group(0))
+        len(_NOT_DIGIT.sub("", m.group(0))) >= 7 and not _DATE_RUN.fullmatch(m.group(0))
         for m in _DIGIT_RUN.finditer(text)
     )
 
 
 def _only_identifier_words(text: str) -> bool:
-    words = re.findall(r"[^\W_]+", text.lower())
+    words = _ALNUM_WORD.findall(text.lower())
     return bool(words) and all(w in IDENTIFIER_WORDS or w.isdigit() for w in words)
 
 
@@ -207,7 +216,7 @@ def review_entities(
             if (
                 len(inside) == 1
                 and inside[0].score >= need
-                and all(w.lower() in common for w in re.findall(r"[^\W\d_]+", rest))
+                and all(w.lower() in common for w in _LETTER_WORD.findall(rest))
             ):  # the name and common words ("Contact Ella H. Snider", "Ms Ines Quinn's")
                 claimed.append(inside[0])
                 out.append((inside[0].start, inside[0].end, "PERSON", max(score, inside[0].score)))
@@ -289,7 +298,7 @@ def _review_person(
     organization word ("Van Lines") an organization, unless it is a name and a surname-like
     place word ("Fletcher Hill").
     """
-    cut = re.search(r"[:\"“”]", text[start:end])
+    cut = _CUT.search(text[start:end])
     if cut:
         head = text[start : start + cut.start()].strip()
         tail = text[start + cut.end() : end]
@@ -301,11 +310,11 @@ def _review_person(
             return None
     if _only_identifier_words(text[start:end]) or text[start:end].lower() in NAME_CUE_WORDS:
         return None
-    junk = re.search(r"(?:\s+[^\sA-Za-zÀ-ÖØ-öø-ÿ\u0100-\u017f]+)+$", text[start:end])
+    junk = _TRAILING_JUNK.search(text[start:end])
     if junk and junk.start() > 0:  # "Darijo Čurin ג€": a name ends at its last Latin word
         end = start + junk.start()
     if text[start:end].islower():
-        for m in re.finditer(r"(?<=\s)[a-z]+\b", text[start:end]):
+        for m in _LOWER_AFTER_SPACE.finditer(text[start:end]):
             if m.group() in common and m.group() not in PARTICLES:  # "cormac had given ..."
                 end = start + len(text[start : start + m.start()].rstrip())
                 break
@@ -315,7 +324,7 @@ def _review_person(
 def place_or_organisation(span: str) -> str | None:
     """The place or organization a span is by its words ("Victoria Station", "Van Lines"), or
     None (a person; "Fletcher Hill": a name and a surname-like place word). Both reviews use it."""
-    words = [w.lower() for w in re.findall(r"[^\W\d_]+", span)]
+    words = [w.lower() for w in _LETTER_WORD.findall(span)]
     other = NOT_NAME_WORDS | ORG_EXTRA_WORDS
     if any(w in other for w in words) and not (
         len(words) == 2 and words[0] not in other and words[1] in SURNAME_PLACE_WORDS
