@@ -363,3 +363,24 @@ def test_age_anchor_finds_what_the_plain_alternation_finds():
         assert got == [m.span() for m in plain.finditer(text)], text
     for w in words:
         assert len(list(attributes._AGE_ANCHOR.finditer(f"aged {w}, {w.upper()}"))) == 2, w
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("We met Usamov and Bowers today.", ["Usamov", "Bowers"]),
+        ("Kónya, Becker and others", ["Kónya", "Becker"]),
+        # the listed word first or third in the text: the joiner check at both ends of the list
+        ("Becker, Kónya", ["Becker", "Kónya"]),
+        ("Dale and White House", ["Dale"]),  # "White House": a capitalised word follows
+    ],
+)
+def test_listed_surnames_at_the_edges_of_the_text(text, expected):
+    """The listing rule looks only at words with a joiner ("and", ",") and a word beyond it
+    beside them: a list at the very start or end of a text is still read."""
+    import spacy
+
+    from anon_core.pii.names import find_names
+
+    doc = spacy.blank("en")(text)
+    assert sorted(text[n.start : n.end] for n in find_names(doc)) == sorted(expected)

@@ -325,7 +325,11 @@ def _listed_names(tokens: Sequence[Any], found: list[NameSpan], gaz: Gazetteer) 
     starts = {s.start for s in found}
     found_words = {(s.start, s.end) for s in found}
     out = []
+    count = len(tokens)
+    joiner = [t.text in _LIST_JOINERS for t in tokens]
     for i, tok in enumerate(tokens):
+        if not ((i >= 2 and joiner[i - 1]) or (i + 2 < count and joiner[i + 1])):
+            continue  # no joiner with a word beyond it on either side: most words
         joined = [
             tokens[i + 2 * step]
             for step in (-1, 1)
