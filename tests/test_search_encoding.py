@@ -122,3 +122,39 @@ def test_a_frequency_table_goes_with_its_last_reference():
         assert gone() is None
     finally:
         gc.enable()
+
+
+def test_a_searched_problem_goes_with_its_last_reference():
+    """After a search the class tables cached in the frequency table refer back to it; with the
+    collector off, dropping the problem still frees the table (its arrays do not wait for a full
+    collection), and a class table kept by the caller keeps it until dropped."""
+    import gc
+    import weakref
+
+    from anon_core.data.hierarchy import Hierarchy
+    from anon_core.privacy.models import make_model
+    from anon_core.transform.problem import Problem
+
+    frame = pd.DataFrame({"a": ["x", "y", "x", "z"] * 5, "b": ["1", "2", "2", "1"] * 5})
+    rows = {"a": [["x", "*"], ["y", "*"], ["z", "*"]], "b": [["1", "*"], ["2", "*"]]}
+    hierarchies = {q: Hierarchy(np.array(r, dtype=object), name=q) for q, r in rows.items()}
+    gc.disable()
+    try:
+        problem = Problem(
+            frame,
+            {"a": "quasi-identifier", "b": "quasi-identifier"},
+            hierarchies,
+            [make_model({"model": "k-anonymity", "k": 5})],
+        )
+        found = problem.search()
+        # hand-worked: (x,1) 5, (x,2) 5, (y,2) 5, (z,1) 5 records: k=5 holds ungeneralized
+        assert dict(found.optimum.transformation) == {"a": 0, "b": 0}
+        kept = problem.freq.classes((0, 0))
+        gone = weakref.ref(problem.freq)
+        del problem, found
+        assert gone() is not None  # the caller's class table keeps its frequency table
+        assert sorted(kept.sizes.tolist()) == [5, 5, 5, 5]
+        del kept
+        assert gone() is None
+    finally:
+        gc.enable()

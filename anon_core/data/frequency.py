@@ -54,10 +54,8 @@ def factorize_int(key: np.ndarray) -> tuple[np.ndarray, int]:
 def group_rows(
     columns: Sequence[np.ndarray], radices: Sequence[int]
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Group rows of integer columns. Returns (group id per row, index of each group's first row).
-
-    Ids are dense and in order of first appearance, so results are deterministic.
-    """
+    """Group rows of integer columns: (group id per row, index of each group's first row); ids
+    are dense and in order of first appearance, so results are deterministic."""
     n = len(columns[0]) if columns else 0
     if not columns:
         return np.zeros(n, dtype=np.int64), np.zeros(min(n, 1), dtype=np.int64)
@@ -77,10 +75,8 @@ def group_rows(
 
 
 def first_rows(inverse: np.ndarray, n_groups: int) -> np.ndarray:
-    """Index of the first row of each group, for ids numbered by first appearance.
-
-    Such ids open a new group exactly where an id exceeds every id before it.
-    """
+    """Index of the first row of each group, for ids numbered by first appearance (such ids
+    open a new group exactly where an id exceeds every id before it)."""
     if len(inverse) == 0:
         return np.zeros(0, dtype=np.int64)
     running_max = np.maximum.accumulate(inverse)
@@ -208,6 +204,10 @@ class FrequencyTable:
         # Unweighted counts are int64 already: no copy (a large one costs page faults too).
         counts = np.bincount(ids, weights=self.dataset.weights, minlength=n)
         return counts.astype(np.int64, copy=False)
+
+    def release_classes(self) -> None:
+        """Drop the cached class tables: they refer back to this table (a reference cycle)."""
+        self._cache.clear()
 
     def _value_counts(self, q: str) -> np.ndarray:
         col = self.dataset.columns[q]

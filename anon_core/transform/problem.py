@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import warnings
+import weakref
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -66,6 +67,9 @@ class Problem:
     ) -> None:
         self.dataset = Dataset(frame, roles, hierarchies, weights=weights)
         self.freq = FrequencyTable(self.dataset, compiled)
+        # The class tables cached in the frequency table refer back to it; dropping them with
+        # the problem lets its arrays go with its last reference, not at a full collection.
+        weakref.finalize(self, self.freq.release_classes)
         self.evaluator = Evaluator(self.freq, models or [], suppression_limit, metric)
         self.engine_name = "pandas"
         self.engine: Engine | None = None
