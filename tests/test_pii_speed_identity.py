@@ -384,3 +384,32 @@ def test_listed_surnames_at_the_edges_of_the_text(text, expected):
 
     doc = spacy.blank("en")(text)
     assert sorted(text[n.start : n.end] for n in find_names(doc)) == sorted(expected)
+
+
+def test_one_look_behind_for_all_name_cues_matches_one_per_cue():
+    """The cue pattern's single look-behind finds, with Presidio's flags, what one look-behind
+    a cue (the form written here) finds: each cue before a name in three cases, cues inside
+    longer words ("Misses Kay"), a name after two cues ("Dr. Son Smith") and generated text."""
+    import regex
+
+    from anon_core.pii import engine
+
+    name = r"(?-i:" + engine._NAME_WORD + r"(?: " + engine._NAME_WORD + r"){0,2})\b"
+    per_cue = "(?:" + "|".join(f"(?<={re.escape(c)})" for c in engine._NAME_CUES) + ")" + name
+    flags = regex.DOTALL | regex.MULTILINE | regex.IGNORECASE
+    spec = next(s for s in engine.BUILTIN_RECOGNIZERS if s.name == "Person after a title or role")
+    ours, plain = regex.compile(spec.patterns[0], flags), regex.compile(per_cue, flags)
+    texts = [
+        f"Seen by {c}Ines Quinn-Royce. {c.upper()}Tom Hale; {c.lower()}ada"
+        for c in engine._NAME_CUES
+    ]
+    texts += [
+        "Misses Kay, Dr. Son Smith, mr. Bo Li and MRS Åsa Öberg",
+        *_generated_paragraphs(6000),
+    ]
+    found = 0
+    for text in texts:
+        spans = [m.span() for m in ours.finditer(text)]
+        assert spans == [m.span() for m in plain.finditer(text)], text
+        found += len(spans)
+    assert found >= 2 * len(engine._NAME_CUES)  # each cue's "Ines Quinn-Royce" and "Tom Hale"

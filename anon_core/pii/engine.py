@@ -134,7 +134,9 @@ class RecognizerSpec:
 #: (``\A...\Z``) only fire on a cell that is nothing else, i.e. in column scans;
 #: their low base score needs the column name as context (``zip``, ``age``).
 #: Words after which a capitalised word is a person's name in notes and letters ("Patient Ines
-#: Quinn", "Dr. Varvio", "My name is Rubija"): each a fixed-width lookbehind (Python's re).
+#: Quinn", "Dr. Varvio", "My name is Rubija"): one look-behind holding them all (the ``regex``
+#: module Presidio compiles with reads look-behinds of any width, and tries one alternation a
+#: position about four times faster than one look-behind a cue; same matches).
 _NAME_CUES = (
     "Patient ", "Mr. ", "Mr ", "Mrs. ", "Mrs ", "Ms. ", "Ms ", "Miss ", "Mx. ", "Dr. ", "Dr ",
     "Doctor ", "Nurse ", "Prof. ", "Professor ", "Dear ", "named ", "name is ", "By: ",
@@ -153,7 +155,7 @@ _NAME_CUES = (
 _UPPER = "A-ZÀ-ÖØ-Þ\u0100-\u017f"
 _LOWER = "a-zß-öø-ÿ\u0100-\u017f'’"
 _NAME_WORD = rf"[{_UPPER}][{_LOWER}]+(?:-[{_UPPER}][{_LOWER}]+)?"
-_AFTER_CUE = "(?:" + "|".join(f"(?<={re.escape(cue)})" for cue in _NAME_CUES) + ")"
+_AFTER_CUE = "(?:(?<=" + "|".join(re.escape(cue) for cue in _NAME_CUES) + "))"
 #: Cues strong enough that the name after them may be written in lower case ("my name is vitoria").
 _LOWER_CASE_CUES = ("my name is ", "call me ", "i am called ", "sign it ")
 _AFTER_STRONG_CUE = "(?:" + "|".join(f"(?<={re.escape(c)})" for c in _LOWER_CASE_CUES) + ")"
