@@ -415,13 +415,20 @@ def name_aware_recognizer_class() -> type:
         """The NER model's spans, with gazetteer names added and organizations reviewed."""
 
         def analyze(self, text: str, entities: Any, nlp_artifacts: Any = None) -> list[Any]:
-            base = super().analyze(text, self.supported_entities, nlp_artifacts)
             if not nlp_artifacts or nlp_artifacts.tokens is None:
-                return base
+                return super().analyze(text, self.supported_entities, nlp_artifacts)
+            # the model's spans of the supported types, as the base class reads them (without
+            # its results and explanations, which the review below would drop)
+            supported = self.supported_entities
+            base = []
+            for ent, score in zip(nlp_artifacts.entities, nlp_artifacts.scores, strict=False):
+                label = ent.label_
+                if label in supported:
+                    base.append((ent.start_char, ent.end_char, label, score))
             names = find_names(nlp_artifacts.tokens, text=text)
             reviewed = review_entities(
                 text,
-                [(r.start, r.end, r.entity_type, r.score) for r in base],
+                base,
                 names,
                 gazetteer().common,
                 gazetteer(),
