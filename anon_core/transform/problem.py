@@ -69,7 +69,7 @@ class Problem:
         self.freq = FrequencyTable(self.dataset, compiled)
         # The class tables cached in the frequency table refer back to it; dropping them with
         # the problem lets its arrays go with its last reference, not at a full collection.
-        weakref.finalize(self, self.freq.release_classes)
+        weakref.finalize(self, self.freq.release_classes).atexit = False
         self.evaluator = Evaluator(self.freq, models or [], suppression_limit, metric)
         self.engine_name = "pandas"
         self.engine: Engine | None = None
