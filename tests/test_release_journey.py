@@ -227,7 +227,7 @@ def test_a_name_after_a_title_is_found_where_ner_misses_it():
     out = [r.text for r in deidentify_texts(texts, section)]
     assert out[0] == "Patient <PERSON> was seen today."
     assert out[1] == "Directed By: <PERSON>"
-    assert out[2] == "Dr. <PERSON> called back."
+    assert out[2] == "<TITLE> <PERSON> called back."  # a courtesy title before a name is TITLE
     assert out[3] == texts[3]
 
 
