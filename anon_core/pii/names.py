@@ -49,13 +49,17 @@ from anon_core.pii.name_lists import (
     ROLE_WORDS,
     SURNAME_PLACE_WORDS,
     english_words,
+    is_english,
     place_names,
     provider_items,
     unknown_name_run,
 )
+from anon_core.pii.name_shapes import capital_names, extend_name, extend_start, leading_word
 
 log = logging.getLogger(__name__)
+#: A capitalised word ("Ines", "O'Neil", "Quinn-Royce"; "McDonald", "MacArthur", "DeShawn").
 NAME_WORD = re.compile(
+    r"(?:Mc|Mac|De|Di|Du|La|Le|Fitz)?"
     r"[A-ZÀ-ÖØ-Þ\u0100-\u017f][a-zß-öø-ÿ\u0100-\u017f]+(?:[-'’][A-ZÀ-ÖØ-Þ\u0100-\u017f]?[a-zß-öø-ÿ\u0100-\u017f]+)*"
 )
 _LOWER_WORD = re.compile(r"[a-zß-öø-ÿ\u0100-\u017f]{3,}")
@@ -108,6 +112,11 @@ class Gazetteer:
 
     def is_name(self, word: str) -> bool:
         return self.is_given(word) or self.is_family(word)
+
+    def is_listed(self, word: str) -> bool:
+        """Whether the word is a given name or a surname, a common word or not ("Will")."""
+        w = word.lower()
+        return w in self.given or w in self.family
 
 
 def _provider_words(provider: Any, prefixes: Sequence[str]) -> Iterable[str]:
@@ -179,7 +188,16 @@ def _runs(tokens: Sequence[Any]) -> list[list[int]]:
     current: list[int] = []
     for i, tok in enumerate(tokens):
         text = POSSESSIVE.sub("", tok.text)
-        if NAME_WORD.fullmatch(text) or (current and _INITIAL.fullmatch(text)):
+        if (
+            NAME_WORD.fullmatch(text)
+            or (current and _INITIAL.fullmatch(text))
+            or (
+                current
+                and text in PARTICLES
+                and tok.whitespace_ == " "
+                and _particle_run(tokens, i)
+            )
+        ):
             current.append(i)
             if tok.whitespace_ != " " or text != tok.text:  # punctuation, a line end or 's
                 runs.append(current)
@@ -196,6 +214,15 @@ def _runs(tokens: Sequence[Any]) -> list[list[int]]:
         if run:
             out.append(run)
     return out
+
+
+def _particle_run(tokens: Sequence[Any], i: int) -> bool:
+    """Whether the particles from token ``i`` lead to a capitalised word on the same line
+    ("Fenne van den Bergh", "Luiz da Silva")."""
+    j = i
+    while j < len(tokens) and tokens[j].text in PARTICLES and tokens[j].whitespace_ == " ":
+        j += 1
+    return j < len(tokens) and j > i and bool(NAME_WORD.fullmatch(tokens[j].text))
 
 
 def _run_score(words: Sequence[str], gaz: Gazetteer, sentence_start: bool) -> float:
@@ -223,14 +250,18 @@ def _run_score(words: Sequence[str], gaz: Gazetteer, sentence_start: bool) -> fl
 
 def _lower_case_names(tokens: Sequence[Any], gaz: Gazetteer, english: bool) -> list[NameSpan]:
     """Two lower-case words, a given name then a surname, maybe with a middle initial between
-    ("eva kleist", "benjamin a seiler")."""
-    out = []
+    ("eva kleist", "benjamin a seiler"), and a surname of the gazetteer after them ("santino
+    gabriel aguirre": the second word was a second given name)."""
+    out: list[NameSpan] = []
     for i, a in enumerate(tokens):
         if a.whitespace_ != " " or not _LOWER_WORD.fullmatch(a.text) or i + 1 >= len(tokens):
             continue
-        b = tokens[i + 1]
+        if a.text in PARTICLES or (out and a.idx < out[-1].end):
+            continue  # "van den" of "Fenne van den Bergh"; the rest of a name found
+        j = i + 1
+        b = tokens[j]
         if len(b.text) == 1 and b.text.isalpha() and b.whitespace_ == " " and i + 2 < len(tokens):
-            b = tokens[i + 2]  # a middle initial
+            j, b = i + 2, tokens[i + 2]  # a middle initial
         if not _LOWER_WORD.fullmatch(b.text) or a.text in gaz.common or b.text in gaz.common:
             continue
         given, family = a.text in gaz.given, b.text in gaz.family
@@ -239,7 +270,11 @@ def _lower_case_names(tokens: Sequence[Any], gaz: Gazetteer, english: bool) -> l
             or (english and given and _unknown(b.text, gaz))
             or (english and family and _unknown(a.text, gaz))
         ):  # "veta līce": a given name and a word no list knows (English text only)
-            out.append(NameSpan(a.idx, b.idx + len(b.text), WEAK))
+            end = b.idx + len(b.text)
+            c = tokens[j + 1] if b.whitespace_ == " " and j + 1 < len(tokens) else None
+            if c is not None and c.text in gaz.family and c.text not in gaz.common:
+                end = c.idx + len(c.text)  # "santino gabriel aguirre": a second given name
+            out.append(NameSpan(a.idx, end, WEAK))
     return out
 
 
@@ -421,6 +456,8 @@ def _speakers(tokens: Sequence[Any], gaz: Gazetteer) -> list[NameSpan]:
         low = word.lower()
         if low in gaz.common or low in ROLE_WORDS or low in NAME_CUE_WORDS:
             continue
+        if not gaz.is_name(word) and is_english(word):
+            continue  # "Attendees:", "Witness:": a heading, not a speaker
         if NAME_WORD.fullmatch(word) or (_LOWER_WORD.fullmatch(word) and low in gaz.given):
             out.append(NameSpan(tok.idx, tok.idx + len(word), WEAK))
     return out
@@ -495,12 +532,14 @@ def find_names(doc: Any, gaz: Gazetteer | None = None, text: str | None = None) 
         while run and tokens[run[0]].text.lower() in gaz.common:  # "Contact Ella H. Snider"
             titled = tokens[run[0]].text.lower() in _TITLES
             run = run[1:]
+        while len(run) > 1 and leading_word(tokens[run[0]].text, gaz.is_listed, PARTICLES):
+            run = run[1:]  # "Payee Victoria Crin", "Customer Ilze Lāce"
         while run and _INITIAL.fullmatch(tokens[run[0]].text):
             run = run[1:]
         if not run:
             continue
         words = [POSSESSIVE.sub("", tokens[i].text) for i in run]
-        names = [w for w in words if not _INITIAL.fullmatch(w)]
+        names = [w for w in words if not _INITIAL.fullmatch(w) and w not in PARTICLES]
         score = _run_score(names, gaz, _sentence_start(tokens, run[0]))
         if not score and _initial_between(words, gaz):
             score = MEDIUM  # "Faina D. Yefremova": a middle initial between two unknown names
@@ -511,7 +550,13 @@ def find_names(doc: Any, gaz: Gazetteer | None = None, text: str | None = None) 
         if score and not (single_word and len(names) == 1):
             last = tokens[run[-1]]
             end = last.idx + len(POSSESSIVE.sub("", last.text))
-            found.append(NameSpan(tokens[run[0]].idx, end, score))
+            if end == last.idx + len(last.text):  # no "'s": a hyphened surname, a suffix
+                end = extend_name(text, end)
+            found.append(NameSpan(extend_start(text, tokens[run[0]].idx), end, score))
+    found += [
+        NameSpan(a, b, MEDIUM)
+        for a, b in capital_names(tokens, gaz.is_given, gaz.is_family, _NO_NAME)
+    ]
     found += _lower_case_names(tokens, gaz, english)
     found += _after_name_cues(tokens, gaz)
     found += _speakers(tokens, gaz)

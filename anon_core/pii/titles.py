@@ -367,7 +367,7 @@ def _of_end(text: str, end: int, last: str) -> int:
 
 
 _HONORIFIC = re.compile(
-    r"(?<![\w.])(?:Dr|Ms|Mrs|Mr|Mx|Prof|Miss|Mme|Mlle|Sr|Sra|Srta)\.?(?=\s+[A-ZÀ-Þ])"
+    r"(?<![\w.])(?:Dr|Ms|Mrs|Mr|Mx|Prof|Miss|Mme|Mlle|Sr|Sra|Srta)\.?(?=\s+[A-ZÀ-Þ\u0100-\u017f])"
 )
 #: In text written all in lower case, only with the dot ("dr. blake"; "ms" alone is a word).
 _HONORIFIC_LOWER = re.compile(r"(?<![\w.])(?:dr|ms|mrs|mr|prof)\.(?=\s+[^\W\d_])")

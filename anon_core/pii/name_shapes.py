@@ -1,0 +1,96 @@
+"""Shapes of person names the run rules of :mod:`anon_core.pii.names` extend: a surname joined by
+a hyphen ("Gaičiūnas-Ginzburgas"), a suffix ("Jr.", "III", "PhD"), names written in capitals
+("KAIQUE NASCIMENTO"), and words before a name that are no part of it ("Payee", "Attendees").
+
+The functions take the gazetteer's look-ups as arguments, so this module imports no other rule
+module (no import cycle with :mod:`anon_core.pii.names`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from anon_core.pii.name_lists import is_english
+
+#: A second surname joined by a hyphen after a name ("-Ginzburgas"; spaCy splits the hyphen).
+_HYPHENED = re.compile(
+    r"-[A-ZÀ-ÖØ-Þ\u0100-\u017f][a-zß-öø-ÿ\u0100-\u017f]+(?:['’][A-Za-zß-öø-ÿ\u0100-\u017f]+)?"
+)
+#: A suffix after a name: generational ("Jr.", "Sr.", "II", "III", "IV") or a degree ("PhD",
+#: "MD", "DDS", "DVM", "Esq."), maybe after a comma; the dot of "Jr." is part of it.
+_SUFFIX = re.compile(
+    r"(?:,? (?:Jr|Sr|Jnr|Snr)\b\.?|,? (?:II|III|IV)\b(?![.'’-]\w)|"
+    r",? (?:PhD|Ph\.D\.|MD|M\.D\.|DDS|DVM|Esq\.?|MBA|RN)(?![\w'’-]))"
+)
+#: A word in capitals (two letters or more, accents and an inner apostrophe or hyphen allowed).
+_CAPITAL_WORD = re.compile(r"[A-ZÀ-ÖØ-Þ\u0100-\u017f]{2,}(?:['’-][A-ZÀ-ÖØ-Þ\u0100-\u017f]{2,})?")
+
+
+#: Initials before a name ("J. R. Smith", "R. Jakab Zoltán"): a capital and a dot each.
+_INITIALS_BEFORE = re.compile(r"(?<![\w.'’-])(?:[A-Z]\. ?){1,3}$")
+
+
+def extend_start(text: str, start: int) -> int:
+    """The start of a name found from ``start``, before the initials written ahead of it."""
+    m = _INITIALS_BEFORE.search(text, max(0, start - 9), start)
+    return m.start() if m else start
+
+
+def extend_name(text: str, end: int) -> int:
+    """The end of a name found up to ``end``, past a hyphenated second surname and a suffix
+    ("Ana Gaičiūnas-Ginzburgas", "John Smith Jr.", "Jip Ernst, PhD")."""
+    m = _HYPHENED.match(text, end)
+    if m:
+        end = m.end()
+    m = _SUFFIX.match(text, end)
+    if m:
+        end = m.end()
+    return end
+
+
+def capital_names(
+    tokens: Sequence[Any],
+    is_given: Callable[[str], bool],
+    is_family: Callable[[str], bool],
+    no_name: frozenset[str],
+) -> list[tuple[int, int]]:
+    """Names written in capitals: two to four words in capitals on one line, the first a given
+    name of the gazetteer, the last a surname of it, neither a common word ("KAIQUE NASCIMENTO",
+    "INDY VAN ARNSBERG"); no word of the run of capitals a place or organization word
+    (``no_name``: "PARIS HILTON HOTEL"); (start, end) character offsets."""
+    runs: list[list[Any]] = [[]]
+    for tok in tokens:
+        if _CAPITAL_WORD.fullmatch(tok.text):
+            runs[-1].append(tok)
+            if tok.whitespace_ == " ":
+                continue
+        if runs[-1]:
+            runs.append([])
+    out: list[tuple[int, int]] = []
+    for run in runs:
+        if any(t.text.lower() in no_name for t in run):
+            continue
+        i = 0
+        while i + 1 < len(run):
+            first = run[i].text.lower()
+            n = next(
+                (
+                    n
+                    for n in range(min(4, len(run) - i), 1, -1)
+                    if is_given(first) and is_family(run[i + n - 1].text.lower())
+                ),
+                0,
+            )
+            if n:
+                out.append((run[i].idx, run[i + n - 1].idx + len(run[i + n - 1].text)))
+            i += max(n, 1)
+    return out
+
+
+def leading_word(word: str, listed: Callable[[str], bool], particles: frozenset[str]) -> bool:
+    """Whether a capitalised word opening a run of capitalised words is an English word in no
+    list of names (``listed``), so no part of the name after it ("Payee Victoria Crin",
+    "Witness", "Attendees"; "Will" and "Rose" are names too)."""
+    return word.lower() not in particles and not listed(word) and is_english(word)
