@@ -24,10 +24,10 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterable
 from typing import Any
 
-from anon_core.pii.found import Found, presidio_result
+from anon_core.pii.dates import find_dates, find_named_dates
+from anon_core.pii.found import Found, presidio_result, trie_pattern
 from anon_core.pii.titles import find_titles, title_lists
 
 __all__ = [
@@ -58,7 +58,7 @@ _SPELLED = (
     r"twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen)"
 )
 #: English unit words that follow the number and belong to the span ("34 years old").
-_EN_UNIT = r"(?P<unit>[- ](?:years?|yrs?)[- ]old\b|[- ]year[- ]old\b|\s+years\s+of\s+age\b)"
+_EN_UNIT = r"(?P<unit>[- ]years?[- ]old\b|\s+years\s+of\s+age\b|(?=[- ]yrs?[- ]old\b))"
 #: Words after "I am 34" that make the number something else than an age.
 _NOT_AFTER = (
     r"(?!\s*(?:%|percent|per|minutes?|mins?|hours?|hrs?|days?|weeks?|months?|seconds?|kg|kilos?|"
@@ -108,7 +108,7 @@ _AGE_PATTERNS: tuple[tuple[str, float], ...] = (
         + _NOT_SUBJECTS
         + r")\b)[A-ZÀ-Þ][a-zß-ÿ]+ (?:is|was|just turned)\s+)"
         + _N
-        + r"(?=\s*(?:[.,;!]|and\b|$))",
+        + r"(?=\s*(?:[.,;!]|and\b|when\b|$))",
         0.5,
     ),
     (r"(?i:\b(?:I am|I'm|I’m|he is|she is|he's|she's|he’s|she’s)\s+)" + _ND + _NOT_AFTER, 0.6),
@@ -126,6 +126,51 @@ _AGE_PATTERNS: tuple[tuple[str, float], ...] = (
     # a person's name, then the age between commas or in brackets ("Ella Snider, 34, of Leeds")
     (r"(?<=[a-z], )" + _N + r"(?=, )", 0.4),
     (r"(?<=[a-z] \()" + _N + r"(?=\))", 0.4),
+    # "At 16, she moved", "at 68 he retired": "at" and a number, then a person doing something
+    # (not "at 5 pm", "at 3, 4 and 5"); without the comma only a number past the hours of a
+    # day ("at 10 she woke up" is a time)
+    (r"(?i:\bat\s+)" + _N + r"(?=,\s+(?:I|[Hh]e|[Ss]he|[Tt]hey|[Ww]e)\s+[a-z])", 0.5),
+    # "At 58, Justin Glass moved": opening a sentence, then a name
+    (r"(?:(?:^|(?<=[.!?] )|(?<=\n))At\s+)" + _N + r"(?=,\s+[A-ZÀ-Þ])", 0.5),
+    (
+        r"(?i:\bat\s+)(?<![\d.,/:-])(?P<n>1[01]\d|120|2[5-9]|[3-9]\d)(?!\d)"
+        r"(?=\s+(?:I|[Hh]e|[Ss]he|[Tt]hey|[Ww]e)\s+[a-z])",
+        0.5,
+    ),
+    # "He was 65 when he died", "When I was 32, I moved", "she is now 99", "I'm 40 now"
+    (
+        r"(?i:\b(?:I|he|she|you)\s*(?:was|were|am|is|'m|’m|'s|’s)\s+(?:now|only|just|almost|"
+        r"nearly|barely|still)?\s*)"
+        + _N
+        + r"(?=\s*(?:[.,;!?]|$|(?:when|now|and|but|at the time)\b))",
+        0.55,
+    ),
+    # "How old are you? 95", "how old is he: 7"
+    (r"(?i:\bhow old (?:are|is|was|were)\b[^?:\n]{1,40}[?:]\s*)" + _ND, 0.7),
+    # "my grandmother, who is 92, still drives"
+    (
+        r"(?i:\bwho (?:is|was|turned|turns|is now|was then)\s+)"
+        + _ND
+        + r"(?=\s*(?:[.,;!)]|$|(?:and|but|now|when)\b))",
+        0.6,
+    ),
+    # a name, then "is eighty-nine." or "is 51 now"
+    (
+        r"(?:\b(?!(?:"
+        + _NOT_SUBJECTS
+        + r")\b)[A-ZÀ-Þ][a-zß-ÿ]+ (?:is|was|just turned|is now)\s+)(?i:"
+        + _SPELLED
+        + r")(?=\s*(?:[.,;!]|and\b|now\b|$))",
+        0.5,
+    ),
+    (
+        r"(?:\b(?!(?:"
+        + _NOT_SUBJECTS
+        + r")\b)[A-ZÀ-Þ][a-zß-ÿ]+ (?:is|was|is now)\s+)"
+        + _N
+        + r"(?=\s+(?:now|today|this year)\b)",
+        0.5,
+    ),
     # French
     (_FR_CUE + r"\s+" + _N + r"(?=\s*ans\b)", 0.85),
     (r"(?i:\bâge\s*:\s*)" + _N, 0.85),
@@ -157,6 +202,8 @@ _AGE_NEEDS: tuple[tuple[str, ...], ...] = (
     ("died", "dies", "passed away", "retire", "married", "widowed"), ("will be", "would be"),
     (" is ", " was ", "turned"),
     _I_AM, _I_AM, ("age",), ("birthday",), (", ",), (" (",),
+    ("at ",), ("at ",), ("at ",), (" was", " were", " am", " is", "'m", "’m", "'s", "’s"), ("how old",), ("who ",),
+    (" is ", " was ", "turned"), (" is ", " was "),
     ("ans",), ("âge",), ("ans",),
     ("jahre",), ("jährig",), ("alter",), ("ich bin", "er ist", "sie ist"),
     ("años",), ("años",), ("edad",),
@@ -347,32 +394,6 @@ def _french_forms(word: str) -> str:
     return re.escape(word) + r"(?:e|es|s)?"
 
 
-def _trie_pattern(words: Iterable[str]) -> str:
-    """One regex alternative for literal ``words``, their common beginnings written once
-    ("Pol(?:ish|e)"): the regex engine then reads each letter once instead of once per word.
-    Longer continuations come first, so the longest word that fits is tried first, as in a
-    list sorted by length."""
-    trie: dict[str, Any] = {}
-    for word in words:
-        node = trie
-        for char in word:
-            node = node.setdefault(char, {})
-        node[""] = {}
-
-    def depth(node: dict[str, Any]) -> int:
-        return max((1 + depth(child) for key, child in node.items() if key), default=0)
-
-    def build(node: dict[str, Any]) -> str:
-        branches = sorted((key for key in node if key), key=lambda k: -depth(node[k]))
-        parts = [re.escape(key) + build(node[key]) for key in branches]
-        if not parts:
-            return ""
-        body = parts[0] if len(parts) == 1 else "(?:" + "|".join(parts) + ")"
-        return "(?:" + body + ")?" if "" in node else body
-
-    return build(trie)
-
-
 @functools.lru_cache(maxsize=2)
 def _nrp_regexes(language: str) -> tuple[tuple[re.Pattern[str], float, bool], ...]:
     """(regex, score, whether a language name is possible) per list, for an engine's language."""
@@ -383,12 +404,12 @@ def _nrp_regexes(language: str) -> tuple[tuple[re.Pattern[str], float, bool], ..
     lower_case = [w.lower() for w in english if w.lower() not in _COMMON_LOWER]
     regexes = [
         (
-            re.compile(r"(?<![\w'’-])(?:" + _trie_pattern(english) + r")" + plural),
+            re.compile(r"(?<![\w'’-])(?:" + trie_pattern(english) + r")" + plural),
             0.6,
             True,
         ),
         (  # used only on text written all in lower case (see find_nrp)
-            re.compile(r"(?<![\w'’-])(?:" + _trie_pattern(lower_case) + r")" + plural),
+            re.compile(r"(?<![\w'’-])(?:" + trie_pattern(lower_case) + r")" + plural),
             0.5,
             True,
         ),
@@ -472,17 +493,20 @@ def _maybe_a_name(text: str, label: str) -> bool:
 
 
 def attribute_recognizers(language: str = "en") -> list[Any]:
-    """Presidio recognizers for AGE, TITLE and NRP in ``language``'s engine."""
+    """Presidio recognizers for AGE, TITLE, NRP and numeric date-times in ``language``'s
+    engine."""
     from presidio_analyzer import EntityRecognizer
 
     finders = {
         "AGE": lambda text: find_ages(text),
         "TITLE": lambda text: find_titles(text),
         "NRP": lambda text: find_nrp(text, language),
+        "DATE_TIME": lambda text: find_dates(text) + find_named_dates(text, language),
     }
 
     class AttributeRecognizer(EntityRecognizer):
-        """One of :func:`find_ages`, :func:`find_titles`, :func:`find_nrp` as a recognizer."""
+        """One of :func:`find_ages`, :func:`find_titles`, :func:`find_nrp`,
+        :func:`~anon_core.pii.dates.find_dates` as a recognizer."""
 
         def __init__(self, entity: str) -> None:
             self._find = finders[entity]

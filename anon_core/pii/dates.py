@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import re
 
+from anon_core.pii.found import Found, trie_pattern
+
 _NUMBER = (
     r"(?:\d+(?:[.,]\d+)?|a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
     r"fifteen|twenty|thirty|forty|fifty|sixty|hundred|half|several|few|many|couple|the)"
@@ -61,7 +63,8 @@ _VAGUE = re.compile(
     re.IGNORECASE,
 )
 #: Digits joined by at most two of " ./()-": one number as written ("(0306) 999 0400").
-_RUN = re.compile(r"\d+(?:[ ./()-]{1,2}\d+)*")
+#: A run does not start after a colon: "12.416759" of "01:27:12.416759" is the seconds of a time.
+_RUN = re.compile(r"(?<![\d:])\d+(?:[ ./()-]{1,2}\d+)*")
 _MIN_NUMBER_DIGITS = 7
 #: A date, a date and an hour, or years: a long digit run that is no phone.
 _DATE_IN_RUN = re.compile(
@@ -85,6 +88,36 @@ def cut_from_number(text: str, start: int, end: int) -> bool:
     return False
 
 
+#: A day named relative to now, maybe after a number the model joined to it ("is turning 65
+#: tomorrow": the 65 is an age): no date of a person, and no labelled date.
+_RELATIVE = re.compile(
+    r"(?:\d{1,3}\s+)?(?:today|tomorrow|tonight|yesterday|now|(?:the )?day after tomorrow|"
+    r"(?:the )?day before yesterday)",
+    re.IGNORECASE,
+)
+_BARE_YEAR = re.compile(r"\d{4}")
+#: Words before a four-digit number that make it a number, not a year ("extension 2045").
+_NUMBER_BEFORE = re.compile(
+    r"(?:extension|ext\.?|room|no\.?|number|nr\.?|#|page|pages|flight|bus|route|unit|suite|apt\.?|"
+    r"code|pin|order|invoice|ticket|model|version|account|box|line|gate|platform|item|ref\.?|"
+    r"id|\$|€|£|usd|eur|gbp)\s*:?\s*$",
+    re.IGNORECASE,
+)
+#: Words after a four-digit number that make it an amount ("1999 dollars", "2000 km").
+_AMOUNT_AFTER = re.compile(
+    r"\s*(?:dollars?|euros?|pounds?|usd|eur|gbp|\$|€|£|people|persons|users|pages|points|km|"
+    r"miles|meters|metres|kg|items|units|copies|calories|words|steps|votes|employees|members|"
+    r"customers|students|rooms|feet|ft|m²|sq)\b",
+    re.IGNORECASE,
+)
+
+
+def _not_a_year(text: str, start: int, end: int) -> bool:
+    """Whether a bare four-digit number is an amount or a number, not a year."""
+    before = text[max(0, start - 16) : start]
+    return bool(_NUMBER_BEFORE.search(before) or _AMOUNT_AFTER.match(text, end))
+
+
 def date_span_ok(text: str, start: int, end: int) -> bool:
     """Whether a DATE_TIME span of the NER model is a date worth replacing.
 
@@ -92,7 +125,9 @@ def date_span_ok(text: str, start: int, end: int) -> bool:
     a date; a duration ("every 12 months"); a decade, a quarter, a season or a recurring day.
     """
     value = text[start:end].strip()
-    if not value or cut_from_number(text, start, end):
+    if not value or cut_from_number(text, start, end) or _RELATIVE.fullmatch(value):
+        return False
+    if _BARE_YEAR.fullmatch(value) and _not_a_year(text, start, end):
         return False
     if _TIME_ONLY.fullmatch(value) and _CLOCK_MARK.search(value):
         return bool(_DATE_BEFORE.search(text[max(0, start - 24) : start]))
@@ -138,3 +173,92 @@ def trim_date_span(text: str, start: int, end: int) -> tuple[int, int]:
         if not glued:
             end = start + len(head.rstrip(" ,"))
     return start, end
+
+
+#: A numeric date with its time as machines write it: ISO 8601 ("2022-11-07T17:44:42.150687",
+#: "2004-05-17 01:27:12+02:00") and a date with its clock time ("03/04/2021 10:32 AM"). The
+#: NER model reads these in pieces (a date, then the seconds as a phone number); the whole
+#: value is one date.
+_NUMERIC_DATE_TIME = re.compile(
+    r"(?<![\w.:/-])(?:"
+    r"(?:19|20)\d\d-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])"
+    r"(?:[T ](?:[01]\d|2[0-3]):[0-5]\d(?::[0-5]\d(?:[.,]\d{1,9})?)?(?:Z|[+-]\d\d:?\d\d)?)?"
+    r"|(?:0?[1-9]|[12]\d|3[01])[/.-](?:0?[1-9]|[12]\d|3[01])[/.-](?:19|20)\d\d"
+    r" (?:[01]?\d|2[0-3]):[0-5]\d(?::[0-5]\d)?(?:\s?[AaPp]\.?[Mm]\b\.?)?"
+    r")(?![\w:/-]|\.\d)"
+)
+
+
+def find_dates(text: str) -> list[Found]:
+    """Numeric dates with their clock times (:data:`_NUMERIC_DATE_TIME`), each one span."""
+    if "-" not in text and ":" not in text:
+        return []
+    return [Found(m.start(), m.end(), "DATE_TIME", 0.85) for m in _NUMERIC_DATE_TIME.finditer(text)]
+
+
+#: Weekday and month names of the languages Faker writes dates in (English, French, German,
+#: Spanish, Italian, Dutch, Polish, Portuguese, Danish, Norwegian, Czech).
+_WEEKDAYS = """
+monday tuesday wednesday thursday friday saturday sunday lundi mardi mercredi jeudi vendredi
+samedi dimanche montag dienstag mittwoch donnerstag freitag samstag sonntag lunes martes
+miércoles jueves viernes sábado domingo lunedì martedì mercoledì giovedì venerdì sabato domenica
+maandag dinsdag woensdag donderdag vrijdag zaterdag zondag poniedziałek wtorek środa czwartek
+piątek sobota niedziela segunda-feira terça-feira quarta-feira quinta-feira sexta-feira mandag
+tirsdag onsdag torsdag fredag lørdag søndag pondělí úterý středa čtvrtek pátek neděle
+"""
+_MONTHS = """
+january february march april may june july august september october november december janvier
+février mars avril mai juin juillet août septembre octobre novembre décembre januar februar märz
+juni juli oktober dezember enero febrero marzo abril mayo junio julio agosto septiembre octubre
+noviembre diciembre gennaio febbraio aprile maggio giugno luglio settembre ottobre dicembre
+januari februari maart mei augustus styczeń luty marzec kwiecień maj czerwiec lipiec sierpień
+wrzesień październik listopad grudzień janeiro fevereiro março junho julho setembro outubro
+dezembro marts desember leden únor březen duben květen červen červenec srpen září říjen prosinec
+"""
+#: Names that are common words, given names or surnames too ("may", "Domingo", "Mars"): they
+#: count only with a day number or a year, or (capitalised English months) not at all alone.
+_AMBIGUOUS = frozenset(
+    "may march mars mai mei maj mayo august april june juni juli julio domingo domenica sabato "
+    "sobota listopad".split()
+)
+_DAY = r"(?:[12]\d|3[01]|0?[1-9])(?:st|nd|rd|th|\.|º)?"
+_YEAR4 = r"(?:1[89]|20)\d\d"
+_WEEKDAY_RE = "(?P<wd>" + trie_pattern(_WEEKDAYS.split()) + ")"
+_MONTH_RE = "(?P<mo>" + trie_pattern(_MONTHS.split()) + ")"
+#: A weekday, a month, or both, with the day number and the year around them: "dimanche, Juillet
+#: 26", "marzo 28, 1976", "24 Septembre 1996", "styczeń 2023", "vrijdag".
+_NAMED_DATE = re.compile(
+    r"(?i)(?<![\w-])(?:"
+    rf"(?:{_WEEKDAY_RE}(?:,\s*|\s+))?(?:(?:the\s+)?(?P<d1>{_DAY})\s+(?:of\s+|de\s+)?)?{_MONTH_RE}"
+    rf"(?:\s+(?P<d2>{_DAY})(?![\d:]))?(?:,?\s+(?:de\s+)?(?P<y>{_YEAR4}))?"
+    rf"|(?P<wd2>{trie_pattern(_WEEKDAYS.split())})"
+    r")(?![\w-])"
+)
+
+
+def find_named_dates(text: str, language: str = "en") -> list[Found]:
+    """Dates written with a weekday or month name, in the languages of :data:`_WEEKDAYS`.
+
+    In English text a name alone counts when it is a weekday or a lower-case month that is no
+    common word, given name or surname (:data:`_AMBIGUOUS`); with a day number or a year any
+    name counts. In other languages a name alone never counts ("rappeler avant vendredi":
+    a weekday of no one). Scored above the NER model, so that "Sunday" the model calls a
+    person is a date.
+    """
+    out = []
+    for m in _NAMED_DATE.finditer(text):
+        if language != "en" and not (m.group("d1") or m.group("d2") or m.group("y")):
+            continue
+        name = m.group("wd2") or m.group("mo")
+        alone = m.group("wd2") is not None or not (
+            m.group("wd") or m.group("d1") or m.group("d2") or m.group("y")
+        )
+        if alone and (
+            name.lower() in _AMBIGUOUS or (m.group("mo") is not None and not name[0].islower())
+        ):
+            continue  # "May", "Domingo", "Juni" alone: a word or a name as often as a date
+        end = m.end()
+        if m.group("d2") and end == m.end("d2") and text[end - 1] == ".":
+            end -= 1  # "Juillet 26." ends a sentence
+        out.append(Found(m.start(), end, "DATE_TIME", 0.9))
+    return out
