@@ -50,6 +50,7 @@ from anon_core.pii.recognizers import (  # noqa: F401 - PHONE_REGIONS re-exporte
     national_phone_recognizer,
     nir_recognizer,
     phone_layout_recognizer,
+    web_address_recognizer,
 )
 
 log = logging.getLogger(__name__)
@@ -295,7 +296,6 @@ def _predefined_recognizers(language: str = LANGUAGE) -> list[Any]:
         MacAddressRecognizer,
         MedicalLicenseRecognizer,
         PhoneRecognizer,
-        UrlRecognizer,
         UsBankRecognizer,
         UsItinRecognizer,
         UsLicenseRecognizer,
@@ -304,7 +304,8 @@ def _predefined_recognizers(language: str = LANGUAGE) -> list[Any]:
     )
 
     # Presidio's CreditCardRecognizer is left out: card_recognizer finds every Luhn-valid 13-19
-    # digit number it finds, and knows a French NIR that passes Luhn by chance is not a card
+    # digit number it finds, and knows a French NIR that passes Luhn by chance is not a card;
+    # its UrlRecognizer too: web_address_recognizer reads the whole host and path
     classes = [
         CryptoRecognizer,
         DateRecognizer,
@@ -312,7 +313,6 @@ def _predefined_recognizers(language: str = LANGUAGE) -> list[Any]:
         IpRecognizer,
         MacAddressRecognizer,
         MedicalLicenseRecognizer,
-        UrlRecognizer,
         UsBankRecognizer,
         UsItinRecognizer,
         UsLicenseRecognizer,
@@ -329,6 +329,7 @@ def _predefined_recognizers(language: str = LANGUAGE) -> list[Any]:
         national_phone_recognizer(language),
         phone_layout_recognizer(language),
         card_recognizer(language),
+        web_address_recognizer(language),
         address_recognizer(language),
         postcode_recognizer(language),
         capitalised_place_recognizer(language),

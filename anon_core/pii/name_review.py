@@ -36,6 +36,7 @@ from anon_core.pii.names import (
     gazetteer,
     overlaps,
 )
+from anon_core.pii.recognizers import split_at_web_addresses
 
 #: A date or time names a day, a month, a season, a holiday or has digits; else it is a duration.
 _DATE_WORD = re.compile(
@@ -178,6 +179,9 @@ def review_entities(
     """
     out: list[tuple[int, int, str, float]] = []
     claimed: list[NameSpan] = []
+    # an e-mail address or URL inside a span is the pattern recognizers': cut out, with words
+    # beside it that hold no name ("mailto:", "Thanks")
+    entities = split_at_web_addresses(text, entities, gaz)
     for start, end, entity, score in entities:
         town = _town_start(text, start, end, gaz) if entity in ("PERSON", "LOCATION") else None
         if town is not None:  # a place cue wins over the name rules ("né à Lebrun")

@@ -4,7 +4,9 @@ payment cards of any issuer (13-19 digits, Luhn check). Built per language by th
 
 from __future__ import annotations
 
+import functools
 import re
+from collections.abc import Iterable
 from typing import Any
 
 from anon_core.pii.checksums import card_number_valid
@@ -122,7 +124,10 @@ def national_phone_recognizer(language: str) -> Any:
 
     A phone-shaped run of 8 to 13 digits (no date, SSN, IPv4 or ZIP+4 shape) is kept when
     libphonenumber finds it a valid number (``is_valid_number``: length and prefix of an
-    assigned range) in one of those regions, e.g. Spanish "699 956 915", Italian "347 123 4567".
+    assigned range) in one of those regions, e.g. Spanish "699 956 915", Italian "347 123 4567";
+    an unbroken run of digits is dropped after an identifier word ("Invoice 12345678", "order
+    number", :data:`_IDENTIFIER_WORD`) ending within 25 characters before it, and no run is read
+    after "#" ("Order #12345678").
     """
     import phonenumbers
     from presidio_analyzer import Pattern, PatternRecognizer
@@ -149,11 +154,26 @@ def national_phone_recognizer(language: str) -> Any:
                     return None  # keep the pattern's score (context words may raise it)
             return False
 
+        def analyze(
+            self, text: str, entities: Any, nlp_artifacts: Any = None, regex_flags: Any = None
+        ):
+            results = super().analyze(text, entities, nlp_artifacts, regex_flags) or []
+            return [
+                r
+                for r in results
+                if not (
+                    text[r.start : r.end].isdigit()
+                    and _IDENTIFIER_WORD.search(text[max(0, r.start - _IDENTIFIER_REACH) : r.start])
+                )
+            ]
+
     return NationalPhoneRecognizer(
         supported_entity="PHONE_NUMBER",
         name="Phone number (European national formats)",
         patterns=[
-            Pattern("national phone", r"(?<![\w+.,/:-])\(?\d[\d()./ -]{6,18}\d(?![\w.,/-]?\d)", 0.4)
+            Pattern(
+                "national phone", r"(?<![\w+.,/:#-])\(?\d[\d()./ -]{6,18}\d(?![\w.,/-]?\d)", 0.4
+            )
         ],
         context=[
             "phone",
@@ -223,16 +243,18 @@ def nir_recognizer(language: str) -> Any:
 
 
 # ----------------------------------------------------------------------------- phone layouts
-#: A phone: an optional country code (+33, 0033, "+(370)") with an optional trunk or area code
+#: A phone (not after a letter, a digit and a colon as in a clock time, or "#" as in "Order
+#: #12345678"; "tel:+33..." is read): an optional country code (+33, 0033, "+(370)") with an
+#: optional trunk or area code
 #: in brackets after it ("+44(0)", "+52(55)"), or a trunk or country code before a bracket
 #: ("1 (197)", "8 (912)"), an optional area code or country code in
 #: brackets ("(0471)", "(+358)"), up to six digit groups split by single spaces, hyphens, dots
 #: or slashes ("03668/145384"), and an optional extension ("x89", "ext. 12").
 PHONE_LAYOUT = (
-    r"(?<![\w+.,/:$€£¥-])"
+    r"(?<![\w+.,/$€£¥#-])(?<!\d:)"
     r"(?:(?:\+|00)\d{1,3}[ .-]?(?:\(\d{1,4}\)[ .-]?)?|\+\(\d{1,4}\)[ .-]?|\d{1,3}[ .-]?(?=\())?"
     r"(?:\(\+?\d{1,5}\)[ .-]?)?"
-    r"\d{1,12}(?:[ ./-]\d{1,10}){0,5}"
+    r"\d{1,15}(?:[ ./-]\d{1,10}){0,5}"
     r"(?:[ ]?(?:x|ext\.?|extension)[ ]?\d{1,5})?"
     r"(?![\w.,/:-]?\d)"
 )
@@ -242,9 +264,10 @@ _AMOUNT = re.compile(r"\d{1,2}(?:[ .,]\d{3}){2,}")
 #: A date, then a time or more digits ("2024-03-12 10:30"): the date's digits are no phone's.
 _DATE_FIRST = re.compile(r"(?:\d{4}([-/.])\d{1,2}\1\d{1,2}|\d{1,2}([-/.])\d{1,2}\2\d{4})\b")
 #: The North American layout, 3-3-4 digits with one separator ("495-461-1139"), maybe after the
-#: trunk prefix 1 ("1-183-087-4161"), or 3-7 with a hyphen ("114-4269420", also a German area
-#: code and number): a phone even without a cue word, whether or not the area code is assigned.
-_NANP_LAYOUT = re.compile(r"(?:1[-. ])?\d{3}([-. ])\d{3}\1\d{4}|\d{3}-\d{7}")
+#: trunk prefix 1 ("1-183-087-4161"), 3-7 with a hyphen ("114-4269420", also a German area
+#: code and number), or 2-4-4 with a hyphen before the last four (Brazil's "11 3456-7890", Japan's
+#: "03-1234-5678"): a phone even without a cue word, whether or not the area code is assigned.
+_NANP_LAYOUT = re.compile(r"(?:1[-. ])?\d{3}([-. ])\d{3}\1\d{4}|\d{3}-\d{7}|\d{2}[ -]\d{4}-\d{4}")
 #: Thousands split by dots or commas ("12.345.678"); spaces also split phone groups ("0 800 123 456").
 _THOUSANDS = re.compile(r"\d{1,3}(?:[.,]\d{3}){2,}")
 _IBAN_HEAD = re.compile(r"[A-Za-z]{2}\d{2}[ -]$")
@@ -265,8 +288,8 @@ _STRONG_PHONE_CUE = re.compile(
     re.IGNORECASE,
 )
 _UNBROKEN = re.compile(r"\d{7,15}")
-#: Weak cues ("my number is", "contact me at", "text 0770...") make an unbroken run of 10-12
-#: digits (a national number with its area code) a phone when no identifier word stands
+#: Weak cues ("my number is", "contact me at", "text 0770...") make an unbroken run of 10-13
+#: digits (a national number with its area code, or with its country code) a phone when no identifier word stands
 #: near them ("account number", "order number", "case number" precede other numbers).
 _WEAK_PHONE_CUE = re.compile(r"\b(?:number|no\.|contact|text)\b", re.IGNORECASE)
 _IDENTIFIER_WORD = re.compile(
@@ -282,16 +305,24 @@ _IDENTIFIER_REACH = 25
 
 
 def weakly_cued_phone(before: str, value: str) -> bool:
-    """Whether an unbroken run of 10-12 digits is a phone after a weak cue word ending within
+    """Whether an unbroken run of 10-13 digits is a phone after a weak cue word ending within
     30 characters before it, no identifier word between the cue (or 25 characters before it)
     and the number."""
-    if not 10 <= len(value) <= 12:
+    if not 10 <= len(value) <= 13:
         return False
     cues = list(_WEAK_PHONE_CUE.finditer(before[-_WEAK_CUE_REACH:]))
     if not cues:
         return False
     start = len(before) - min(len(before), _WEAK_CUE_REACH) + cues[-1].start()
     return not _IDENTIFIER_WORD.search(before[max(0, start - _IDENTIFIER_REACH) :])
+
+
+def strongly_cued_phone(before: str) -> bool:
+    """Whether a strong cue word (:data:`_STRONG_PHONE_CUE`) ends in ``before`` (the 60
+    characters before an unbroken run of digits) with no identifier word after it ("call about
+    invoice 12345678": the invoice's number)."""
+    cues = list(_STRONG_PHONE_CUE.finditer(before))
+    return bool(cues) and not _IDENTIFIER_WORD.search(before[cues[-1].end() :])
 
 
 #: A cue after the number, in the same clause ("86 9217-4218 is the number of the desk").
@@ -321,7 +352,7 @@ def phone_layout_recognizer(language: str) -> Any:
     (country code, bracketed area code, extension, or the North American 3-3-4 digits), and is
     dropped otherwise. An unbroken run
     of 7-15 digits ("9290810033") is kept only after a strong cue (:data:`_STRONG_PHONE_CUE`:
-    not "number", which also precedes order and account numbers), or with 10-12 digits after a
+    not "number", which also precedes order and account numbers), or with 10-13 digits after a
     weak cue with no identifier word near it (:func:`weakly_cued_phone`), and when it is no
     card or compact date. The high score lets it win over a date the NER model reads in the digits.
     """
@@ -349,7 +380,7 @@ def phone_layout_recognizer(language: str) -> Any:
                 value = text[r.start : r.end]
                 after = re.split(r"[.!?;\n]", text[r.end : r.end + _CUE_AFTER], maxsplit=1)[0]
                 if _UNBROKEN.fullmatch(value):
-                    if not (_STRONG_PHONE_CUE.search(before) or weakly_cued_phone(before, value)):
+                    if not (strongly_cued_phone(before) or weakly_cued_phone(before, value)):
                         continue
                     r.score = 0.9
                 elif _PHONE_CUE.search(before) or _PHONE_CUE.search(after):
@@ -372,3 +403,156 @@ def phone_layout_recognizer(language: str) -> Any:
         patterns=[Pattern("phone layout", PHONE_LAYOUT, 0.4)],
         supported_language=language,
     )
+
+
+# ----------------------------------------------------------------------------- web addresses
+#: Top-level domains Presidio's URL patterns list that it lacks (Faker's "biz", 1 domain in 10).
+_EXTRA_TLDS = ("biz",)
+
+
+@functools.lru_cache(maxsize=1)
+def web_address_pattern() -> re.Pattern[str]:
+    """A URL: an optional scheme ("https://", "ftp://"), an optional "www.", host labels, a
+    top-level domain of Presidio's list (plus :data:`_EXTRA_TLDS`) that ends the host, an
+    optional port, then a path, query or fragment up to a space, a quote or a bracket.
+
+    The host is not read inside a word, an e-mail address or a longer host (no letter, digit,
+    "@", "." or "-" before it) and ends where the domain does: Presidio's own pattern stops at
+    the first listed domain that fits, so "walker.biz" was read as "walker.bi" and a path
+    ".../home.html" ended at ".ht".
+    """
+    from presidio_analyzer.predefined_recognizers import UrlRecognizer
+
+    listed = re.findall(r"\(\?:([a-z0-9]+)\)", UrlRecognizer.BASE_URL_REGEX)
+    tlds = sorted(set(listed) | set(_EXTRA_TLDS), key=lambda t: (-len(t), t))
+    return re.compile(
+        r"(?<![\w@.\-/])"
+        r"(?P<scheme>(?:https?|ftp)://)?"
+        r"(?:www\d{0,3}\.)?"
+        r"(?:[^\W_](?:[\w-]{0,61}[^\W_])?\.)+"
+        rf"(?:{'|'.join(tlds)})"
+        r"(?![\w@-])"
+        r"(?::\d{1,5})?"
+        r"(?:[/?#][^\s()<>\"'\[\]{}]*)?",
+        re.IGNORECASE,
+    )
+
+
+#: A dot before a letter: every URL holds one.
+_DOT_LETTER = re.compile(r"\.[^\W\d_]")
+_NON_SPACE = re.compile(r"\S*")
+_SPACE = re.compile(r"\s")
+#: What ends a sentence or a clause after a URL, never part of it.
+_URL_TAIL = ".,;:!?"
+
+
+def web_address_spans(text: str) -> list[tuple[int, int, bool]]:
+    """(start, end, has a scheme) of every URL in ``text`` (:func:`web_address_pattern`), a
+    trailing full stop, comma, colon, semicolon, question or exclamation mark left out.
+
+    Only the runs of non-space characters holding a dot before a letter are read, each once
+    (linear in the length of the text, however long a run)."""
+    pattern = web_address_pattern()
+    out: list[tuple[int, int, bool]] = []
+    done = 0  # the end of the last run read
+    for dot in _DOT_LETTER.finditer(text):
+        if dot.start() < done:
+            continue
+        start = dot.start()
+        while start > done and not _SPACE.match(text, start - 1):
+            start -= 1
+        done = _NON_SPACE.match(text, dot.start()).end()
+        for m in pattern.finditer(text, start, done):
+            end = m.end()
+            while end > m.start() and text[end - 1] in _URL_TAIL:
+                end -= 1
+            out.append((m.start(), end, m.group("scheme") is not None))
+    return out
+
+
+def web_address_recognizer(language: str) -> Any:
+    """URLs (:func:`web_address_spans`): 0.6 with a scheme, 0.5 without, as Presidio's
+    ``UrlRecognizer`` scores them (context words "url", "website", "link" raise the score)."""
+    from presidio_analyzer import Pattern, PatternRecognizer, RecognizerResult
+
+    class WebAddressRecognizer(PatternRecognizer):
+        def analyze(
+            self, text: str, entities: Any, nlp_artifacts: Any = None, regex_flags: Any = None
+        ):
+            results = []
+            for start, end, scheme in web_address_spans(text):
+                score = 0.6 if scheme else 0.5
+                results.append(
+                    RecognizerResult(
+                        entity_type="URL",
+                        start=start,
+                        end=end,
+                        score=score,
+                        analysis_explanation=self.build_regex_explanation(
+                            self.name, "url", "web_address_pattern", score, None, regex_flags
+                        ),
+                        recognition_metadata={
+                            RecognizerResult.RECOGNIZER_NAME_KEY: self.name,
+                            RecognizerResult.RECOGNIZER_IDENTIFIER_KEY: self.id,
+                        },
+                    )
+                )
+            return results
+
+    return WebAddressRecognizer(
+        supported_entity="URL",
+        name="URL (whole host and path)",
+        patterns=[Pattern("url", r"\.[^\W\d_]", 0.5)],  # analyze reads web_address_pattern
+        context=["url", "website", "link", "site", "web"],
+        supported_language=language,
+    )
+
+
+#: An e-mail address (the shape Presidio's recognizer reads: a local part, "@", a dotted domain).
+_EMAIL_SHAPE = re.compile(r"[\w.!#$%&'*+/=?^`{|}~-]+@\w+(?:-+\w+)*(?:\.\w+(?:-+\w+)*)+")
+_PIECE = re.compile(r"[^\W_](?:.*[^\W_])?", re.DOTALL)
+_LETTERS = re.compile(r"[^\W\d_]+")
+
+
+def split_at_web_addresses(
+    text: str, entities: Iterable[tuple[int, int, str, float]], gaz: Any = None
+) -> list[tuple[int, int, str, float]]:
+    """The NER model's spans with the e-mail addresses and URLs inside them cut out.
+
+    A name or an organisation never holds an e-mail address or a URL, but the model reads some
+    together with the words beside them ("Johnson-King - ann@walker.info", "mailto:ann@x.org",
+    "ann@x.org Thanks"); the longer span then wins over the address and takes the words beside
+    it. Each piece left on either side (its spaces and punctuation at the edges stripped) keeps
+    the span's type and score when it holds a capital letter and, with the name gazetteer
+    ``gaz``, a word that is a given name or surname or no English word ("Thanks", "See" go).
+    """
+    from anon_core.pii.name_lists import is_english
+
+    out = []
+    for start, end, entity, score in entities:
+        span = text[start:end]
+        if "." not in span:  # an e-mail address and a URL both hold a dot
+            out.append((start, end, entity, score))
+            continue
+        cuts = []
+        if "@" in span:
+            cuts = [(start + m.start(), start + m.end()) for m in _EMAIL_SHAPE.finditer(span)]
+        cuts += [
+            (start + a, start + b)
+            for a, b, _ in web_address_spans(span)
+            if not any(x <= start + a < y for x, y in cuts)
+        ]
+        if not cuts:
+            out.append((start, end, entity, score))
+            continue
+        bounds = [start] + [p for cut in sorted(cuts) for p in cut] + [end]
+        for a, b in zip(bounds[::2], bounds[1::2], strict=True):
+            piece = _PIECE.search(text, a, b) if a < b else None
+            if piece is None or not any(c.isupper() for c in piece.group()):
+                continue
+            words = [w.lower() for w in _LETTERS.findall(piece.group())]
+            if gaz is None or any(
+                w in gaz.given or w in gaz.family or not is_english(w) for w in words
+            ):
+                out.append((piece.start(), piece.end(), entity, score))
+    return out
