@@ -37,6 +37,7 @@ from anon_core.pii.names import (
     overlaps,
 )
 from anon_core.pii.recognizers import split_at_web_addresses
+from anon_core.pii.not_entities import english_not_name, generic_phrase, shouted_words
 
 #: A date or time names a day, a month, a season, a holiday or has digits; else it is a duration.
 _DATE_WORD = re.compile(
@@ -136,6 +137,20 @@ def _english_word_alone(
     )
 
 
+def _no_name(text: str, start: int, end: int, gaz: Gazetteer | None) -> bool:
+    """Whether a person span of the model holds no name: common English words only, none a
+    given name or surname of the gazetteer ("Cloud", "Customer Support", "Volunteers"), words of
+    offices and web pages ("Order Status") or words in capitals ("PLEASE CALL"); after a title
+    ("Mr Cloud") it stays a person (:mod:`anon_core.pii.not_entities`)."""
+    if gaz is None:
+        return False
+    span = text[start:end]
+    if not (english_not_name(span, gaz) or generic_phrase(span, gaz) or shouted_words(span, gaz)):
+        return False
+    previous = _LAST_CAPITALISED.search(text[max(0, start - 12) : start].rstrip())
+    return previous is None or previous.group().rstrip(".").lower() not in _TITLE_WORDS
+
+
 #: Titles before a surname: "Mr Baker" stays a person.
 _TITLE_WORDS = frozenset("mr mrs ms miss mister dr prof sir madam lady lord".split())
 
@@ -191,6 +206,8 @@ def review_entities(
             if reviewed is None or _english_word_alone(text, *reviewed, gaz):
                 continue
             start, end, entity = reviewed
+            if entity == "PERSON" and _no_name(text, start, end, gaz):
+                continue  # "Customer Support", "Settings", "DO NOT REPLY": words, no name
         if (
             entity == "LOCATION"
             and town is None
@@ -208,6 +225,8 @@ def review_entities(
             end -= 2
         if entity == "ORGANIZATION" and _only_identifier_words(text[start:end]):
             continue
+        if entity == "LOCATION" and gaz is not None and generic_phrase(text[start:end], gaz):
+            continue  # "Invoice", "the Head Office": words of offices, no place
         if entity in ("PERSON", "ORGANIZATION", "LOCATION") and _LONG_NUMBER.search(
             text[start:end]
         ):
@@ -233,6 +252,8 @@ def review_entities(
     for name in names:
         if name in claimed:
             continue
+        if name.score < STRONG and _no_name(text, name.start, name.end, gaz):
+            continue  # "Server", "Volunteers": English words the name rules took for a name
         clash = [e for e in out if overlaps((e[0], e[1]), (name.start, name.end))]
         if any(e[2] == "PERSON" and e[0] <= name.start and name.end <= e[1] for e in clash):
             continue  # the model's name already covers it (a longer name run wins the overlap)

@@ -33,6 +33,7 @@ from anon_core.pii.attributes import Found, presidio_result, title_lists
 from anon_core.pii.name_lists import english_words, is_english
 from anon_core.pii.name_review import place_or_organisation
 from anon_core.pii.names import gazetteer
+from anon_core.pii.not_entities import generic_phrase, generic_word, shouted_words
 
 #: Legal forms, as written after a company name (case-sensitive), longest first at match time.
 LEGAL_FORMS = (
@@ -52,7 +53,7 @@ LEGAL_FORMS = (
     "S.p.A.", "SpA", "SPA", "S.p.a.", "S.r.l.", "Srl", "s.r.l.", "S.n.c.", "S.a.s.", "e figli",
     # Dutch, Belgian, Nordic, Polish
     "B.V.", "BV", "N.V.", "NV", "VOF", "BVBA", "Oy", "Oyj", "AB", "A/S", "ApS", "AS", "ASA",
-    "Sp. z o.o.", "S.A", "sp. z o.o.",
+    "Sp. z o.o.", "S.A", "sp. z o.o.", "s.c.", "Sp.j.", "Sp.k.", "S.K.A.",
 )  # fmt: skip
 #: Words that end an organisation's name ("... Insurance Group", "... Hospital").
 ORG_WORDS = (
@@ -105,6 +106,10 @@ _NAME_RUN = rf"{_CAP}(?:(?:{_JOIN}|{_LOWER_JOIN}){_CAP}){{0,5}}"
 _PARTICLE = r"(?:(?:van der|van den|van|von|ten|ter) )?"
 #: Surnames listed with commas and a last "and" ("Hawkins, Richardson and Santana").
 _LISTED = rf"{_CAP}(?:, {_CAP}){{1,6}},? (?:and|&|e|et|y|und) {_CAP}"
+#: The word before an organisation word ("Sales" of "Sales Department of Bohlander").
+_WORD_BEFORE = re.compile(r"([\w&]+) \Z")
+#: A capitalised determiner that opens a sentence before an organisation word ("Our Sales ...").
+_DETERMINER = re.compile(r"(?:The|Our|Your|My|This|That|Their|His|Her|Its) ")
 
 
 def _alternation(words: tuple[str, ...]) -> str:
@@ -169,10 +174,22 @@ def find_organisations(text: str) -> list[Found]:
             found.append(Found(start, m.end(), "ORGANIZATION", LEGAL_FORM_SCORE))
     for m in rx["org_word"].finditer(text):
         start = _name_before(rx["org_word_name"], text, m.start())
-        if start is not None:
+        if start is None:
+            continue
+        lead = _DETERMINER.match(text, start, m.end())
+        if lead and lead.end() < m.start():  # "Our Sales Department": not "Our"
+            start = lead.end()
+        elif lead:
+            continue  # "The Finance (Manager)": a determiner and the word alone
+        if not generic_phrase(text[start : m.end()], gazetteer()):  # "Billing Department"
             found.append(Found(start, m.end(), "ORGANIZATION", WORD_SCORE))
     for m in rx["org_of"].finditer(text):
-        found.append(Found(m.start(), _no_full_stop(text, m.end()), "ORGANIZATION", WORD_SCORE))
+        start = m.start()
+        head = _WORD_BEFORE.search(text, max(0, start - 30), start)
+        if head and head.group(1)[:1].isupper() and generic_word(head.group(1)):
+            start += m.group().index(" ", m.group().index(" ") + 1) + 1  # "Sales Department of"
+            start += 4 if text.startswith("the ", start) else 0
+        found.append(Found(start, _no_full_stop(text, m.end()), "ORGANIZATION", WORD_SCORE))
     for cue in rx["cue"].finditer(text):
         m = rx["run"].match(text, cue.end())
         if m is None or "\n" in m.group():
@@ -196,7 +213,8 @@ def find_organisations(text: str) -> list[Found]:
         if sum(_is_surname(w) for w in words) >= min(2, len(words)):
             end = _no_full_stop(text, m.end())
             found.append(Found(m.start(), end, "ORGANIZATION", CUE_SCORE))
-    return _longest(found)
+    trimmed = [Found(*trim_organisation(text, f.start, f.end), f.entity, f.score) for f in found]
+    return _longest([f for f in trimmed if f.end > f.start])
 
 
 def _no_full_stop(text: str, end: int) -> int:
@@ -278,6 +296,8 @@ def review_model_organisation(text: str) -> str:
     ("Wisława Szczepańska's"), unless a legal form or an organisation word shows it is a firm. They are relabelled, never dropped,
     so that a name the model mislabelled stays covered.
     """
+    if generic_phrase(text, gazetteer()) or shouted_words(text, gazetteer()):
+        return ""  # "Customer Service", "the Billing Department", "FAQ", "DO NOT REPLY"
     if _org_evidence().search(text):
         return "ORGANIZATION"
     if _list_of_english_words(text):
@@ -347,6 +367,61 @@ def fit_around_persons(found: Found, persons: list[tuple[int, int]], text: str) 
     return Found(start, end, found.entity, found.score)
 
 
+#: Lower-case words no organisation's name holds: the model's span ends before them ("Elliott
+#: PLC, the Software Update", "Hermansen ApS is on leave").
+_CLAUSE_WORDS = frozenset(
+    "is was are were has have had will would can could should may might must but about which "
+    "who whom whose that this these those it its as than then so not never also been be being "
+    "does did do said says announced every".split()
+)
+#: Possessive determiners before an organisation's name ("Our", "your").
+_OWNER = re.compile(r"(?i:our|your|my|their|his|her|its)\s+(?=\S)")
+#: Cue words before a colon in front of an organisation ("Company: Verdier S.A.S.").
+_HEAD_CUES = frozenset("company employer organisation organization firm client customer".split())
+#: Generic words and a preposition before an organisation inside the model's span ("the Invoice
+#: to Stichting de Roo", "Customer Success at Wilson Group", "the Sales Department of ...").
+_LEADING_CLAUSE = re.compile(
+    r"(?:(?:[Tt]he|[Oo]ur|[Yy]our|[Mm]y)\s+)?((?:[\w&'’-]+\s+){0,3}[\w&'’-]+)\s+(to|at|from|with|of)\s+"
+)
+
+
+def trim_organisation(text: str, start: int, end: int) -> tuple[int, int]:
+    """The extent of the organisation a span of the NER model names: after a cue and a colon
+    ("Company: Verdier S.A.S."), after generic words and a preposition ("the Invoice to
+    Stichting de Roo"; with "of" only after two words or before a legal form: "the Sales
+    Department of Bohlander", "the IT Department of van der Zijl NV", not "Department of
+    Health"), before a clause (", the Software Update", " is on ...")."""
+    owner = _OWNER.match(text, start, end)
+    if owner:  # "Our Allstate Insurance Group": "Our" is no part of the name
+        start = owner.end()
+    span = text[start:end]
+    colon = span.find(":")
+    if colon > 0:
+        head = span[:colon].strip().lower()
+        if head in _HEAD_CUES or generic_phrase(head, gazetteer()):
+            rest = span[colon + 1 :]
+            start += colon + 1 + len(rest) - len(rest.lstrip())
+        else:
+            end = start + len(span[:colon].rstrip())
+        span = text[start:end]
+    lead = _LEADING_CLAUSE.match(span)
+    if (
+        lead
+        and generic_phrase(lead.group(1), gazetteer())
+        and (lead.group(2) != "of" or " " in lead.group(1) or _ends_in_legal_form(span))
+        and re.match(
+            rf"\s*(?:[{_UP}]|van |von |de |da |du |der |den |ten |ter )", span[lead.end() :]
+        )
+    ):
+        start += lead.end()
+        span = text[start:end]
+    for m in re.finditer(r",?\s+([a-z]+)\b", span):
+        if m.group(1) in _CLAUSE_WORDS or (m.group().startswith(",") and m.group(1) == "the"):
+            end = start + m.start()
+            break
+    return (start, end) if end > start else (start, start)
+
+
 def reviewed_ner_class(base: type) -> type:
     """``base`` (the NER recognizer) with its ORGANIZATION spans reviewed (:func:`review_model_organisation`)
     and the organisations of :func:`find_organisations` added, cut around the person spans."""
@@ -356,7 +431,10 @@ def reviewed_ner_class(base: type) -> type:
             results = super().analyze(text, self.supported_entities, nlp_artifacts)
             for r in results:
                 if r.entity_type == "ORGANIZATION":
-                    r.entity_type = review_model_organisation(text[r.start : r.end])
+                    r.start, r.end = trim_organisation(text, r.start, r.end)
+                    r.entity_type = (
+                        review_model_organisation(text[r.start : r.end]) if r.end > r.start else ""
+                    )
                 elif r.entity_type in ("PERSON", "LOCATION") and _ends_in_legal_form(
                     text[r.start : r.end]
                 ):

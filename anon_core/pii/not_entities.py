@@ -1,0 +1,197 @@
+"""Capitalised words that name no person and no organisation: the small NER model's usual guesses.
+
+The English model reads capitals as names: a heading or a greeting ("Customer Service", "Best
+Regards"), a department ("Billing Department"), a thing of the office, the shop or the web
+("Account Number", "Quarterly Report", "Password"), a word in capitals ("DO NOT REPLY") or an
+acronym ("FAQ", "HR", "CEO"). The tests below tell those spans from names:
+
+* :func:`generic_phrase`: every word is a word of :data:`GENERIC_WORDS` (written here: the
+  vocabulary of offices, shops, support desks and web pages, no word that is a surname of the
+  name gazetteer) or a determiner;
+* :func:`shouted_words`: a span in capitals whose words are English words or the acronyms of
+  :data:`ACRONYMS`, none a name;
+* :func:`english_not_name`: every word is an English word (WordNet's index, inflections read)
+  and no given name or surname of the gazetteer, of any case ("Cloud", "Settings", "Volunteers").
+
+A span that any of them accepts holds no personal data, so dropping it costs no recall.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import re
+
+from anon_core.pii.name_lists import english_words
+from anon_core.pii.names import Gazetteer
+
+log = logging.getLogger(__name__)
+
+#: Words of offices, shops, support desks, documents and web pages, and of greetings and
+#: closings ("Best Regards", "Happy Birthday"), lower case, singular.
+GENERIC_WORDS = frozenset(
+    """
+    account accounts accounting address admin administration bank agreement album annual answer app
+    application assistance assurance audit balance billing birth board booking box budget bug
+    business button calendar campaign card care cart catalogue catalog centre center chat
+    checkout claim client code complaint compliance conditions confirmation contact contract
+    cookie credit crisis customer customers dashboard data date deal deals delivery department
+    desk details development director discount document documents download email engineering
+    enquiry entry error event events exit expense expenses faq feedback fee fees file finance
+    financial form forms front frequently general gift guide head heating help helpdesk holiday
+    holidays home hour hours human inbox income information inquiry insurance invoice issue
+    item key leave legal letter licence license line list login logo logistics loyalty main
+    maintenance management manager manual marketing maternity meeting member membership menu
+    message minutes mobile monthly network newsletter notes notice number office online
+    operations order orders page paternity password payment payments payroll personnel plan
+    planning policy portal price pricing privacy procurement product production products
+    profile profits program programme project promotion public purchase purchasing quality
+    quarterly question questions quick quote receipt receivable payable record records refund
+    registration relations release renewal rental report reports request requests research
+    reservation resources return returns review safety sales satisfaction schedule security
+    service services settings shipping shop signed social software start statement status store
+    subscription success summary supply support survey team tech technical terms ticket
+    tracking training transfer setting unit update upgrade user username users vacation warranty
+    website weekly welcome wifi wi-fi yearly
+    best birthday cheers christmas click congratulations day evening forgot good greetings
+    happy hello kind luck merry morning new night regards sincerely step thanks thank
+    truly unsubscribe warm wishes year yours shipped delivered pending cancelled
+    """.split()
+)
+#: Words a generic phrase may hold besides :data:`GENERIC_WORDS` ("the", "our", "and", "of").
+_GLUE = frozenset(
+    "the a an our your my their his her this that all and & of for to on in with".split()
+)
+#: Acronyms that name no organisation ("FAQ", "HR", "CEO", "PDF"), upper case.
+ACRONYMS = frozenset(
+    """
+    faq faqs hr it ceo cfo cto coo cio cmo vp svp evp md pa ceo's pdf pdfs api url urls usb atm
+    pin id ids sms mms gps dna tv pc pcs os ui ux qa r&d b2b b2c roi kpi kpis eta fyi asap
+    rsvp tbd tba aka diy am pm utc gmt faq's hq ip vpn wifi lan wan cv cvs sku vat tax pto
+    ooo eod eow cc bcc ps nb re fw fwd
+    """.split()
+)
+_WORD = re.compile(r"[^\W\d_]+(?:['’-][^\W\d_]+)*|&")
+#: Inflections an English word may carry beyond its listed form ("orders", "shipped").
+_ENDINGS = ("'s", "’s", "ies", "es", "s", "ied", "ed", "d", "ing", "ly", "ers", "er")
+
+
+def _words(span: str) -> list[str]:
+    return _WORD.findall(span)
+
+
+def _base_forms(word: str) -> list[str]:
+    """``word`` (lower case) and the forms it may be inflected from ("orders": "order")."""
+    forms = [word]
+    for end in _ENDINGS:
+        if word.endswith(end) and len(word) - len(end) >= 2:
+            stem = word[: -len(end)]
+            forms += [stem, stem + "e"]
+            if end in ("ies", "ied"):
+                forms.append(stem + "y")
+            if len(stem) >= 3 and stem[-1] == stem[-2]:  # "shipped": "ship"
+                forms.append(stem[:-1])
+    return forms
+
+
+def generic_word(word: str) -> bool:
+    """Whether ``word`` (any case, inflected or not) is a word of :data:`GENERIC_WORDS` or an
+    acronym of :data:`ACRONYMS`, names or not ("Sales", "IT", "Orders")."""
+    return word.lower() in ACRONYMS or any(f in GENERIC_WORDS for f in _base_forms(word.lower()))
+
+
+_generic = generic_word
+
+
+@functools.lru_cache(maxsize=4096)
+def english(word: str) -> bool:
+    """Whether ``word`` (any case) is an English word of WordNet's index, listed or inflected."""
+    words = english_words()
+    return any(f in words for f in _base_forms(word.lower()))
+
+
+def _named(word: str, gaz: Gazetteer) -> bool:
+    """A given name or surname of the gazetteer, common words included ("Hope", "Baker")."""
+    low = re.sub(r"['’]s$", "", word.lower())
+    return low in gaz.given or low in gaz.family
+
+
+def generic_phrase(span: str, gaz: Gazetteer) -> bool:
+    """Whether ``span`` is made of :data:`GENERIC_WORDS` and glue words only, one generic word at
+    least ("Customer Service", "the Billing Department", "Account Number"; "Credit Karma" and
+    "Wilson Group" are not). A generic word that is a surname too ("Sales", "Page", "Key") counts
+    only beside another generic word ("Sales Department"): alone it may be the person."""
+    words = _words(span)
+    content = [w for w in words if w.lower() not in _GLUE]
+    return bool(content) and all(
+        (_generic(w) or w.lower() in ACRONYMS) and (len(content) > 1 or not _named(w, gaz))
+        for w in content
+    )
+
+
+def shouted_words(span: str, gaz: Gazetteer) -> bool:
+    """Whether ``span`` is written in capitals and made of English words or the acronyms of
+    :data:`ACRONYMS`, none a name ("DO NOT REPLY", "FAQ", "HR"; "IBM" and "SMITH" are not)."""
+    words = _words(span)
+    if not words or not all(w.isupper() or w == "&" for w in words):
+        return False
+    return all(
+        w == "&"
+        or w.lower() in ACRONYMS
+        or w.lower() in gaz.common
+        or (len(w) > 3 and english(w) and not _named(w, gaz))
+        for w in words
+    )
+
+
+@functools.lru_cache(maxsize=1)
+def _proper_noun_like() -> frozenset[str]:
+    """Words WordNet lists as nouns only, in their own form (the index holds proper names such
+    as "goldberg", "einstein" among them), from the English pipeline's lemmatizer tables."""
+    try:
+        import spacy.util
+        from spacy.lookups import Lookups
+        from spacy.strings import get_string_id
+    except ImportError:
+        return frozenset()
+    for name in sorted(spacy.util.get_installed_models()):
+        if not name.startswith("en_core_web"):
+            continue
+        for folder in spacy.util.get_package_path(name).glob("*/lemmatizer/lookups"):
+            try:
+                index = Lookups().from_disk(folder).get_table("lemma_index")
+            except (OSError, KeyError, ValueError) as exc:
+                log.warning("no English word classes from %s: %s", name, exc)
+                continue
+            nouns = set(index.get(get_string_id("noun"), ()))
+            for pos in ("verb", "adj", "adv"):
+                nouns -= set(index.get(get_string_id(pos), ()))
+            return frozenset(nouns)
+    return frozenset()
+
+
+def common_word(word: str, gaz: Gazetteer) -> bool:
+    """Whether ``word`` is an English word no name takes: not a given name or surname of the
+    gazetteer, and a common word of the gazetteer or of :data:`GENERIC_WORDS`, or a word WordNet
+    lists as a verb, adjective or adverb too ("cloud", "delay", "truly"), as written or inflected
+    ("volunteers", "orders"). A word listed as a noun only may be a surname ("Goldberg", "Tales")
+    and is not common, unless a common list names it ("customer", "product")."""
+    low = re.sub(r"['’]s$", "", word.lower())
+    if len(low) < 3 or _named(low, gaz) or _mixed_case(word) or not english(low):
+        return False
+    if low in gaz.common or _generic(low):
+        return True
+    nouns, words = _proper_noun_like(), english_words()
+    return any(f in words and f not in nouns for f in _base_forms(low))
+
+
+def english_not_name(span: str, gaz: Gazetteer) -> bool:
+    """Whether every word of ``span`` (glue words aside) is a :func:`common_word` ("Cloud",
+    "Settings", "Customer Support"; "Rose", "Baker", "Goldberg" and "Szöllösy" are not)."""
+    words = [w for w in _words(span) if w != "&" and w.lower() not in _GLUE]
+    return bool(words) and all(common_word(w, gaz) for w in words)
+
+
+def _mixed_case(word: str) -> bool:
+    """A capital after the first letter ("McKinsey", "DeShawn"): a name's shape, not a word's."""
+    return any(c.isupper() for c in word[1:]) and not word.isupper()
