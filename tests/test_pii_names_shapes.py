@@ -38,6 +38,9 @@ def _names(text: str) -> list[str]:
         ("Send it to Ana McDonald today.", "Ana McDonald"),
         # an English word in no name list before the name is no part of it
         ("Payee Victoria Crin Georgescu", "Victoria Crin Georgescu"),
+        # Vietnamese letters beyond Latin Extended-A ("ư", "ạ", "ỗ")
+        ("Signed: Hamza Quang Thư Phạm", "Hamza Quang Thư Phạm"),
+        ("We met Anh Đỗ at noon.", "Anh Đỗ"),
         # three lower-case words: a given name, a second one, a surname
         ("santino gabriel aguirre called about the bill", "santino gabriel aguirre"),
     ],

@@ -12,12 +12,10 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from anon_core.pii.name_lists import is_english
+from anon_core.pii.name_lists import LOWER, UPPER, is_english
 
 #: A second surname joined by a hyphen after a name ("-Ginzburgas"; spaCy splits the hyphen).
-_HYPHENED = re.compile(
-    r"-[A-ZÀ-ÖØ-Þ\u0100-\u017f][a-zß-öø-ÿ\u0100-\u017f]+(?:['’][A-Za-zß-öø-ÿ\u0100-\u017f]+)?"
-)
+_HYPHENED = re.compile(rf"-[{UPPER}][{LOWER}]+(?:['’][{UPPER}{LOWER}]+)?")
 #: A suffix after a name: generational ("Jr.", "Sr.", "II", "III", "IV") or a degree ("PhD",
 #: "MD", "DDS", "DVM", "Esq."), maybe after a comma; the dot of "Jr." is part of it.
 _SUFFIX = re.compile(
@@ -25,7 +23,7 @@ _SUFFIX = re.compile(
     r",? (?:PhD|Ph\.D\.|MD|M\.D\.|DDS|DVM|Esq\.?|MBA|RN)(?![\w'’-]))"
 )
 #: A word in capitals (two letters or more, accents and an inner apostrophe or hyphen allowed).
-_CAPITAL_WORD = re.compile(r"[A-ZÀ-ÖØ-Þ\u0100-\u017f]{2,}(?:['’-][A-ZÀ-ÖØ-Þ\u0100-\u017f]{2,})?")
+_CAPITAL_WORD = re.compile(rf"[{UPPER}]{{2,}}(?:['’-][{UPPER}]{{2,}})?")
 
 
 #: Initials before a name ("J. R. Smith", "R. Jakab Zoltán"): a capital and a dot each.

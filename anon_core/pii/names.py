@@ -43,11 +43,13 @@ from anon_core.pii.name_lists import (
     IDENTIFIER_WORDS,
     INITIAL_STOP_WORDS,
     LEADING_WORDS,
+    LOWER,
     NAME_CUE_WORDS,
     NOT_NAME_WORDS,
     ORG_EXTRA_WORDS,
     ROLE_WORDS,
     SURNAME_PLACE_WORDS,
+    UPPER,
     english_words,
     is_english,
     place_names,
@@ -59,14 +61,13 @@ from anon_core.pii.name_shapes import capital_names, extend_name, extend_start, 
 log = logging.getLogger(__name__)
 #: A capitalised word ("Ines", "O'Neil", "Quinn-Royce"; "McDonald", "MacArthur", "DeShawn").
 NAME_WORD = re.compile(
-    r"(?:Mc|Mac|De|Di|Du|La|Le|Fitz)?"
-    r"[A-ZÀ-ÖØ-Þ\u0100-\u017f][a-zß-öø-ÿ\u0100-\u017f]+(?:[-'’][A-ZÀ-ÖØ-Þ\u0100-\u017f]?[a-zß-öø-ÿ\u0100-\u017f]+)*"
+    rf"(?:Mc|Mac|De|Di|Du|La|Le|Fitz)?[{UPPER}][{LOWER}]+(?:[-'’][{UPPER}]?[{LOWER}]+)*"
 )
-_LOWER_WORD = re.compile(r"[a-zß-öø-ÿ\u0100-\u017f]{3,}")
+_LOWER_WORD = re.compile(rf"[{LOWER}]{{3,}}")
 _INITIAL = re.compile(r"[A-Z]\.?")
 #: A possessive ending ("Ines Quinn's"): not part of the name.
 POSSESSIVE = re.compile(r"['’]s$")
-_LATIN = re.compile(r"[A-Za-zÀ-ÖØ-öø-ÿ\u0100-\u017f'’-]{2,}")
+_LATIN = re.compile(rf"[{UPPER}{LOWER}'’-]{{2,}}")
 #: Lower-case words inside a name ("Maika van de Noort", "Luiz da Silva").
 PARTICLES = frozenset("van de der den von da do dos das del della di du la le bin ben al".split())
 _LIST_JOINERS = frozenset({",", "and", "&", "et", "und", "y", "e"})
