@@ -29,6 +29,11 @@ AGES = [
     ("My grandmother, who is 92, still drives.", "92"),
     ("I am 71 yrs old", "71"),
     ("I am 37 yr old.", "37"),
+    ("He died at the age of eighty.", "eighty"),
+    ("She turned twenty-one in May.", "twenty-one"),
+    ("I will turn 40 next week.", "40"),
+    ("You are 34.", "34"),
+    ("Age - 34", "34"),
 ]
 NOT_AGES = [
     "at 5 pm he left",
@@ -44,6 +49,10 @@ NOT_AGES = [
     "the team, who is 3 points ahead",
     "people who are 18 or older",
     "How old is the house? Very.",
+    "he turned two pages",
+    "turn 90 degrees",
+    "you're 5 minutes late",
+    "turned ten minutes later",
 ]
 
 

@@ -4,16 +4,20 @@ Quasi-identifiers that the small NER model misses or mislabels, found by pattern
 lists, in English, French, German, Spanish and Italian:
 
 * **AGE**: a number from 0 to 120 with an age phrase around it ("34 years old", "a 34-year-old",
-  "aged 34", "Age: 34", "I am 34.", "34 ans", "34 Jahre alt", "tiene 34 años", "ha 34 anni").
-  A bare number of years is a duration ("for 34 years", "depuis 3 ans") and is left alone. The
-  span is the number, with the English unit words that follow it ("34 years old").
+  "aged 34", "Age: 34", "I am 34.", "At 34, she moved", "He was 34 when", "she is now 34",
+  "How old is Ann? 34", "who is 34,", "will turn 34", "34 ans", "34 Jahre alt", "tiene 34
+  años", "ha 34 anni"), or a number word after a cue ("at the age of eighty", "Omar is
+  eighty-nine."). A bare number of years is a duration ("for 34 years", "depuis 3 ans") and
+  is left alone. The span is the number, with the English unit words that follow it ("34
+  years old"; not "yrs", which a labelled span leaves out).
 * **TITLE**: job titles of Faker's job lists (English, French, German, Spanish; Faker ships them
   in the package, nothing is downloaded): a title of two words or more anywhere, a one-word title
   alone on its line (a signature block) or after a cue ("works as a", "job title:", "Beruf:",
   "travaille comme"), and English phrases ending in a job word of those lists ("sewer pipe
   cleaner") on their own line or after a cue.
 * **NRP**: nationalities, religions and political groups from the lists below, written with a
-  capital in English and German, in lower case in French, Spanish and Italian. A language name
+  capital in English and German, in lower case in French, Spanish and Italian; English ones
+  joined by hyphens are one group ("African-American", "Judeo-Christian"). A language name
   after "speaks", "in" or "into" ("in French") is a language, not a nationality.
 
 Each finder is a pure function of the text (:func:`find_ages`, :func:`find_titles`,
@@ -90,7 +94,20 @@ _AGE_PATTERNS: tuple[tuple[str, float], ...] = (
     (_ND + _EN_UNIT + r"(?!\s+(?!(?:and|but|with|when)\b)[a-z])", 0.85),
     (r"(?i:\b" + _SPELLED + r")" + _EN_UNIT, 0.85),
     (_ND + r"(?=\s*(?:yo|y/o|y\.o\.|yrs? old)\b)", 0.85),
-    (r"(?i:\b(?:aged|ages?|at the age of|age of|turned|turning|turns)\s*[:=]?\s*)" + _ND, 0.85),
+    (r"(?i:\b(?:aged|ages?|at the age of|age of|turned|turning|turns)\s*[:=-]?\s*)" + _ND, 0.85),
+    # "at the age of eighty", "turned twenty-one", "aged forty"; "will turn 40", "I turn 30"
+    (
+        r"(?i:\b(?:aged|at the age of|age of|turned|turning|turns)\s+)(?i:"
+        + _SPELLED
+        + r")\b(?![- ](?:minutes?|hours?|days?|weeks?|months?|times|degrees|pages|points)\b)",
+        0.8,
+    ),
+    (
+        r"(?i:\b(?:will|to|I|we|you|he|she|they|'ll|’ll) turn\s+)"
+        + _N
+        + r"(?!\s*(?:%|degrees?|pages?|points?|left|right)\b)",
+        0.7,
+    ),
     # "the age of 14", "age 45" whole: the model's DATE span of the same characters gives way
     (r"(?i:\b(?P<cue>the age of|age of|age)\s+)" + _ND, 0.85),
     # "my son is 25", "the patient was 3.5"; "she died at 91", "retired at 65"
@@ -111,7 +128,12 @@ _AGE_PATTERNS: tuple[tuple[str, float], ...] = (
         + r"(?=\s*(?:[.,;!]|and\b|when\b|$))",
         0.5,
     ),
-    (r"(?i:\b(?:I am|I'm|I’m|he is|she is|he's|she's|he’s|she’s)\s+)" + _ND + _NOT_AFTER, 0.6),
+    (
+        r"(?i:\b(?:I am|I'm|I’m|he is|she is|he's|she's|he’s|she’s|you are|you're|you’re)\s+)"
+        + _ND
+        + _NOT_AFTER,
+        0.6,
+    ),
     (
         r"(?i:\b(?:I am|I'm|I’m|he is|she is|he's|she's|he’s|she’s)\s+)"
         + _N
@@ -192,12 +214,13 @@ _AGE_PATTERNS: tuple[tuple[str, float], ...] = (
 )
 
 
-_I_AM = ("i am", "i'm", "i’m", "he is", "he's", "he’s")
+_I_AM = ("i am", "i'm", "i’m", "he is", "he's", "he’s", "you are", "you're", "you’re")
 _YEAR = ("year", "yr")
 #: Per pattern of :data:`_AGE_PATTERNS`, in order: words one of which every match holds (lower
 #: case); a window holding none of them skips the pattern (same findings, less time).
 _AGE_NEEDS: tuple[tuple[str, ...], ...] = (
-    _YEAR, _YEAR, _YEAR, ("yo", "y/o", "y.o", "yr"), ("age", "turn"), ("age",),
+    _YEAR, _YEAR, _YEAR, ("yo", "y/o", "y.o", "yr"), ("age", "turn"), ("age", "turn"),
+    (" turn",), ("age",),
     (" is", " was", " will be", " turn"),
     ("died", "dies", "passed away", "retire", "married", "widowed"), ("will be", "would be"),
     (" is ", " was ", "turned"),
@@ -309,6 +332,17 @@ Zoroastrianism Catholicism Protestantism Mormonism Rastafarianism Paganism Wicca
 Agnosticism Rastafari Animism Spiritism Shamanism Neopaganism Neo-Paganism Tenrikyo Juche
 Ahmadiyya Caodaism Unitarian Quakerism Anglicanism Lutheranism Methodism Calvinism Orthodoxy
 """
+#: First halves of joined group names ("Afro-Caribbean", "Sino-Vietnamese").
+_COMBINING = r"(?:Anglo|Afro|Franco|Sino|Indo|Judeo|Greco|Italo|Russo|Euro|Hispano|Luso|Austro)"
+_MORE_GROUPS_EN = """
+Kazakhstani Uzbekistani Kyrgyzstani Tajikistani Turkmenistani Azeri Bosniak Chechen Tatar Pashtun
+Punjabi Bengali Gujarati Tamil Sinhalese Sinhala Hmong Zulu Xhosa Yoruba Igbo Hausa Maasai Berber
+Amazigh Bedouin Kurd Afrikaner Creole Cajun Hawaiian Manx Gibraltarian Caymanian Québécois
+Quebecer Galician Andalusian Sahrawi Rohingya Uighur Ashkenazi Sephardic Sephardi Mizrahi Haredi
+Scientologist Sufi Salafi Ismaili Satanist Deist Humanist Unionist Loyalist Monarchist Royalist
+Stalinist Bolshevik Peronist Sandinista Zapatista Nationalist Nationalists Centrist Centrists
+Greens Whig Whigs Labourite
+"""
 _POLITICAL_EN = """
 Democrat Democrats Republican Republicans Conservative Conservatives Tory Tories Labour
 Liberal Democrat Liberal Democrats Socialist Socialists Communist Communists Libertarian
@@ -398,16 +432,17 @@ def _french_forms(word: str) -> str:
 def _nrp_regexes(language: str) -> tuple[tuple[re.Pattern[str], float, bool], ...]:
     """(regex, score, whether a language name is possible) per list, for an engine's language."""
     english = sorted(
-        _phrases(_NATIONALITIES_EN + _RELIGIONS_EN + _POLITICAL_EN), key=len, reverse=True
+        _phrases(_NATIONALITIES_EN + _RELIGIONS_EN + _POLITICAL_EN + _MORE_GROUPS_EN),
+        key=len,
+        reverse=True,
     )
     plural = r"s?(?![\w'’-])"
     lower_case = [w.lower() for w in english if w.lower() not in _COMMON_LOWER]
+    # one group joined by hyphens: "African-American", "Anglo-Indian", "Judeo-Christian"
+    word = "(?:" + trie_pattern(english) + r")s?"
+    joined = rf"(?:(?:{_COMBINING}|{word})-)*{word}(?![\w'’-])"
     regexes = [
-        (
-            re.compile(r"(?<![\w'’-])(?:" + trie_pattern(english) + r")" + plural),
-            0.6,
-            True,
-        ),
+        (re.compile(r"(?<![\w'’-])" + joined), 0.6, True),
         (  # used only on text written all in lower case (see find_nrp)
             re.compile(r"(?<![\w'’-])(?:" + trie_pattern(lower_case) + r")" + plural),
             0.5,
@@ -440,6 +475,10 @@ def _phrases(block: str) -> set[str]:
         "Papua New Guinean", "North Korean", "South Korean", "Saint Lucian", "Solomon Islander",
         "East Timorese", "Central African", "Sao Tomean", "Puerto Rican", "Bahá'í Faith",
         "Baha'i Faith", "Cao Dai", "Unitarian Universalism", "Unitarian Universalist",
+        "Native American", "Native Americans", "First Nations", "Pacific Islander",
+        "Torres Strait Islander", "Seventh-day Adventist", "Greek Orthodox", "Russian Orthodox",
+        "Eastern Orthodox", "Hare Krishna", "Christian Scientist", "Tea Party",
+        "Communist Party", "Socialist Party", "Liberal Party", "Reform Party",
     )  # fmt: skip
     words = set(block.split())
     words -= {"Costa", "Rican", "Sierra", "Leonean", "South", "Sri", "Lankan", "New", "Zealander"}
