@@ -26,14 +26,16 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Iterator
-from typing import Any, NamedTuple
+from typing import Any
 
-
-class Found(NamedTuple):
-    start: int
-    end: int
-    score: float
-
+from anon_core.pii.address_parts import (
+    POSTCODE_AFTER_STATE_SCORE,
+    Found,
+    non_overlapping,
+    shape_recognizer,
+    split_state_postcode,
+    state_postcodes,
+)
 
 #: Score of a street alone, and of a street with a part after it or a cue before it.
 STREET_SCORE = 0.6
@@ -42,8 +44,9 @@ POSTCODE_CUE_SCORE = 0.85
 POSTCODE_SHAPE_SCORE = 0.5
 
 #: English street types: USPS Publication 28 (Appendix C1) names and common abbreviations, and
-#: British and Australian ones (the last lines: Australia Post's types that are no common word
-#: alone, "Driveway", "Firetrail", "Villas"; not "End", "Top", "Little", "Ring").
+#: British and Australian ones (the last lines: Faker's and Australia Post's types that are no
+#: common word alone, "Driveway", "Firetrail", "Villas", "Fall"; not "End", "Top", "Little",
+#: "Ring", "Line", "Range", "Turn").
 _ENGLISH_TYPES = """
 Alley Allee Aly Annex Anx Arcade Arc Avenue Ave Av Bayou Beach Bch Bend Bluff Bluffs Bottom Boulevard
 Blvd Branch Bridge Brg Brook Brooks Burg Burgs Bypass Camp Canyon Cape Causeway Cswy Center Centre Ctr
@@ -68,6 +71,8 @@ Cruiseway Cutting Deviation Driveway Fairway Firetrail Footway Foreshore Front F
 Highroad Interchange Intersection Link Meander Parklands Piazza Plateau Quadrangle Quadrant Quays
 Reserve Riverway Riviera Roadside Roadway Ronde Rotary Siding Slope Steps Strip Subway Tarn
 Thoroughfare Tollway Towers Triangle Trunkway Villas
+Centers Extensions Fall Land Dip Elbow Entrance Gap Gates Lees Mew Pocket Quad Stairs Wade
+Cul-de-sac Distributor Rosebowl
 """
 #: Street words written before the name: Romance, Slavic, Dutch, German and others ("Via Tasso",
 #: "Avenida de Mota", "ul. Północna", "Rue de Tanger", "Calle Mayor"). Matched as written.
@@ -202,6 +207,8 @@ def _patterns() -> dict[str, Any]:
     other_lower = _alternation(_words(_OPENERS_OTHER_LOWER))
     endings = _alternation(_words(_ENDINGS), fold=True)
     quantity = _alternation(_words(_QUANTITY_WORDS), fold=True)
+    # before a street type a capitalised quantity word is a name ("189 Miles Squares")
+    quantity_lower = _alternation(_words(_QUANTITY_WORDS))
     unit_word = (
         r"(?i:apartment|apt\.?|apto\.?|suite|ste\.?|unit|flat|floor|fl\.|level|lvl|room|rm\.?|studio|"
         r"building|bldg\.?|piso|planta|puerta|appartamento|interno|int\.|scala|étage|etage|bâtiment|"
@@ -225,7 +232,7 @@ def _patterns() -> dict[str, Any]:
         "core": [
             # 12 Kramer Court, 3911 fourth avenue, 868 Kevin Radial (English street types)
             regex.compile(
-                rf"(?<![\w.,/-]){number}[ \t]+(?!{quantity}\b)(?:(?:{cap}|{low}|\d{{1,3}}(?:st|nd|rd|th))[ \t]+){{1,4}}"
+                rf"(?<![\w.,/-]){number}[ \t]+(?!{quantity_lower}\b)(?:(?:{cap}|{low}|\d{{1,3}}(?:st|nd|rd|th))[ \t]+){{1,4}}"
                 rf"{english}s?(?![\p{{L}}\d])\.?"
             ),
             # Via Tasso 129, Avenida de Mota, 77, ul. Północna 73, 5, avenue Samson, Rue de Tanger
@@ -308,6 +315,15 @@ def _has_stop_word(piece: str, pats: dict[str, Any]) -> bool:
         for w in pats["part_word"].findall(piece)
         if w.islower() and len(w) > 1  # "12a": a house number's letter
     )
+
+
+def _first_stop_word(piece: str, pats: dict[str, Any]) -> int | None:
+    """Offset of the first stop word of ``piece`` (see :func:`_has_stop_word`), or None."""
+    for m in pats["part_word"].finditer(piece):
+        w = m.group(0)
+        if w.islower() and len(w) > 1 and w in STOP_WORDS and w not in _PARTICLE_SET:
+            return m.start()
+    return None
 
 
 def _end_of_part(text: str, start: int, pats: dict[str, Any], lower: bool) -> int | None:
@@ -414,6 +430,12 @@ def _cores(text: str, pats: dict[str, Any]) -> Iterator[tuple[int, int, bool]]:
                 first = m.group(0).split()[-2].lower()
                 if first in _NOT_STREETS or first.endswith("ing"):
                     continue
+            if i == 0 and _has_stop_word(m.group(0), pats):
+                # "18185 Roberts Stream in Lake": the street ends before the sentence's word
+                stop = _first_stop_word(m.group(0), pats)
+                m = pattern.match(text, m.start(), m.start() + stop) if stop else None
+                if m is None:
+                    continue
             yield m.start(), m.end(), True
     for m in pats["weak"].finditer(text, overlapped=True):
         yield m.start(), m.end(), False
@@ -423,12 +445,14 @@ def _cores(text: str, pats: dict[str, Any]) -> Iterator[tuple[int, int, bool]]:
 _TYPES = frozenset(w.lower() for w in _ENGLISH_TYPES.split()) - {"via", "rue", "av"}
 
 
-def normal_case(text: str) -> str | None:
+def normal_case(text: str, *, street_types: bool = True) -> str | None:
     """``text`` written in one case only, re-cased like an address (same length), else None.
 
     All lower-case or all-capitals text ("255 hersnapvej 18, københavn k") gets capitals at the
     start of words that are no stop words and particles; words with digits are upper-cased
-    ("sw1a 1aa"). Offsets are kept, so spans found in the result are spans of ``text``.
+    ("sw1a 1aa"). English street types stay in lower case ("17 street") unless
+    ``street_types=False`` (towns: "lake deanmouth" is "Lake Deanmouth"). Offsets are kept, so
+    spans found in the result are spans of ``text``.
     """
     if not any(c.isalpha() for c in text) or not (text == text.lower() or text == text.upper()):
         return None
@@ -437,7 +461,12 @@ def normal_case(text: str) -> str | None:
         low = "".join(c.lower() if len(c.lower()) == 1 else c for c in piece)
         if any(c.isdigit() for c in piece):
             piece = "".join(c.upper() if len(c.upper()) == 1 else c for c in piece)
-        elif not piece[0].isalpha() or low in STOP_WORDS or low in _PARTICLE_SET or low in _TYPES:
+        elif (
+            not piece[0].isalpha()
+            or low in STOP_WORDS
+            or low in _PARTICLE_SET
+            or (street_types and low in _TYPES)
+        ):
             piece = low
         else:
             first = piece[0].upper() if len(piece[0].upper()) == 1 else piece[0]
@@ -478,30 +507,14 @@ def find_addresses(text: str) -> list[Found]:
             cued or _postcode_after(text, end, pats) or (left < start and (parts or not recased))
         ):
             continue
-        score = ADDRESS_SCORE if (parts or cued or left < start) else STREET_SCORE
+        # a house number before a street of known shape is evidence enough ("18185 Roberts
+        # Stream in Lake Lauren": above the model's 0.85 for "Roberts Stream in Lake Lauren")
+        numbered = strong and core[:1].isdigit()
+        score = ADDRESS_SCORE if (parts or cued or left < start or numbered) else STREET_SCORE
         candidates.append((strong, Found(left, right, score)))
     # a street of known shape first, then the longest ("Bitte an Mühlgasse 4/7" is weak)
     order = sorted(candidates, key=lambda c: (not c[0], c[1].start - c[1].end, -c[1].score))
-    return _non_overlapping([cand for _, cand in order])
-
-
-def _non_overlapping(ranked: list[Found]) -> list[Found]:
-    """The spans of ``ranked`` (best first) that overlap no better one, in text order.
-
-    The kept spans never overlap, so sorted by start they are sorted by end too: a candidate
-    is checked against its two neighbours only (a long document has thousands of streets)."""
-    import bisect
-
-    kept: list[Found] = []
-    starts: list[int] = []
-    for cand in ranked:
-        i = bisect.bisect_right(starts, cand.start)
-        if (i == 0 or kept[i - 1].end <= cand.start) and (
-            i == len(kept) or cand.end <= kept[i].start
-        ):
-            kept.insert(i, cand)
-            starts.insert(i, cand.start)
-    return kept
+    return non_overlapping([cand for _, cand in order])
 
 
 def _postcode_after(text: str, end: int, pats: dict[str, Any]) -> bool:
@@ -518,49 +531,37 @@ def find_postcodes(text: str) -> list[Found]:
     }
     for m in pats["strong_postcode"].finditer(text):
         found.setdefault((m.start(), m.end()), POSTCODE_SHAPE_SCORE)
+    if pats["digit"].search(text):
+        for span in state_postcodes(text):
+            found[span] = max(found.get(span, 0.0), POSTCODE_AFTER_STATE_SCORE)
     return [Found(a, b, s) for (a, b), s in sorted(found.items())]
 
 
-def shape_recognizer(language: str, entity: str, name: str, finder: Any, context: list[str]) -> Any:
-    from presidio_analyzer import AnalysisExplanation, LocalRecognizer, RecognizerResult
-
-    class ShapeRecognizer(LocalRecognizer):
-        def load(self) -> None:  # nothing to load: patterns compile on first use
-            return None
-
-        def analyze(self, text: str, entities: Any, nlp_artifacts: Any = None) -> list[Any]:
-            if entities and entity not in entities:
-                return []
-            metadata = {
-                RecognizerResult.RECOGNIZER_NAME_KEY: self.name,
-                RecognizerResult.RECOGNIZER_IDENTIFIER_KEY: self.id,
-            }
-            return [
-                RecognizerResult(
-                    entity,
-                    f.start,
-                    f.end,
-                    f.score,
-                    analysis_explanation=AnalysisExplanation(
-                        recognizer=name, original_score=f.score, textual_explanation=name
-                    ),
-                    recognition_metadata=dict(metadata),
-                )
-                for f in finder(text)
-            ]
-
-    return ShapeRecognizer(
-        supported_entities=[entity], name=name, supported_language=language, context=context
-    )
+def find_address_spans(text: str) -> list[Found]:
+    """:func:`find_addresses` cut around each postcode after a state ("12 Elm St, Dayton, OH",
+    "USA"): that postcode is :func:`find_postcodes`' ``ZIP_CODE``
+    (:mod:`anon_core.pii.address_parts`)."""
+    found = find_addresses(text)
+    if not found:
+        return found
+    codes = state_postcodes(text)
+    if not codes:
+        return found
+    return [
+        Found(a, b, f.score)
+        for f in found
+        for a, b in split_state_postcode(text, f.start, f.end, codes)
+    ]
 
 
 def address_recognizer(language: str) -> Any:
-    """Presidio recognizer of whole street addresses (``STREET_ADDRESS``), see :func:`find_addresses`."""
+    """Presidio recognizer of whole street addresses (``STREET_ADDRESS``), see
+    :func:`find_address_spans`."""
     return shape_recognizer(
         language,
         "STREET_ADDRESS",
         "Street address (international)",
-        find_addresses,
+        find_address_spans,
         ["address", "lives", "street", "adresse", "rue", "domicile", "anschrift", "via"],
     )
 

@@ -10,7 +10,15 @@ import functools
 from collections.abc import Iterator
 from typing import Any
 
-from anon_core.pii.addresses import STOP_WORDS, STREET_WORDS, Found, normal_case, shape_recognizer
+from anon_core.pii.address_parts import (
+    STATE_ABBREVIATIONS,
+    STATES_AMBIGUOUS,
+    Found,
+    shape_recognizer,
+    split_state_postcode,
+    state_postcodes,
+)
+from anon_core.pii.addresses import STOP_WORDS, STREET_WORDS, normal_case
 
 CAPS_PLACE_SCORE = 0.9
 COUNTRY_SCORE = 0.86
@@ -61,8 +69,8 @@ def _countries() -> Any:
     from faker.providers.address.en import Provider
 
     names = set(_COUNTRY_EXTRAS)
-    for name in Provider.countries:
-        names.add(name.split(" (")[0])
+    for name in Provider.countries:  # "Slovakia (Slovak Republic)" whole, and "Slovakia"
+        names.update((name, name.split(" (")[0]))
     body = "|".join(regex.escape(n) for n in sorted(names, key=len, reverse=True))
     first = frozenset(regex.match(r"[\p{L}\p{M}]+", n).group(0) for n in names)
     word = regex.compile(r"(?<![\p{L}\p{M}\d.-])\p{Lu}[\p{L}\p{M}]*")
@@ -107,7 +115,7 @@ def find_countries(text: str) -> list[Found]:
 
     town = _town_before_country()
     names = gazetteer()
-    text = normal_case(text) or text  # "paris, france" as "Paris, France"
+    text = normal_case(text, street_types=False) or text  # "paris, france" as "Paris, France"
     found = []
     for m in _country_matches(text):
         before = town.search(text[max(0, m.start() - 60) : m.start()])
@@ -125,15 +133,6 @@ def find_countries(text: str) -> list[Found]:
     return found
 
 
-#: State and province abbreviations written after a town: the US (USPS), Canada, Australia.
-_STATES = (
-    "AL AK AZ AR CA CO CT DE DC FL GA HI ID IL IN IA KS KY LA ME MD MA MI MN MS MO MT NE NV NH NJ "
-    "NM NY NC ND OH OK OR PA RI SC SD TN TX UT VT VA WA WV WI WY PR AB BC MB NB NL NT NS NU ON PE "
-    "QC SK YT ACT NSW QLD TAS VIC GU VI MP FM MH PW AA AE AP"
-)
-#: Abbreviations that are also words or titles after a name ("Yes, OK", "Ann Lee, MD"): after a
-#: town only when the town is a known place or a postcode follows.
-_STATES_AMBIGUOUS = frozenset("AS DE DO HI ID IN LA ME OK OR SA".split())
 #: Words that open a sentence before a comma ("Thanks, CA team"): no town.
 _OPENING_WORDS = frozenset(
     "thanks thank hello hi hey yes yeah no ok okay sorry please dear regards cheers well now "
@@ -147,7 +146,7 @@ def _town_state() -> Any:
 
     word = r"\p{Lu}[\p{L}\p{M}'’-]*"
     particles = "|".join(regex.escape(w) for w in _TOWN_PARTICLES.split())
-    states = "|".join(sorted(_STATES.split(), key=len, reverse=True))
+    states = "|".join(sorted(STATE_ABBREVIATIONS.split(), key=len, reverse=True))
     return regex.compile(
         rf"(?<![\p{{L}}\p{{M}}\d'’.-])(?P<town>{word}(?:[ \t]+(?:(?:{particles})[ \t]+){{0,2}}{word}){{0,3}}),"
         rf"[ \t]*(?P<state>{states})(?P<code>[ \t]+(?:\d{{5}}(?:-\d{{4}})?|[A-Z]\d[A-Z][ ]?\d[A-Z]\d|\d{{4}}))?"
@@ -188,10 +187,16 @@ def find_town_states(text: str) -> list[Found]:
                 )  # "Call Smith, CA"; not "East Jessica, KS"
             ):
                 continue
-            if m.group("state") in _STATES_AMBIGUOUS and not (known or code):
-                break
+            if m.group("state") in STATES_AMBIGUOUS and not (
+                known or code or _made_up_town(town) or _cued(text, m.start("town"))
+            ):
+                break  # "Yes, OK"; not "Andradeton, OK", "in Salem, OR"
             start = m.start("town") + m.group("town").index(town[0])
-            found.append(Found(start, m.end(), COUNTRY_SCORE))
+            end = m.end()
+            if code:  # the postcode is a ZIP_CODE of its own (address_parts)
+                pieces = split_state_postcode(text, start, end, state_postcodes(text))
+                end = pieces[0][1] if pieces else end
+            found.append(Found(start, end, COUNTRY_SCORE))
             break
     return found
 
@@ -292,7 +297,7 @@ def find_towns(text: str, *, english: bool = True) -> list[Found]:
     no English word ("East Stephanie"). Text in one case is re-cased first and needs the place
     word; so does every town in another language's text (``english=False``).
     """
-    recased = normal_case(text)
+    recased = normal_case(text, street_types=False)
     if recased is not None:
         text = recased
     places, words, names = _town_lists()

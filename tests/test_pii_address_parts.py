@@ -1,0 +1,147 @@
+"""Extents of places and addresses: the postcode after a state as its own ZIP_CODE
+(:mod:`anon_core.pii.address_parts`), streets that end before the sentence's words, countries
+with a parenthesis, towns in lower-case text, and a recall floor on the prose development set
+of ``benchmarks/bench_pii_address_prose.py``.
+
+Every hand-written sentence is invented; the expected spans are what a person would mark.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from anon_core.pii.address_parts import split_state_postcode, state_postcodes
+from anon_core.pii.addresses import find_address_spans, find_addresses, find_postcodes
+from anon_core.pii.places import find_countries, find_towns
+from tests.conftest import found_entities
+
+
+def _codes(text: str) -> list[str]:
+    return [text[a:b] for a, b in state_postcodes(text)]
+
+
+@pytest.mark.parametrize(
+    "text, codes",
+    [
+        ("Mail it to 4410 Larkspur Lane, Dayton, OH 45402-1123.", ["45402-1123"]),
+        ("The form lists Ohio 43210 as her home state.", ["43210"]),  # a state's full name
+        ("Deliver to Glenroy, VIC 3046 by noon.", ["3046"]),  # Australian: four digits
+        ("Sydney NSW 2000", ["2000"]),
+        ("Toronto, ON M5V 2T6", ["M5V 2T6"]),  # Canadian letters and digits
+        ("Salem, OR 97301", ["97301"]),  # a state that is a word, after a comma
+        ("He lives in New Hampshire 03301 now.", ["03301"]),
+    ],
+)
+def test_postcodes_after_a_state_are_found(text, codes):
+    assert _codes(text) == codes
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "IN 12345 cases the form was late.",  # "IN" is a word: needs a comma before it
+        "She was born in Ohio 2020 was a hard year.",  # four digits after a US state: a year
+        "Victoria 2024 was a good year.",  # an Australian state name before a year
+        "Call 555 12345 today.",  # no state before the number
+        "Order 55213 contains 3 widgets.",
+        "Texas12345 is a user name.",  # no space between
+    ],
+)
+def test_numbers_without_a_state_before_them_are_no_postcodes(text):
+    assert _codes(text) == []
+
+
+def test_an_address_is_cut_around_the_postcode_after_its_state():
+    text = "12 Elm Street, Dayton, OH 45402, USA"
+    pieces = split_state_postcode(text, 0, len(text), state_postcodes(text))
+    assert [text[a:b] for a, b in pieces] == ["12 Elm Street, Dayton, OH", "USA"]
+    spans = find_address_spans("Send it to 12 Elm Street, Dayton, OH 45402.")
+    assert [(f.start, f.end) for f in spans] == [(11, 36)]  # "12 Elm Street, Dayton, OH"
+    postcodes = find_postcodes("Send it to 12 Elm Street, Dayton, OH 45402.")
+    assert [(f.start, f.end) for f in postcodes] == [(37, 42)]
+
+
+def test_an_address_after_a_country_keeps_its_postcode():
+    # a country before the postcode ("Estonia 62488") is no state: the address stays whole
+    text = "20789 Allika 46\nSuite 501\nRiisa\nEstonia 62488"
+    assert [(f.start, f.end) for f in find_address_spans(text)] == [(0, len(text))]
+
+
+def _streets(text: str) -> list[str]:
+    return [text[f.start : f.end] for f in find_addresses(text)]
+
+
+@pytest.mark.parametrize(
+    "text, streets",
+    [
+        # the street ends before "in": the town after it is the town finder's
+        ("The branch at 18185 Roberts Stream in Lake Lauren is closed.", ["18185 Roberts Stream"]),
+        # a capitalised quantity word is a name before a street type
+        ("The shop at 189 Miles Squares Apt. 496 is closed.", ["189 Miles Squares Apt. 496"]),
+        # street types of Faker's English locales
+        (
+            "Ship to 67958 Amy Fall Apt. 303, Brownchester.",
+            ["67958 Amy Fall Apt. 303, Brownchester"],
+        ),
+        ("I live at 371 Courtney Land.", ["371 Courtney Land"]),
+    ],
+)
+def test_street_extents(text, streets):
+    assert _streets(text) == streets
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "We walked 5 miles along the river.",  # a lower-case quantity word
+        "The team had 3 wins in a row at home.",
+    ],
+)
+def test_no_street_in_prose_with_numbers(text):
+    assert _streets(text) == []
+
+
+def test_a_country_with_a_parenthesis_is_found_whole():
+    text = "She moved to Slovakia (Slovak Republic) last year."
+    assert [text[f.start : f.end] for f in find_countries(text)] == ["Slovakia (Slovak Republic)"]
+    text = "Lyon, Cocos (Keeling) Islands"
+    assert [text[f.start : f.end] for f in find_countries(text)] == [text]
+
+
+def test_a_made_up_town_in_lower_case_text_after_a_place_word():
+    text = "i used to live in lake deanmouth before moving away"
+    assert [text[f.start : f.end] for f in find_towns(text)] == ["lake deanmouth"]
+
+
+def test_the_engine_reports_a_street_and_the_town_after_it(english):
+    text = "The branch at 18185 Roberts Stream in Lake Lauren is closed."
+    found = found_entities(english, text)
+    assert ("STREET_ADDRESS", "18185 Roberts Stream") in found
+    assert ("LOCATION", "Lake Lauren") in found
+
+
+def test_the_engine_reports_a_state_and_its_postcode(english):
+    found = found_entities(english, "The form lists Florida 32801 as her home state.")
+    assert ("ZIP_CODE", "32801") in found
+
+
+# ----------------------------------------------------------------------------- development set
+#: Span recall (IoU >= 0.9, every type merged into one, as Presidio's evaluation does) on the
+#: prose development set, 4 sentences a template, seed 37 (the rules were looked at on seed
+#: 29). Observed: seeds 31 / 37 / 41 gave 0.985 / 0.966 / 0.980 of 204 merged spans; the code
+#: before these rules gave 0.941 / 0.917 / 0.926. A floor of 0.95 fails on the old code and
+#: leaves 3 spans of slack for other Faker versions.
+PROSE_FLOOR = 0.95
+#: ZIP_CODE span recall on the same rows: 0.542 / 0.583 / 0.521 observed, 0.312 / 0.271 / 0.250
+#: before (a postcode after a state was swallowed into the place); floor between the two.
+ZIP_FLOOR = 0.45
+
+
+def test_recall_on_the_prose_development_set():
+    from benchmarks.bench_pii_address_prose import development_set
+    from benchmarks.bench_pii_corpus import _skip_words, ours, span_counts
+
+    rows = development_set(4, 37)
+    found, gold, _, _ = span_counts(rows, ours([r["text"] for r in rows]), _skip_words())
+    assert found["PII"] / gold["PII"] >= PROSE_FLOOR
+    assert found["ZIP_CODE"] / gold["ZIP_CODE"] >= ZIP_FLOOR
