@@ -157,3 +157,29 @@ def test_model_organisations_with_a_name_stay(span):
 )
 def test_organisation_words_after_generic_words(text, orgs):
     assert [text[f.start : f.end] for f in find_organisations(text)] == orgs
+
+
+@pytest.mark.parametrize(
+    "span, before, entity",
+    [
+        ("Rent", "the ", ""),  # a common word (a noun and a verb) after "the"
+        ("Music Video", "The ", ""),  # nouns together after "the"
+        ("the Theatrical Release", "than ", ""),  # "the" inside the span
+        ("Rent", "from ", "ORGANIZATION"),  # no "the": may be a firm's name
+        ("Goldberg", "the ", "ORGANIZATION"),  # a noun alone: may be a surname
+        ("Climate Corporation", "the ", "ORGANIZATION"),  # an organisation word
+    ],
+)
+def test_common_english_words_after_the_are_no_organisation(span, before, entity):
+    assert review_model_organisation(span, before) == entity
+
+
+@pytest.mark.parametrize(
+    "text, orgs",
+    [
+        ("Our Company offers flexible hours.", []),  # the legal form alone after "Our"
+        ("Our Acme Company offers flexible hours.", ["Acme Company"]),
+    ],
+)
+def test_a_legal_form_alone_is_no_organisation(text, orgs):
+    assert [text[f.start : f.end] for f in find_organisations(text)] == orgs

@@ -36,7 +36,8 @@ GENERIC_WORDS = frozenset(
     business button calendar campaign card care cart catalogue catalog centre center chat
     checkout claim client code complaint compliance conditions confirmation contact contract
     cookie credit crisis customer customers dashboard data date deal deals delivery department
-    desk details development director discount document documents download email engineering
+    desk details development director discount document documents download email emergency
+    engineering
     enquiry entry error event events exit expense expenses faq feedback fee fees file finance
     financial form forms front frequently general gift guide head heating help helpdesk holiday
     holidays home hour hours human inbox income information inquiry insurance invoice issue
@@ -185,11 +186,19 @@ def common_word(word: str, gaz: Gazetteer) -> bool:
     return any(f in words and f not in nouns for f in _base_forms(low))
 
 
-def english_not_name(span: str, gaz: Gazetteer) -> bool:
+def english_not_name(span: str, gaz: Gazetteer, nouns: bool = False) -> bool:
     """Whether every word of ``span`` (glue words aside) is a :func:`common_word` ("Cloud",
-    "Settings", "Customer Support"; "Rose", "Baker", "Goldberg" and "Szöllösy" are not)."""
+    "Settings", "Customer Support"; "Rose", "Baker", "Goldberg" and "Szöllösy" are not). With
+    ``nouns``, WordNet's nouns count too in a span of two words or more ("The Music Video",
+    "the Theatrical Release": after "the", nouns together are seldom a name); a noun alone
+    ("the Goldberg") and names of the gazetteer still not."""
     words = [w for w in _words(span) if w != "&" and w.lower() not in _GLUE]
-    return bool(words) and all(common_word(w, gaz) for w in words)
+    nouns = nouns and len(words) > 1
+    return bool(words) and all(
+        common_word(w, gaz)
+        or (nouns and len(w) > 2 and english(w) and not _named(w, gaz) and not _mixed_case(w))
+        for w in words
+    )
 
 
 def _mixed_case(word: str) -> bool:

@@ -33,7 +33,12 @@ from anon_core.pii.attributes import Found, presidio_result, title_lists
 from anon_core.pii.name_lists import english_words, is_english
 from anon_core.pii.name_review import place_or_organisation
 from anon_core.pii.names import gazetteer
-from anon_core.pii.not_entities import generic_phrase, generic_word, shouted_words
+from anon_core.pii.not_entities import (
+    english_not_name,
+    generic_phrase,
+    generic_word,
+    shouted_words,
+)
 
 #: Legal forms, as written after a company name (case-sensitive), longest first at match time.
 LEGAL_FORMS = (
@@ -214,7 +219,17 @@ def find_organisations(text: str) -> list[Found]:
             end = _no_full_stop(text, m.end())
             found.append(Found(m.start(), end, "ORGANIZATION", CUE_SCORE))
     trimmed = [Found(*trim_organisation(text, f.start, f.end), f.entity, f.score) for f in found]
-    return _longest([f for f in trimmed if f.end > f.start])
+    return _longest(
+        [f for f in trimmed if f.end > f.start and not _form_alone(text[f.start : f.end])]
+    )
+
+
+def _form_alone(span: str) -> bool:
+    """A legal form or an organisation word with no name ("Company" of "Our Company offers")."""
+    return span.strip(" .,") in _BARE_WORDS
+
+
+_BARE_WORDS = frozenset(w.strip(" .,") for w in LEGAL_FORMS + ORG_WORDS)
 
 
 def _no_full_stop(text: str, end: int) -> int:
@@ -282,7 +297,7 @@ def _list_of_english_words(text: str) -> bool:
     )
 
 
-def review_model_organisation(text: str) -> str:
+def review_model_organisation(text: str, before: str = "") -> str:
     """The entity a span the NER model calls an organisation should have: ORGANIZATION, PERSON
     or TITLE (a job title of the lists, as the English model calls German ones), or "" to drop
     it (a list of English words joined by "&" or commas: :func:`_list_of_english_words`).
@@ -300,6 +315,10 @@ def review_model_organisation(text: str) -> str:
         return ""  # "Customer Service", "the Billing Department", "FAQ", "DO NOT REPLY"
     if _org_evidence().search(text):
         return "ORGANIZATION"
+    if (_THE_BEFORE.search(before) or _THE.match(text)) and english_not_name(
+        text, gazetteer(), nouns=True
+    ):
+        return ""  # "the Rent", "The Music Video": common English words after "the"
     if _list_of_english_words(text):
         return ""  # "Comedy, Kids & Family", "Mystery & Suspense": genres or categories
     if " ".join(text.lower().split()) in title_lists().phrases:
@@ -374,6 +393,9 @@ _CLAUSE_WORDS = frozenset(
     "who whom whose that this these those it its as than then so not never also been be being "
     "does did do said says announced every".split()
 )
+#: "the" (or "a", "my", ...) before a model's span, or opening it.
+_THE_BEFORE = re.compile(r"\b(?i:the|a|an|my|your|our|this|that)\s+\Z")
+_THE = re.compile(r"(?i:the)\s")
 #: Possessive determiners before an organisation's name ("Our", "your").
 _OWNER = re.compile(r"(?i:our|your|my|their|his|her|its)\s+(?=\S)")
 #: Cue words before a colon in front of an organisation ("Company: Verdier S.A.S.").
@@ -433,7 +455,11 @@ def reviewed_ner_class(base: type) -> type:
                 if r.entity_type == "ORGANIZATION":
                     r.start, r.end = trim_organisation(text, r.start, r.end)
                     r.entity_type = (
-                        review_model_organisation(text[r.start : r.end]) if r.end > r.start else ""
+                        review_model_organisation(
+                            text[r.start : r.end], text[max(0, r.start - 8) : r.start]
+                        )
+                        if r.end > r.start
+                        else ""
                     )
                 elif r.entity_type in ("PERSON", "LOCATION") and _ends_in_legal_form(
                     text[r.start : r.end]
