@@ -311,3 +311,14 @@ def test_a_lower_case_subject_before_is_or_had(blank, text, name):
 
 def test_a_lower_case_english_subject_is_no_name(blank):
     assert _names(blank, "water is cold. bread had gone stale.") == []
+
+
+def test_a_model_name_ends_at_a_spaced_dash():
+    # the model's "Lori Miller - Corporate": a name holds no " - "; the title after it is a title
+    text = "Lori Miller - Corporate investment banker"
+    out = review_entities(text, [(0, 23, "PERSON", 0.85)], [])
+    assert [(e, text[a:b]) for a, b, e, _ in out] == [("PERSON", "Lori Miller")]
+    # a cue word before the dash: the name is after it
+    text = "Name - Ines Quinn"
+    out = review_entities(text, [(0, len(text), "PERSON", 0.85)], [])
+    assert [(e, text[a:b]) for a, b, e, _ in out] == [("PERSON", "Ines Quinn")]

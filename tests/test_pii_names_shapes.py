@@ -126,3 +126,32 @@ def test_extend_start(text, start):
 def test_a_courtesy_title_before_a_name_with_a_letter_beyond_latin_1():
     text = "We spoke with Dr. Şıxlı this morning."
     assert [(text[f.start : f.end], f.entity) for f in find_honorifics(text)] == [("Dr.", "TITLE")]
+
+
+@pytest.mark.parametrize(
+    "text, title",
+    [
+        # a title opening the line before a name
+        ("Programmer Teresa Amber Woodward will lead the project.", "Programmer"),
+        ("Surveyor Piergiuseppe Cicala will lead the project.", "Surveyor"),
+        # a title between commas after a name with a letter beyond Latin-1
+        ("Marie Žáková, Administrator, called this morning.", "Administrator"),
+    ],
+)
+def test_a_title_beside_a_name(text, title):
+    from anon_core.pii.titles import find_titles
+
+    assert title in [text[f.start : f.end] for f in find_titles(text)]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Teacher Appreciation Week starts Monday.",  # English words after the job word
+        "Manager Tools Pro is an app.",
+    ],
+)
+def test_a_job_word_before_capitalised_english_words_is_no_title(text):
+    from anon_core.pii.titles import find_titles
+
+    assert find_titles(text) == []

@@ -84,7 +84,7 @@ _SAINT_BEFORE = re.compile(r"\bSainte? $")
 _NOT_DIGIT = re.compile(r"\D")
 _ALNUM_WORD = re.compile(r"[^\W_]+")
 _LETTER_WORD = re.compile(r"[^\W\d_]+")
-_CUT = re.compile(r"[:\"“”]")
+_CUT = re.compile(r"[:\"“”]| [-–—] ")
 _TRAILING_JUNK = re.compile(r"(?:\s+[^\sA-Za-zÀ-ÖØ-öø-ÿ\u0100-\u017f]+)+$")
 _LOWER_AFTER_SPACE = re.compile(r"(?<=\s)[a-z]+\b")
 #: A town's shape: "Saint Roger", "Pires-sur-Mer", "Noël-les-Bains", "MorvanVille", "RémyBourg".
@@ -316,8 +316,8 @@ def _review_person(
 ) -> tuple[int, int, str] | None:
     """The start, end and entity of a model's PERSON span after review, or None to drop it.
 
-    A name does not cross a colon or a quotation mark: 'Heather:"I'm Daniel' keeps the speaker,
-    "Name:John Smith" the words after a cue or role word. A span of identifier or cue words only
+    A name does not cross a colon, a quotation mark or a spaced dash ("Ann Lee - Clerk"):
+    'Heather:"I'm Daniel' keeps the speaker, "Name:John Smith" the words after a cue or role word. A span of identifier or cue words only
     ("Tel", "Surname") is no name; a span in lower case stops at a common word ("cormac had
     given ..."); one holding a place word ("Victoria Station") is a place, one holding an
     organization word ("Van Lines") an organization, unless it is a name and a surname-like

@@ -24,6 +24,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from anon_core.pii.found import Found
+from anon_core.pii.name_lists import LOWER, UPPER, is_english
 
 # =============================================================================== job titles
 #: Faker locales whose job lists make the title gazetteer (Faker has no Italian list).
@@ -180,7 +181,7 @@ _NOT_MODIFIERS = frozenset(
     "retired future full part same other another each every some any no not only also just "
     "i you he she it we they me him us them who what which when where why how".split()
 )
-_BESIDE_BEFORE = re.compile(r"(?:[A-ZÀ-Þ][\w'’.-]*\s*,|[^\W\d_][\w'’.]*\s+[-–—|]|\()\s*$")
+_BESIDE_BEFORE = re.compile(rf"(?:[{UPPER}][\w'’.-]*\s*,|[^\W\d_][\w'’.]*\s+[-–—|]|\()\s*$")
 _BESIDE_AFTER = re.compile(r"\s*(?:$|\n|[,;)]|\.\s*$|\s(?:at|for|with|of|in|from)\s)")
 _OWNER_BEFORE = re.compile(
     r"(?:\b(?:[Tt]he|[Oo]ur|[Mm]y|[Yy]our|[Hh]is|[Hh]er|[Tt]heir)(?:\s+(?:new|current|former))?\s+)$"
@@ -188,7 +189,17 @@ _OWNER_BEFORE = re.compile(
 _LINE_START = re.compile(r"(?:\A|\n)[ \t]*$")
 _LINE_END = re.compile(r"[ \t]*(?:$|\n)")
 _COMMA_BEFORE = re.compile(r"[^\W\d_][\w'’.]*[ \t]*,[ \t]*$")
-_NAME_AFTER = re.compile(r",\s+[A-ZÀ-Þ][\w'’-]+")
+_NAME_AFTER = re.compile(rf",\s+[{UPPER}][\w'’-]+")
+#: Two capitalised words right after a title opening a line ("Programmer Teresa Woodward").
+_NAME_NEXT = re.compile(rf" (?:[A-Z]\. )?([{UPPER}][{LOWER}'’-]+) (?:[A-Z]\. )?[{UPPER}][{LOWER}]")
+
+
+def _name_word(word: str) -> bool:
+    """Whether a capitalised word can open a name: a name of the gazetteer or no English word
+    ("Teresa", "Piergiuseppe"; not "Appreciation" of "Teacher Appreciation Week")."""
+    from anon_core.pii.names import gazetteer  # loaded once, by the name rules already
+
+    return gazetteer().is_listed(word) or not is_english(word)
 
 
 #: Last words of the cues (or a colon): the cue patterns run only after one of them.
@@ -262,7 +273,7 @@ class _Before:
 
 def _beside_name(text: str, end: int, ctx: _Before) -> bool:
     """A title beside a name: "Ann Lee - Clerk", "Ann Lee (Clerk)", "Ann Lee, Clerk at X",
-    "our Clerk, Ann Lee"."""
+    "Marie Žáková, Administrator, called", "our Clerk, Ann Lee", "Programmer Ann Lee said"."""
     after = text[end : end + 40]
     if ctx.beside and _BESIDE_AFTER.match(after):
         return not ctx.paren or after.lstrip().startswith((")", ","))
@@ -270,6 +281,9 @@ def _beside_name(text: str, end: int, ctx: _Before) -> bool:
         return True  # "mallory legros, pharmacist" ending its line, in lower case too
     if ctx.line_start and after.startswith(","):
         return True  # a signature line "Kitchen porter, Benoit S.A." under the name
+    if ctx.line_start:
+        m = _NAME_NEXT.match(after)
+        return bool(m) and _name_word(m.group(1))  # "Programmer Teresa Woodward will lead"
     return ctx.owner and bool(_NAME_AFTER.match(after))
 
 
