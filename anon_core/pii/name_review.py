@@ -317,11 +317,11 @@ def _review_person(
     """The start, end and entity of a model's PERSON span after review, or None to drop it.
 
     A name does not cross a colon, a quotation mark or a spaced dash ("Ann Lee - Clerk"):
-    'Heather:"I'm Daniel' keeps the speaker, "Name:John Smith" the words after a cue or role word. A span of identifier or cue words only
-    ("Tel", "Surname") is no name; a span in lower case stops at a common word ("cormac had
-    given ..."); one holding a place word ("Victoria Station") is a place, one holding an
-    organization word ("Van Lines") an organization, unless it is a name and a surname-like
-    place word ("Fletcher Hill").
+    'Heather:"I'm Daniel' keeps the speaker, "Name:John Smith" the words after a cue or role
+    word. A span of identifier or cue words only ("Tel", "Surname") is no name; a span in
+    lower case stops at a common word ("cormac had given ..."); one holding a place word
+    ("Victoria Station") is a place, one holding an organization word ("Van Lines") an
+    organization, unless it is a name and a surname-like place word ("Fletcher Hill").
     """
     cut = _CUT.search(text[start:end])
     if cut:
