@@ -34,6 +34,10 @@ AGES = [
     ("I will turn 40 next week.", "40"),
     ("You are 34.", "34"),
     ("Age - 34", "34"),
+    ("He was visited by Ella Snider, 34.", "34"),
+    ("Age of patient: 45", "45"),
+    ("Age at diagnosis: 45", "45"),
+    ("She is 80 years young.", "80 years young"),
 ]
 NOT_AGES = [
     "at 5 pm he left",
@@ -53,6 +57,10 @@ NOT_AGES = [
     "turn 90 degrees",
     "you're 5 minutes late",
     "turned ten minutes later",
+    "Total, 5.",
+    "Rooms in Leeds, 12.",
+    "Average age in Leeds: 38",  # an age of no one
+    "The retirement age in France: 62",
 ]
 
 

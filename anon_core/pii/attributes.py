@@ -147,6 +147,20 @@ _AGE_PATTERNS: tuple[tuple[str, float], ...] = (
     (_N + r"(?=(?:st|nd|rd|th)\s+birthday\b)", 0.85),
     # a person's name, then the age between commas or in brackets ("Ella Snider, 34, of Leeds")
     (r"(?<=[a-z], )" + _N + r"(?=, )", 0.4),
+    # a name of two capitalised words, then the age ending the clause ("by Ella Snider, 34.")
+    (
+        r"(?:\b[A-ZÀ-Þ][a-zß-ÿ]+ [A-ZÀ-Þ][a-zß-ÿ]+,\s)"
+        + _N
+        + r"(?=\s*(?:[.;!]|$|and\b|from\b|of\b))",
+        0.4,
+    ),
+    # "Age of patient: 45", "Age at diagnosis: 45" (not "Average age in Leeds: 38")
+    (
+        r"(?i:(?<!average )(?<!mean )(?<!median )(?<!minimum )(?<!maximum )(?<!legal )"
+        r"(?<!retirement )(?<!voting )\bage\b[^:\n\d]{1,25}:\s*)" + _ND,
+        0.8,
+    ),
+    (_N + r"(?P<unit>[- ]years?[- ]young\b)", 0.85),
     (r"(?<=[a-z] \()" + _N + r"(?=\))", 0.4),
     # "At 16, she moved", "at 68 he retired": "at" and a number, then a person doing something
     # (not "at 5 pm", "at 3, 4 and 5"); without the comma only a number past the hours of a
@@ -224,7 +238,7 @@ _AGE_NEEDS: tuple[tuple[str, ...], ...] = (
     (" is", " was", " will be", " turn"),
     ("died", "dies", "passed away", "retire", "married", "widowed"), ("will be", "would be"),
     (" is ", " was ", "turned"),
-    _I_AM, _I_AM, ("age",), ("birthday",), (", ",), (" (",),
+    _I_AM, _I_AM, ("age",), ("birthday",), (", ",), (", ",), ("age",), ("young",), (" (",),
     ("at ",), ("at ",), ("at ",), (" was", " were", " am", " is", "'m", "’m", "'s", "’s"), ("how old",), ("who ",),
     (" is ", " was ", "turned"), (" is ", " was "),
     ("ans",), ("âge",), ("ans",),
