@@ -87,16 +87,25 @@ def test_a_weekday_alone_counts_only_in_english_text():
         ("Call extension 2045.", "2045"),
         ("He paid 1999 dollars.", "1999"),
         ("Room 2010 is free.", "2010"),
+        ("The museum opens at 10 am daily.", "10 am daily"),
+        ("It's the 21st century.", "the 21st century"),
+        ("in the early twentieth century", "the early twentieth century"),
+        ("on the first Friday of every month", "the first Friday of every month"),
     ],
 )
-def test_relative_days_and_numbers_are_no_dates(text, value):
+def test_relative_days_numbers_centuries_and_routines_are_no_dates(text, value):
     start = text.index(value)
     assert not date_span_ok(text, start, start + len(value))
 
 
 @pytest.mark.parametrize(
     ("text", "value"),
-    [("He was born in 1985 in Leeds.", "1985"), ("In 2019, 20 people came.", "2019")],
+    [
+        ("He was born in 1985 in Leeds.", "1985"),
+        ("In 2019, 20 people came.", "2019"),
+        ("We met on the first Friday of March.", "the first Friday of March"),
+        ("Every Monday we meet.", "Monday"),
+    ],
 )
 def test_years_stay_dates(text, value):
     start = text.index(value)

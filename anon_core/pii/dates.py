@@ -29,7 +29,7 @@ _TIME_ONLY = re.compile(
     r"opening|closing)\s+)*"
     rf"(?:{_CLOCK}(?:\s*(?:-|–|to|and|until)\s*{_CLOCK})?|noon|midnight|midday)"
     r"(?:\s+(?:(?:in the|this) (?:morning|afternoon|evening)|at night|tonight|sharp|"
-    r"local time))?",
+    r"local time|daily|every day|each day|on weekdays))?",
     re.IGNORECASE,
 )
 #: What makes a number a clock time rather than a bare number the model called a time.
@@ -59,7 +59,13 @@ _VAGUE = re.compile(
     r"|(?:the\s+)?(?:Q[1-4]|(?:first|second|third|fourth|last)\s+quarter)"
     r"|(?:(?:last|next|this|the|early|late|in|during|that|mid)\s+)*(?:spring|summer|autumn|fall|"
     r"winter)(?:\s+(?:holidays?|break|term|semester|vacation|season|months))?"
-    r"|(?:the\s+)?\d{1,2}(?:st|nd|rd|th)\s+of\s+(?:the|each|every)\s+month",
+    r"|(?:the\s+)?\d{1,2}(?:st|nd|rd|th)\s+of\s+(?:the|each|every)\s+month"
+    # a century ("the 21st century", "the early twentieth century")
+    r"|(?:the\s+)?(?:early|mid|late|mid-)?\s*(?:\d{1,2}(?:st|nd|rd|th)|[a-z]+(?:-[a-z]+)?)"
+    r"\s+century"
+    # a weekday of every month ("the first Friday of every month")
+    r"|(?:the\s+)?(?:first|second|third|fourth|last)\s+(?:mon|tues|wednes|thurs|fri|satur|sun)day"
+    r"s?\s+of\s+(?:every|each|the)\s+month",
     re.IGNORECASE,
 )
 #: Digits joined by at most two of " ./()-": one number as written ("(0306) 999 0400").
