@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from anon_core.pii.recognizers import split_at_web_addresses, web_address_spans
+from anon_core.pii.web_addresses import split_at_web_addresses, web_address_spans
 from tests.conftest import found_entities
 
 

@@ -101,3 +101,100 @@ def test_generated_phone_numbers_are_found_with_their_exact_extent(english):
         spans = [s for s in resolve_overlaps(res, text) if s.entity == "PHONE_NUMBER"]
         exact += any(s.start == at and s.end == at + len(number) for s in spans)
     assert exact >= 0.97 * len(cases), f"{exact} of {len(cases)}"
+
+
+@pytest.mark.parametrize(
+    "text, phone",
+    [
+        ("538 Erik Hill, Lake Amber, 656.959.2151", "656.959.2151"),
+        ("Flat 60\nDeclan Causeway\nWoodhaven 0113 496 0228", "0113 496 0228"),
+        ("Springfield, IL 62704 555-123-4567", "555-123-4567"),  # the postcode is no part of it
+        ("Tel.438-080-3222", "438-080-3222"),
+    ],
+)
+def test_a_phone_after_an_address_or_a_postcode_is_found_whole(english, text, phone):
+    assert _phones(english, text) == [phone]
+
+
+@pytest.mark.parametrize(
+    "spans, kept",
+    [
+        # an address running into the first group of the phone after it is cut back
+        (
+            [(0, 30, "STREET_ADDRESS", 0.95), (27, 39, "PHONE_NUMBER", 0.6)],
+            [(0, 25, "STREET_ADDRESS", 0.95), (27, 39, "PHONE_NUMBER", 0.6)],
+        ),
+        # a name starting inside an e-mail address and running past it keeps the rest
+        (
+            [(0, 13, "EMAIL_ADDRESS", 1.0), (10, 23, "PERSON", 0.85)],
+            [(0, 13, "EMAIL_ADDRESS", 1.0), (14, 23, "PERSON", 0.85)],
+        ),
+        # a span holding the whole number, or inside it, is left to the overlap rule
+        (
+            [(0, 39, "STREET_ADDRESS", 0.95), (27, 39, "PHONE_NUMBER", 0.6)],
+            [(0, 39, "STREET_ADDRESS", 0.95), (27, 39, "PHONE_NUMBER", 0.6)],
+        ),
+        # a postcode is cut by nothing (it is a number itself)
+        (
+            [(20, 30, "ZIP_CODE", 0.5), (27, 39, "PHONE_NUMBER", 0.6)],
+            [(20, 30, "ZIP_CODE", 0.5), (27, 39, "PHONE_NUMBER", 0.6)],
+        ),
+    ],
+)
+def test_word_spans_are_cut_where_they_run_into_a_phone(spans, kept):
+    from anon_core.pii.web_addresses import cut_at_exact_entities
+
+    text = "538 Erik Hill, Lake Amber, 656.959.2151"
+    if spans[0][2] == "EMAIL_ADDRESS":
+        text = "ann@lee.co.uk Ann Leeds"
+    assert cut_at_exact_entities(text, spans) == kept
+
+
+def test_a_piece_without_letters_or_digits_is_dropped():
+    from anon_core.pii.web_addresses import cut_at_exact_entities
+
+    text = "Tel.: 0161 496 0123"
+    spans = [(0, 11, "ORGANIZATION", 0.85), (6, 19, "PHONE_NUMBER", 0.9)]
+    # "Tel.: 0161" cut back to "Tel.: " keeps "Tel" (letters); ": " alone would go
+    assert cut_at_exact_entities(text, spans) == [
+        (0, 3, "ORGANIZATION", 0.85),
+        (6, 19, "PHONE_NUMBER", 0.9),
+    ]
+    assert cut_at_exact_entities(
+        ": 0161 496 0123", [(0, 6, "LOCATION", 0.8), (2, 15, "URL", 0.6)]
+    ) == [(2, 15, "URL", 0.6)]
+
+
+#: Contact blocks written for the generated set: an address (street, town), then a phone.
+BLOCKS = ("{street}\n{city}\n{phone}", "{street}, {city}, {phone}", "{street}\n{city} {phone}")
+BLOCK_LOCALES = ("en_US", "en_GB", "en_CA", "en_AU", "de_DE", "fr_FR", "es_ES", "it_IT", "nl_NL")
+
+
+def test_phones_after_generated_addresses_are_found_whole(english):
+    # 270 blocks, 30 per locale; a phone counts when one phone span covers exactly its
+    # characters. Measured when written: 266 of 270 (the misses: unbroken numbers without a cue,
+    # one taken into the address); without word spans cut where they run into a phone, 236 (the
+    # street address took the phone's first group, "... Lake Amber, 656", and the longer address
+    # won over the whole phone). The floor, 95%, leaves room for formats a newer Faker adds and
+    # for address rules that change.
+    from faker import Faker
+
+    from anon_core.pii.scan import resolve_overlaps
+
+    cases = []
+    for k, locale in enumerate(BLOCK_LOCALES):
+        fake = Faker(locale)
+        fake.seed_instance(61 + k)
+        for i in range(30):
+            phone = fake.phone_number()
+            text = BLOCKS[i % len(BLOCKS)].format(
+                street=fake.street_address(), city=fake.city(), phone=phone
+            )
+            cases.append((text, phone))
+    results = english.analyze_batch([t for t, _ in cases])
+    exact = 0
+    for (text, phone), res in zip(cases, results, strict=True):
+        at = text.rindex(phone)
+        spans = [s for s in resolve_overlaps(res, text) if s.entity == "PHONE_NUMBER"]
+        exact += any(s.start == at and s.end == at + len(phone) for s in spans)
+    assert exact >= 0.95 * len(cases), f"{exact} of {len(cases)}"

@@ -50,8 +50,8 @@ from anon_core.pii.recognizers import (  # noqa: F401 - PHONE_REGIONS re-exporte
     national_phone_recognizer,
     nir_recognizer,
     phone_layout_recognizer,
-    web_address_recognizer,
 )
+from anon_core.pii.web_addresses import web_address_recognizer
 
 log = logging.getLogger(__name__)
 

@@ -36,8 +36,8 @@ from anon_core.pii.names import (
     gazetteer,
     overlaps,
 )
-from anon_core.pii.recognizers import split_at_web_addresses
 from anon_core.pii.not_entities import english_not_name, generic_phrase, shouted_words
+from anon_core.pii.web_addresses import split_at_web_addresses
 
 #: A date or time names a day, a month, a season, a holiday or has digits; else it is a duration.
 _DATE_WORD = re.compile(
