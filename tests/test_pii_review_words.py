@@ -183,3 +183,20 @@ def test_common_english_words_after_the_are_no_organisation(span, before, entity
 )
 def test_a_legal_form_alone_is_no_organisation(text, orgs):
     assert [text[f.start : f.end] for f in find_organisations(text)] == orgs
+
+
+def test_a_role_word_before_a_name_is_no_name():
+    text = "My Landlord, Maksymilian Motak, never fixed it."
+    assert _reviewed(text, "My Landlord") == []
+
+
+@pytest.mark.parametrize(
+    "text, run, name",
+    [("Hey Maya, Happy New Year!", "Hey Maya", "Maya"), ("Yo Ann, call me", "Yo Ann", "Ann")],
+)
+def test_a_greeting_is_cut_from_a_name_run(text, run, name):
+    start = text.index(run)
+    found = review_entities(
+        text, [], [NameSpan(start, start + len(run), 0.7)], gazetteer().common, gazetteer()
+    )
+    assert [(e, text[a:b]) for a, b, e, _ in found] == [("PERSON", name)]

@@ -151,6 +151,8 @@ def _no_name(text: str, start: int, end: int, gaz: Gazetteer | None) -> bool:
     return previous is None or previous.group().rstrip(".").lower() not in _TITLE_WORDS
 
 
+#: Greetings the name rules may take into a name run ("Hey Maya", "Yo Ann").
+_GREETING = re.compile(r"(?i:hey|hiya|yo|howdy|cheers|greetings),?\s+(?=\w)")
 #: Titles before a surname: "Mr Baker" stays a person.
 _TITLE_WORDS = frozenset("mr mrs ms miss mister dr prof sir madam lady lord".split())
 
@@ -254,6 +256,9 @@ def review_entities(
             continue
         if name.score < STRONG and _no_name(text, name.start, name.end, gaz):
             continue  # "Server", "Volunteers": English words the name rules took for a name
+        greeting = _GREETING.match(text, name.start, name.end)
+        if greeting:  # "Hey Maya": the greeting is no part of the name
+            name = NameSpan(greeting.end(), name.end, name.score)
         clash = [e for e in out if overlaps((e[0], e[1]), (name.start, name.end))]
         if any(e[2] == "PERSON" and e[0] <= name.start and name.end <= e[1] for e in clash):
             continue  # the model's name already covers it (a longer name run wins the overlap)

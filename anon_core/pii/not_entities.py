@@ -27,8 +27,9 @@ from anon_core.pii.names import Gazetteer
 
 log = logging.getLogger(__name__)
 
-#: Words of offices, shops, support desks, documents and web pages, and of greetings and
-#: closings ("Best Regards", "Happy Birthday"), lower case, singular.
+#: Words of offices, shops, support desks, documents and web pages, of greetings and closings
+#: ("Best Regards", "Happy Birthday") and of people named by their role ("My Landlord"), lower
+#: case, singular.
 GENERIC_WORDS = frozenset(
     """
     account accounts accounting address admin administration bank agreement album annual answer app
@@ -57,6 +58,8 @@ GENERIC_WORDS = frozenset(
     best birthday cheers christmas click congratulations day evening forgot good greetings
     happy hello kind luck merry morning new night regards sincerely step thanks thank
     truly unsubscribe warm wishes year yours shipped delivered pending cancelled
+    landlord landlady tenant neighbour neighbor colleague coworker roommate flatmate boss
+    mom mum dad grandma grandpa granny auntie sweetheart darling honey buddy
     """.split()
 )
 #: Words a generic phrase may hold besides :data:`GENERIC_WORDS` ("the", "our", "and", "of").
