@@ -155,3 +155,11 @@ def test_a_job_word_before_capitalised_english_words_is_no_title(text):
     from anon_core.pii.titles import find_titles
 
     assert find_titles(text) == []
+
+
+def test_a_job_word_after_capitalised_words_opening_the_line_is_no_title_before_a_name():
+    # a firm's name and a job word before the name: "Compared Care songwriter" is no title
+    from anon_core.pii.titles import find_titles
+
+    text = "Compared Care songwriter Zoe Young employs corporate lingo."
+    assert [f for f in find_titles(text) if f.start == 0] == []

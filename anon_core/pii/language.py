@@ -19,7 +19,9 @@ Without the ``documents`` extra there is no detection: every text is treated as 
 from __future__ import annotations
 
 import functools
+import importlib
 import logging
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -80,7 +82,34 @@ def detect_language(text: str) -> str:
     found = _detector().detect_language_of(sample)
     if found is None:
         return LANGUAGE
-    return found.iso_code_639_1.name.lower()
+    code = found.iso_code_639_1.name.lower()
+    if code != LANGUAGE and _english_function_words(sample, code):
+        return LANGUAGE  # "Luiza is from Xignite": foreign names and streets in English text
+    return code
+
+
+_WORD = re.compile(r"[^\W\d_]+")
+
+
+@functools.lru_cache(maxsize=8)
+def _stop_words(code: str) -> frozenset[str]:
+    """spaCy's stop words of a language (empty when it has none)."""
+    try:
+        module = importlib.import_module(f"spacy.lang.{code}.stop_words")
+    except ImportError:
+        return frozenset()
+    return frozenset(w.lower() for w in getattr(module, "STOP_WORDS", ()))
+
+
+def _english_function_words(sample: str, code: str) -> bool:
+    """Whether a text detected as language ``code`` holds at least as many English stop words as
+    stop words of that language (spaCy's lists, words of both left out): names, streets and
+    towns sway the detector ("Hakuba had given Hakuba his address: ... Rua Cidade de ..."),
+    the small words of the sentence do not."""
+    english, other = _stop_words(LANGUAGE), _stop_words(code)
+    words = [w.lower() for w in _WORD.findall(sample)]
+    en = sum(1 for w in words if w in english and w not in other)
+    return en > 0 and en >= sum(1 for w in words if w in other and w not in english)
 
 
 def detect_languages(texts: Sequence[str]) -> tuple[list[str], str | None]:

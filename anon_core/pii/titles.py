@@ -194,12 +194,15 @@ _NAME_AFTER = re.compile(rf",\s+[{UPPER}][\w'’-]+")
 _NAME_NEXT = re.compile(rf" (?:[A-Z]\. )?([{UPPER}][{LOWER}'’-]+) (?:[A-Z]\. )?[{UPPER}][{LOWER}]")
 
 
-def _name_word(word: str) -> bool:
-    """Whether a capitalised word can open a name: a name of the gazetteer or no English word
-    ("Teresa", "Piergiuseppe"; not "Appreciation" of "Teacher Appreciation Week")."""
+def _name_next(text: str, end: int) -> bool:
+    """Whether two capitalised words follow, the first a name of the gazetteer or no English
+    word ("Teresa", "Piergiuseppe"; not "Appreciation" of "Teacher Appreciation Week")."""
+    m = _NAME_NEXT.match(text, end)
+    if m is None:
+        return False
     from anon_core.pii.names import gazetteer  # loaded once, by the name rules already
 
-    return gazetteer().is_listed(word) or not is_english(word)
+    return gazetteer().is_listed(m.group(1)) or not is_english(m.group(1))
 
 
 #: Last words of the cues (or a colon): the cue patterns run only after one of them.
@@ -273,7 +276,7 @@ class _Before:
 
 def _beside_name(text: str, end: int, ctx: _Before) -> bool:
     """A title beside a name: "Ann Lee - Clerk", "Ann Lee (Clerk)", "Ann Lee, Clerk at X",
-    "Marie Žáková, Administrator, called", "our Clerk, Ann Lee", "Programmer Ann Lee said"."""
+    "Marie Žáková, Administrator, called", "our Clerk, Ann Lee"."""
     after = text[end : end + 40]
     if ctx.beside and _BESIDE_AFTER.match(after):
         return not ctx.paren or after.lstrip().startswith((")", ","))
@@ -281,9 +284,6 @@ def _beside_name(text: str, end: int, ctx: _Before) -> bool:
         return True  # "mallory legros, pharmacist" ending its line, in lower case too
     if ctx.line_start and after.startswith(","):
         return True  # a signature line "Kitchen porter, Benoit S.A." under the name
-    if ctx.line_start:
-        m = _NAME_NEXT.match(after)
-        return bool(m) and _name_word(m.group(1))  # "Programmer Teresa Woodward will lead"
     return ctx.owner and bool(_NAME_AFTER.match(after))
 
 
@@ -336,6 +336,8 @@ def _title_score(
         return 0.7
     if _beside_name(text, end, ctx):
         return 0.6
+    if ctx.line_start and n == 1 and _name_next(text, end):
+        return 0.6  # "Programmer Teresa Woodward will lead": one job word opening the line
     if ctx.weak_cue and (n >= 2 or text[start].isupper() or not ctx.definite):
         return 0.5  # "is a nurse"; "as the assistant to" is a role, "is the Lifeguard" a title
     if text[start].isupper() and ctx.owner:
