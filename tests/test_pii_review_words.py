@@ -200,3 +200,26 @@ def test_a_greeting_is_cut_from_a_name_run(text, run, name):
         text, [], [NameSpan(start, start + len(run), 0.7)], gazetteer().common, gazetteer()
     )
     assert [(e, text[a:b]) for a, b, e, _ in found] == [("PERSON", name)]
+
+
+@pytest.mark.parametrize(
+    "span, plural",
+    [
+        ("Hobbits", True),  # "hobbit" is an English word
+        ("Customers", True),
+        ("Williams", False),  # a surname of the gazetteer
+        ("Zillow", False),  # no plural
+        ("Glass", False),  # "ss": no plural
+        ("Otc Markets", False),  # two words
+        ("McBurgers", False),  # a name's shape
+    ],
+)
+def test_plural_words(span, plural):
+    from anon_core.pii.not_entities import plural_word
+
+    assert plural_word(span, gazetteer()) is plural
+
+
+def test_a_plural_the_model_calls_an_organisation_is_dropped():
+    assert review_model_organisation("Hobbits") == ""
+    assert review_model_organisation("Williams") == "PERSON"  # a surname: relabelled, kept

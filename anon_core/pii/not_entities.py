@@ -207,3 +207,17 @@ def english_not_name(span: str, gaz: Gazetteer, nouns: bool = False) -> bool:
 def _mixed_case(word: str) -> bool:
     """A capital after the first letter ("McKinsey", "DeShawn"): a name's shape, not a word's."""
     return any(c.isupper() for c in word[1:]) and not word.isupper()
+
+
+def plural_word(span: str, gaz: Gazetteer) -> bool:
+    """Whether ``span`` is one capitalised word that is the plural of an English word, and no
+    given name or surname of the gazetteer ("Hobbits", "Customers"; "Sears" as a surname and
+    "Zillow" are not): a group of things or people, seldom a firm's name."""
+    words = _words(span)
+    if len(words) != 1 or not words[0][:1].isupper() or _mixed_case(words[0]):
+        return False
+    low = words[0].lower()
+    if not low.endswith("s") or low.endswith("ss") or _named(low, gaz) or len(low) < 4:
+        return False
+    listed = english_words()
+    return low[:-1] in listed or (low.endswith("es") and low[:-2] in listed)

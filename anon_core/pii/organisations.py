@@ -37,6 +37,7 @@ from anon_core.pii.not_entities import (
     english_not_name,
     generic_phrase,
     generic_word,
+    plural_word,
     shouted_words,
 )
 
@@ -319,6 +320,8 @@ def review_model_organisation(text: str, before: str = "") -> str:
         text, gazetteer(), nouns=True
     ):
         return ""  # "the Rent", "The Music Video": common English words after "the"
+    if plural_word(text, gazetteer()):
+        return ""  # "Hobbits", "Customers": a plural, no firm's name
     if _list_of_english_words(text):
         return ""  # "Comedy, Kids & Family", "Mystery & Suspense": genres or categories
     if " ".join(text.lower().split()) in title_lists().phrases:
