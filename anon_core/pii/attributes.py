@@ -119,13 +119,16 @@ _AGE_PATTERNS: tuple[tuple[str, float], ...] = (
         0.6,
     ),
     (r"(?:\b(?:I|[Hh]e|[Ss]he|[Yy]ou|[A-Z][a-z]+) (?:will|would) be\s+)" + _N + _NOT_AFTER, 0.5),
-    # a name, then "is 34." ("Tom is 34 and ..."; not "It is 5", "Page 3 is 20 lines")
+    # a name, then "is 34." ("Tom is 34 and ...", "is eighty-nine.", "is 51 now"; not "It is 5",
+    # "Page 3 is 20 lines")
     (
         r"(?:\b(?!(?:"
         + _NOT_SUBJECTS
-        + r")\b)[A-ZÀ-Þ][a-zß-ÿ]+ (?:is|was|just turned)\s+)"
-        + _N
-        + r"(?=\s*(?:[.,;!]|and\b|when\b|$))",
+        + r")\b)[A-ZÀ-Þ][a-zß-ÿ]+ (?:is now|is|was|just turned)\s+)"
+        + r"(?<![\d.,/:-])(?P<n>(?:1[01]\d|120|[1-9]?\d)(?![\d.,:/%]\d|\d|[%°])|(?i:"
+        + _SPELLED.replace("?P<n>", "")
+        + r")\b)"
+        + r"(?=\s*(?:[.,;!]|and\b|when\b|now\b|$)|\s+(?:today|this year)\b)",
         0.5,
     ),
     (
@@ -165,18 +168,19 @@ _AGE_PATTERNS: tuple[tuple[str, float], ...] = (
     # "At 16, she moved", "at 68 he retired": "at" and a number, then a person doing something
     # (not "at 5 pm", "at 3, 4 and 5"); without the comma only a number past the hours of a
     # day ("at 10 she woke up" is a time)
-    (r"(?i:\bat\s+)" + _N + r"(?=,\s+(?:I|[Hh]e|[Ss]he|[Tt]hey|[Ww]e)\s+[a-z])", 0.5),
-    # "At 58, Justin Glass moved": opening a sentence, then a name
-    (r"(?:(?:^|(?<=[.!?] )|(?<=\n))At\s+)" + _N + r"(?=,\s+[A-ZÀ-Þ])", 0.5),
     (
-        r"(?i:\bat\s+)(?<![\d.,/:-])(?P<n>1[01]\d|120|2[5-9]|[3-9]\d)(?!\d)"
-        r"(?=\s+(?:I|[Hh]e|[Ss]he|[Tt]hey|[Ww]e)\s+[a-z])",
+        r"(?i:\bat\s+)"
+        + _N
+        + r"(?:(?=,\s+(?:I|[Hh]e|[Ss]he|[Tt]hey|[Ww]e)\s+[a-z])"
+        + r"|(?:(?<=2[5-9]|[3-9]\d)|(?<=1[01]\d|120))(?=\s+(?:I|[Hh]e|[Ss]he|[Tt]hey|[Ww]e)\s+[a-z]))",
         0.5,
     ),
+    # "At 58, Justin Glass moved": opening a sentence, then a name
+    (r"(?:(?:^|(?<=[.!?] )|(?<=\n))At\s+)" + _N + r"(?=,\s+[A-ZÀ-Þ])", 0.5),
     # "He was 65 when he died", "When I was 32, I moved", "she is now 99", "I'm 40 now"
     (
-        r"(?i:\b(?:I|he|she|you)\s*(?:was|were|am|is|'m|’m|'s|’s)\s+(?:now|only|just|almost|"
-        r"nearly|barely|still)?\s*)"
+        r"(?i:\b(?:I was|I am|s?he was|s?he is|you were|you are|I'm|I’m|s?he's|s?he’s|you're|"
+        r"you’re)\s+(?:now|only|just|almost|nearly|barely|still)?\s*)"
         + _N
         + r"(?=\s*(?:[.,;!?]|$|(?:when|now|and|but|at the time)\b))",
         0.55,
@@ -189,23 +193,6 @@ _AGE_PATTERNS: tuple[tuple[str, float], ...] = (
         + _ND
         + r"(?=\s*(?:[.,;!)]|$|(?:and|but|now|when)\b))",
         0.6,
-    ),
-    # a name, then "is eighty-nine." or "is 51 now"
-    (
-        r"(?:\b(?!(?:"
-        + _NOT_SUBJECTS
-        + r")\b)[A-ZÀ-Þ][a-zß-ÿ]+ (?:is|was|just turned|is now)\s+)(?i:"
-        + _SPELLED
-        + r")(?=\s*(?:[.,;!]|and\b|now\b|$))",
-        0.5,
-    ),
-    (
-        r"(?:\b(?!(?:"
-        + _NOT_SUBJECTS
-        + r")\b)[A-ZÀ-Þ][a-zß-ÿ]+ (?:is|was|is now)\s+)"
-        + _N
-        + r"(?=\s+(?:now|today|this year)\b)",
-        0.5,
     ),
     # French
     (_FR_CUE + r"\s+" + _N + r"(?=\s*ans\b)", 0.85),
@@ -230,6 +217,11 @@ _AGE_PATTERNS: tuple[tuple[str, float], ...] = (
 
 _I_AM = ("i am", "i'm", "i’m", "he is", "he's", "he’s", "you are", "you're", "you’re")
 _YEAR = ("year", "yr")
+#: The words the pronoun pattern opens with, lower case ("she was" holds "he was").
+_PRONOUN_IS = (
+    "i was", "i am", "he was", "he is", "you were", "you are", "i'm", "i’m", "he's", "he’s",
+    "you're", "you’re",
+)  # fmt: skip
 #: Per pattern of :data:`_AGE_PATTERNS`, in order: words one of which every match holds (lower
 #: case); a window holding none of them skips the pattern (same findings, less time).
 _AGE_NEEDS: tuple[tuple[str, ...], ...] = (
@@ -239,8 +231,7 @@ _AGE_NEEDS: tuple[tuple[str, ...], ...] = (
     ("died", "dies", "passed away", "retire", "married", "widowed"), ("will be", "would be"),
     (" is ", " was ", "turned"),
     _I_AM, _I_AM, ("age",), ("birthday",), (", ",), (", ",), ("age",), ("young",), (" (",),
-    ("at ",), ("at ",), ("at ",), (" was", " were", " am", " is", "'m", "’m", "'s", "’s"), ("how old",), ("who ",),
-    (" is ", " was ", "turned"), (" is ", " was "),
+    ("at ",), ("at ",), _PRONOUN_IS, ("how old",), ("who ",),
     ("ans",), ("âge",), ("ans",),
     ("jahre",), ("jährig",), ("alter",), ("ich bin", "er ist", "sie ist"),
     ("años",), ("años",), ("edad",),
