@@ -105,11 +105,12 @@ def _english_function_words(sample: str, code: str) -> bool:
     """Whether a text detected as language ``code`` holds at least as many English stop words as
     stop words of that language (spaCy's lists, words of both left out): names, streets and
     towns sway the detector ("Hakuba had given Hakuba his address: ... Rua Cidade de ..."),
-    the small words of the sentence do not."""
+    the small words of the sentence do not. A text with none of either (a name and an address
+    on their own) is unsure, so English, as a text too short to tell."""
     english, other = _stop_words(LANGUAGE), _stop_words(code)
     words = [w.lower() for w in _WORD.findall(sample)]
     en = sum(1 for w in words if w in english and w not in other)
-    return en > 0 and en >= sum(1 for w in words if w in other and w not in english)
+    return en >= sum(1 for w in words if w in other and w not in english)
 
 
 def detect_languages(texts: Sequence[str]) -> tuple[list[str], str | None]:
