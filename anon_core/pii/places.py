@@ -12,6 +12,7 @@ from typing import Any
 
 from anon_core.pii.address_parts import (
     STATE_ABBREVIATIONS,
+    STATE_NAMES,
     STATES_AMBIGUOUS,
     Found,
     shape_recognizer,
@@ -129,8 +130,18 @@ def find_countries(text: str) -> list[Found]:
             before is None or names.is_given(before.group(0).rstrip(", \t").split()[0])
         ):
             continue  # "Kristina, Chad and Caleb": people, not a town in a country
-        found.append(Found(start, m.end(), COUNTRY_SCORE))
+        end = m.end()
+        qualifier = _qualifier().match(text, end)  # "Cyprus (Greek)"
+        found.append(Found(start, qualifier.end() if qualifier else end, COUNTRY_SCORE))
     return found
+
+
+@functools.lru_cache(maxsize=1)
+def _qualifier() -> Any:
+    import regex
+
+    word = r"\p{Lu}[\p{L}\p{M}.'’-]*"
+    return regex.compile(rf"[ \t]*\({word}(?:[ \t]{word}){{0,3}}\)")
 
 
 #: Words that open a sentence before a comma ("Thanks, CA team"): no town.
@@ -237,14 +248,24 @@ _TOWN_CUES = (
 def _town_patterns() -> dict[str, Any]:
     import regex
 
-    cap = r"\p{Lu}[\p{Ll}\p{M}'’]*(?:[-/]\p{L}[\p{L}\p{M}'’]*)*"
+    # "Sant'Andrea", "D'Ampezzo": a capital after an apostrophe goes on
+    cap = r"\p{Lu}[\p{Ll}\p{M}'’]*(?:(?<=['’])\p{Lu}[\p{Ll}\p{M}]*)?(?:[-/]\p{L}[\p{L}\p{M}'’]*)*"
     particle = "|".join(
         regex.escape(w) for w in sorted(_TOWN_PARTICLES.split(), key=len, reverse=True)
     )
+    states = "|".join(regex.escape(w) for w in sorted(STATE_NAMES, key=len, reverse=True))
     return {
         # one to five capitalised words, particles between them
         "run": regex.compile(
             rf"(?<![\p{{L}}\p{{M}}\d'’.-]){cap}(?:[ \t]+(?:(?:{particle})[ \t]*)*{cap}){{0,4}}(?![\p{{L}}\d])"
+        ),
+        # after a town: a state without its abbreviation ("Lake Ritamouth Idaho"), a postcode
+        # ("Tynaarlo 3396 BU", not a year) or a district at the end of a phrase ("Cheb 2")
+        "tail": regex.compile(
+            rf"(?:,?[ \t]+(?:{states})(?![\p{{L}}\p{{M}}'’-])"
+            r"|[ \t]+(?:\d{5}(?:-\d{4})?|(?!19\d\d|20\d\d)\d{4}(?:[ ]?[A-Z]{2})?"
+            r"|[A-Z]{1,2}\d[A-Z\d]?[ ]\d[A-Z]{2}|[A-Z]\d[A-Z][ ]?\d[A-Z]\d)(?![\p{L}\d-])"
+            r"|[ \t]+(?:\d{1,2}|\p{Lu})(?=[ \t]*(?:[,.;:!?)\n]|$)))"
         ),
         "cue": regex.compile(rf"(?i:\b{_TOWN_CUES}[ \t]+)$"),
         "any_cue": regex.compile(rf"(?i:\b{_TOWN_CUES}[ \t]+\p{{Lu}})"),
@@ -307,6 +328,8 @@ def find_towns(text: str, *, english: bool = True) -> list[Found]:
         return []  # every town here needs a place word before it
     found: list[Found] = []
     for run in pats["run"].finditer(text):
+        if found and run.start() < found[-1].end:
+            continue  # a state taken by the town before it ("Port Jennifer, New Hampshire")
         tokens, at = [], run.start()
         for part in run.group(0).split():
             at = text.index(part, at)
@@ -319,7 +342,8 @@ def find_towns(text: str, *, english: bool = True) -> list[Found]:
                 i += 1
                 continue
             j, score = hit
-            found.append(Found(tokens[i][0], tokens[j - 1][1], score))
+            tail = pats["tail"].match(text, tokens[j - 1][1])  # "Cheb 2", "Lake Ritamouth Idaho"
+            found.append(Found(tokens[i][0], tail.end() if tail else tokens[j - 1][1], score))
             i = j
     return found
 
@@ -410,6 +434,19 @@ def _english_word(word: str, words: frozenset[str]) -> bool:
     return word in words or (word.endswith("s") and word[:-1] in words)
 
 
+def union_of_overlaps(found: list[Found]) -> list[Found]:
+    """Overlapping places joined into one ("Port Samantha, Maryland" and "Maryland, Canada":
+    "Port Samantha, Maryland, Canada"), with the higher score."""
+    out: list[Found] = []
+    for f in sorted(found):
+        if out and f.start < out[-1].end:
+            last = out[-1]
+            out[-1] = Found(last.start, max(last.end, f.end), max(last.score, f.score))
+        else:
+            out.append(f)
+    return out
+
+
 def capitalised_place_recognizer(language: str) -> Any:
     """Presidio recognizer of towns in capitals (``LOCATION``), see :func:`find_capitalised_places`."""
     return shape_recognizer(
@@ -427,6 +464,7 @@ def country_recognizer(language: str) -> Any:
     english = language == "en"
 
     def find(text: str) -> list[Found]:
-        return find_countries(text) + find_town_states(text) + find_towns(text, english=english)
+        found = find_countries(text) + find_town_states(text) + find_towns(text, english=english)
+        return union_of_overlaps(found)
 
     return shape_recognizer(language, "LOCATION", "Country or town", find, [])
