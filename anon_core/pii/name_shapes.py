@@ -22,8 +22,11 @@ _SUFFIX = re.compile(
     r"(?:,? (?:Jr|Sr|Jnr|Snr)\b\.?|,? (?:II|III|IV)\b(?![.'’-]\w)|"
     r",? (?:PhD|Ph\.D\.|MD|M\.D\.|DDS|DVM|Esq\.?|MBA|RN)(?![\w'’-]))"
 )
+#: The letters a suffix starts with, read one or two characters after the name (a cheap test).
+_SUFFIX_FIRST = frozenset("JSIPMDER")
 #: A word in capitals (two letters or more, accents and an inner apostrophe or hyphen allowed).
 _CAPITAL_WORD = re.compile(rf"[{UPPER}]{{2,}}(?:['’-][{UPPER}]{{2,}})?")
+_TWO_CAPITAL_WORDS = re.compile(rf"[{UPPER}]{{2}} +[{UPPER}]{{2}}")
 
 
 #: Initials before a name ("J. R. Smith", "R. Jakab Zoltán"): a capital and a dot each.
@@ -32,6 +35,8 @@ _INITIALS_BEFORE = re.compile(r"(?<![\w.'’-])(?:[A-Z]\. ?){1,3}$")
 
 def extend_start(text: str, start: int) -> int:
     """The start of a name found from ``start``, before the initials written ahead of it."""
+    if text[start - 1 : start] not in (".", " ") or "." not in text[max(0, start - 2) : start]:
+        return start  # most names: no dot just before
     m = _INITIALS_BEFORE.search(text, max(0, start - 9), start)
     return m.start() if m else start
 
@@ -39,16 +44,17 @@ def extend_start(text: str, start: int) -> int:
 def extend_name(text: str, end: int) -> int:
     """The end of a name found up to ``end``, past a hyphenated second surname and a suffix
     ("Ana Gaičiūnas-Ginzburgas", "John Smith Jr.", "Jip Ernst, PhD")."""
-    m = _HYPHENED.match(text, end)
-    if m:
-        end = m.end()
-    m = _SUFFIX.match(text, end)
-    if m:
-        end = m.end()
+    if text[end : end + 1] == "-":
+        m = _HYPHENED.match(text, end)
+        end = m.end() if m else end
+    if text[end + 1 : end + 3].lstrip()[:1] in _SUFFIX_FIRST:  # most names: no suffix
+        m = _SUFFIX.match(text, end)
+        end = m.end() if m else end
     return end
 
 
 def capital_names(
+    text: str,
     tokens: Sequence[Any],
     is_given: Callable[[str], bool],
     is_family: Callable[[str], bool],
@@ -58,9 +64,11 @@ def capital_names(
     name of the gazetteer, the last a surname of it, neither a common word ("KAIQUE NASCIMENTO",
     "INDY VAN ARNSBERG"); no word of the run of capitals a place or organization word
     (``no_name``: "PARIS HILTON HOTEL"); (start, end) character offsets."""
+    if not _TWO_CAPITAL_WORDS.search(text):
+        return []  # most texts: one pass in C instead of a look at each token
     runs: list[list[Any]] = [[]]
     for tok in tokens:
-        if _CAPITAL_WORD.fullmatch(tok.text):
+        if tok.text.isupper() and _CAPITAL_WORD.fullmatch(tok.text):
             runs[-1].append(tok)
             if tok.whitespace_ == " ":
                 continue

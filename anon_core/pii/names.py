@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import functools
 import importlib
+import itertools
 import logging
 import pkgutil
 import re
@@ -254,17 +255,18 @@ def _lower_case_names(tokens: Sequence[Any], gaz: Gazetteer, english: bool) -> l
     ("eva kleist", "benjamin a seiler"), and a surname of the gazetteer after them ("santino
     gabriel aguirre": the second word was a second given name)."""
     out: list[NameSpan] = []
+    count = len(tokens)
     for i, a in enumerate(tokens):
-        if a.whitespace_ != " " or not _LOWER_WORD.fullmatch(a.text) or i + 1 >= len(tokens):
+        if a.whitespace_ != " " or not _LOWER_WORD.fullmatch(a.text) or i + 1 >= count:
             continue
-        if a.text in PARTICLES or (out and a.idx < out[-1].end):
-            continue  # "van den" of "Fenne van den Bergh"; the rest of a name found
         j = i + 1
         b = tokens[j]
-        if len(b.text) == 1 and b.text.isalpha() and b.whitespace_ == " " and i + 2 < len(tokens):
+        if len(b.text) == 1 and b.text.isalpha() and b.whitespace_ == " " and i + 2 < count:
             j, b = i + 2, tokens[i + 2]  # a middle initial
         if not _LOWER_WORD.fullmatch(b.text) or a.text in gaz.common or b.text in gaz.common:
             continue
+        if a.text in PARTICLES or (out and a.idx < out[-1].end):
+            continue  # "van den" of "Fenne van den Bergh"; the rest of a name found
         given, family = a.text in gaz.given, b.text in gaz.family
         if (
             (given and family)
@@ -448,11 +450,14 @@ def _speakers(tokens: Sequence[Any], gaz: Gazetteer) -> list[NameSpan]:
     """A word opening a line and followed by a colon: a speaker ("Ubul: What a wife.",
     'Heather:"I'm ...'); capitalised and no common word, or in lower case a given name."""
     out = []
+    count = len(tokens)
     for i, tok in enumerate(tokens):
+        colon_next = i + 1 < count and tokens[i + 1].text[:1] == ":"
+        if not colon_next and ":" not in tok.text:
+            continue  # most words: no colon on or after them
         line_start = i == 0 or "\n" in tokens[i - 1].text or "\n" in tokens[i - 1].whitespace_
-        nxt = tokens[i + 1].text if i + 1 < len(tokens) else ""
         word, _, rest = tok.text.partition(":")
-        if not line_start or not ((nxt.startswith(":") and not rest) or rest[:1] in {'"', "“"}):
+        if not line_start or not ((colon_next and not rest) or rest[:1] in {'"', "“"}):
             continue
         low = word.lower()
         if low in gaz.common or low in ROLE_WORDS or low in NAME_CUE_WORDS:
@@ -526,7 +531,7 @@ def find_names(doc: Any, gaz: Gazetteer | None = None, text: str | None = None) 
     tokens = _read_tokens(doc, text)
     found: list[NameSpan] = []
     # a cell of one word ("Silver" in an insurance-plan column) has no context to tell a name
-    single_word = sum(1 for t in tokens if t.is_alpha) <= 1
+    single_word = len(list(itertools.islice((t for t in tokens if t.is_alpha), 2))) <= 1
     english = getattr(doc, "lang_", "en") == "en"
     for run in _runs(tokens):
         titled = False
@@ -551,12 +556,15 @@ def find_names(doc: Any, gaz: Gazetteer | None = None, text: str | None = None) 
         if score and not (single_word and len(names) == 1):
             last = tokens[run[-1]]
             end = last.idx + len(POSSESSIVE.sub("", last.text))
-            if end == last.idx + len(last.text):  # no "'s": a hyphened surname, a suffix
-                end = extend_name(text, end)
-            found.append(NameSpan(extend_start(text, tokens[run[0]].idx), end, score))
+            if end == last.idx + len(last.text) and text[end : end + 1] in ("-", ",", " "):
+                end = extend_name(text, end)  # a hyphened surname, a suffix (no "'s" before)
+            start = tokens[run[0]].idx
+            if text[start - 2 : start] == ". ":
+                start = extend_start(text, start)  # initials before the name ("J. R. Smith")
+            found.append(NameSpan(start, end, score))
     found += [
         NameSpan(a, b, MEDIUM)
-        for a, b in capital_names(tokens, gaz.is_given, gaz.is_family, _NO_NAME)
+        for a, b in capital_names(text, tokens, gaz.is_given, gaz.is_family, _NO_NAME)
     ]
     found += _lower_case_names(tokens, gaz, english)
     found += _after_name_cues(tokens, gaz)
