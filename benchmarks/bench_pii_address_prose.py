@@ -7,8 +7,9 @@ with their units ("2328 Figueroa Skyway Apt. 290"), made-up towns ("Port Jennife
 Brianborough"), states and their abbreviations, postcodes, countries, whole addresses
 (``address()``, on one line or several). They fill English sentences written for the purpose
 (:data:`TEMPLATES`), each part labelled as its own span the way Presidio's evaluation corpus
-labels them: street with its number and unit, town, state and country ``LOCATION``, a postcode
-after a state or alone ``ZIP_CODE``, a whole foreign address one ``LOCATION``; the words around
+labels them: street with its number and unit, town, state, country and a postcode written
+after a state or town ``LOCATION``, a postcode alone ``ZIP_CODE``, a whole foreign address one
+``LOCATION``; the words around
 them (a name, a date, a company, a web address) carry their own labels, and "in", "near", "on"
 none.
 
@@ -38,26 +39,27 @@ COUNTRIES = {
     "en_US": "United States", "en_GB": "United Kingdom", "en_AU": "Australia", "en_CA": "Canada",
     "de_DE": "Germany", "es_ES": "Spain", "it_IT": "Italy", "nl_NL": "Netherlands",
 }  # fmt: skip
-#: Slots: {s} street address, {C}/{D} towns, {S} state, {A} state abbreviation, {z} postcode,
+#: Slots: {s} street address, {C}/{D} towns, {S} state, {A} state abbreviation, {z} postcode
+#: alone, {Z} postcode after a state or town (part of the place, as the corpus labels it),
 #: {K}/{L} countries, {X} a whole address on one line, {M} on several lines, {n} a name, {d} a
 #: date, {o} a company, {u} a web address, {t} a phone number.
 SLOTS = {
     "{s}": "LOCATION", "{C}": "LOCATION", "{D}": "LOCATION", "{S}": "LOCATION",
-    "{A}": "LOCATION", "{z}": "ZIP_CODE", "{K}": "LOCATION", "{L}": "LOCATION",
+    "{A}": "LOCATION", "{z}": "ZIP_CODE", "{Z}": "LOCATION", "{K}": "LOCATION", "{L}": "LOCATION",
     "{X}": "LOCATION", "{M}": "LOCATION", "{n}": "PERSON", "{d}": "DATE_TIME",
     "{o}": "ORGANIZATION", "{u}": "URL", "{t}": "PHONE_NUMBER", "{c}": "LOCATION",
     "{k}": "LOCATION", "{W}": "LOCATION",
 }  # fmt: skip
 TEMPLATES = (
-    "{n} lives at {s}, {C}, {A} {z}.",
-    "Please mail the check to:\n{n}\n{s}\n{C}, {A} {z}",
-    "Our new office is at {s}\n{C}, {A} {z}\n{K}",
+    "{n} lives at {s}, {C}, {A} {Z}.",
+    "Please mail the check to:\n{n}\n{s}\n{C}, {A} {Z}",
+    "Our new office is at {s}\n{C}, {A} {Z}\n{K}",
     "I moved to {C}, {S} in {d}.",
     "She was born in {C}, {K} and now works for {o}.",
     "The store near {C}, {A} closes early on Sundays.",
     "My zip code is {z}.",
     "Zip: {z}",
-    "The form lists {S} {z} as her home state.",
+    "The form lists {S} {Z} as her home state.",
     "Send the parcel to {X} by {d}.",
     "Address:\n{M}\nPhone: {t}",
     "{n} from {C} called about the refund.",
@@ -66,9 +68,9 @@ TEMPLATES = (
     "The {o} branch at {s} in {C} is closed.",
     "Flights from {C}, {K} to {D}, {L} were cancelled.",
     "{C} is where {n} grew up.",
-    "The package was delivered to {s} {C} {A} {z} on {d}.",
+    "The package was delivered to {s} {C} {A} {Z} on {d}.",
     "He lives in {C}, {S}, {K}.",
-    "Please update my address to {s}, {C} {z}.",
+    "Please update my address to {s}, {C} {Z}.",
     "Our warehouse in {C} ships to {K}.",
     "{n}, {s}, {C}",
     "The conference will be held in {C} on {d}.",
@@ -76,11 +78,11 @@ TEMPLATES = (
     "Born in {S}, raised in {C}.",
     "The team visited {C}, {S} and then {K}.",
     "We are based in {C} {S}.",
-    "Ship to {s}, {C}, {S} {z}, {K}",
+    "Ship to {s}, {C}, {S} {Z}, {K}",
     "i used to live in {c} before moving to {k}",
     "Her parents emigrated from {W} to {C}.",
-    "Contact us at our {C} office:\n{s}\n{C} {z}",
-    "The flat in {C} {z} was sold.",
+    "Contact us at our {C} office:\n{s}\n{C} {Z}",
+    "The flat in {C} {Z} was sold.",
     "{n} has been living in {C} since {d}.",
     "Where is {s}? Is it near {C}?",
     "Office address: {X}\nWeb: {u}",
@@ -133,6 +135,7 @@ def development_set(per_template: int = 4, seed: int = 29) -> list[dict]:
                 "{S}": _one(fake, "state", us) if locale != "en_GB" else us.state(),
                 "{A}": _one(fake, "state_abbr", us),
                 "{z}": fake.postcode(),
+                "{Z}": fake.postcode(),
                 "{K}": COUNTRIES[locale],
                 "{W}": us.country(),
                 "{L}": COUNTRIES.get(other.locales[0], "France"),

@@ -1,12 +1,10 @@
-"""Postcodes written after a state or province ("Dayton, OH 45402", "Florida 32801", "Glenroy, VIC
-3046", "Toronto, ON M5V 2T6"): reported as ``ZIP_CODE`` of their own, beside the place.
+"""Parts of places shared by the address and place finders: the span type, a state or province
+with the postcode after it ("Dayton, OH 45402", "Florida 32801", "Glenroy, VIC 3046",
+"Toronto, ON M5V 2T6"), and the recognizer wrapper.
 
-A US, Canadian or Australian postcode follows the state, so the state says what the number is
-(a postcode alone is :func:`anon_core.pii.addresses.find_postcodes`' cue or shape). The place
-recognizers end their ``LOCATION`` or ``STREET_ADDRESS`` span before such a postcode
-(:func:`split_state_postcode`), so the postcode keeps its own type: Presidio's evaluation corpus
-labels it ``ZIP_CODE``, and the place and its postcode still read as one span wherever types are
-merged (only a space lies between them).
+The state says what the number is, so the postcode joins the place: Presidio's evaluation corpus
+labels a postcode written after a state as part of the place, and the place finders report
+the state and its postcode as one ``LOCATION`` (:func:`states_with_postcode`).
 """
 
 from __future__ import annotations
@@ -57,8 +55,6 @@ _AU_STATES = (
 )  # fmt: skip
 STATE_NAMES = frozenset(_US_STATES) | frozenset(_CA_PROVINCES) | frozenset(_AU_STATES)
 
-POSTCODE_AFTER_STATE_SCORE = 0.85
-
 
 @functools.lru_cache(maxsize=1)
 def _patterns() -> dict[str, Any]:
@@ -98,11 +94,8 @@ def _fits(state: str, code: str, comma_before: bool) -> bool:
     return state not in _AU_ABBREVIATIONS and state not in _AU_STATES
 
 
-@functools.lru_cache(maxsize=2)
-def state_postcodes(text: str) -> tuple[tuple[int, int], ...]:
-    """(start, end) of every postcode right after a state or province in ``text``.
-
-    Kept for the last two texts: the postcode, address and town recognizers ask in turn."""
+def states_with_postcode(text: str) -> list[tuple[int, int]]:
+    """(start, end) of every state or province followed by its postcode in ``text``."""
     pats = _patterns()
     out = []
     for m in pats["code"].finditer(text):
@@ -114,31 +107,8 @@ def state_postcodes(text: str) -> tuple[tuple[int, int], ...]:
         state = s.group("state")
         comma = text[max(0, s.start() - 2) : s.start()].rstrip(" \t").endswith(",")
         if _fits(state, m.group(0), comma):
-            out.append((m.start(), m.end()))
-    return tuple(out)
-
-
-def split_state_postcode(
-    text: str, start: int, end: int, codes: tuple[tuple[int, int], ...]
-) -> list[tuple[int, int]]:
-    """The place ``text[start:end]`` in pieces without the postcodes after a state inside it
-    (``codes``, from :func:`state_postcodes`): "12 Elm St, Dayton, OH 45402, USA" gives "12 Elm
-    St, Dayton, OH" and "USA". The commas and spaces around a postcode go with it."""
-    pieces = []
-    for a, b in codes:
-        if not (start < a and b <= end):
-            continue
-        cut = a
-        while cut > start and text[cut - 1] in " \t,":
-            cut -= 1
-        if cut > start:
-            pieces.append((start, cut))
-        start = b
-        while start < end and text[start] in " \t\n,>":
-            start += 1
-    if start < end:
-        pieces.append((start, end))
-    return pieces
+            out.append((s.start(), m.end()))
+    return out
 
 
 def non_overlapping(ranked: list[Found]) -> list[Found]:

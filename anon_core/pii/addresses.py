@@ -28,14 +28,7 @@ import functools
 from collections.abc import Iterator
 from typing import Any
 
-from anon_core.pii.address_parts import (
-    POSTCODE_AFTER_STATE_SCORE,
-    Found,
-    non_overlapping,
-    shape_recognizer,
-    split_state_postcode,
-    state_postcodes,
-)
+from anon_core.pii.address_parts import Found, non_overlapping, shape_recognizer
 
 #: Score of a street alone, and of a street with a part after it or a cue before it.
 STREET_SCORE = 0.6
@@ -533,37 +526,16 @@ def find_postcodes(text: str) -> list[Found]:
     }
     for m in pats["strong_postcode"].finditer(text):
         found.setdefault((m.start(), m.end()), POSTCODE_SHAPE_SCORE)
-    if pats["digit"].search(text):
-        for span in state_postcodes(text):
-            found[span] = max(found.get(span, 0.0), POSTCODE_AFTER_STATE_SCORE)
     return [Found(a, b, s) for (a, b), s in sorted(found.items())]
 
 
-def find_address_spans(text: str) -> list[Found]:
-    """:func:`find_addresses` cut around each postcode after a state ("12 Elm St, Dayton, OH",
-    "USA"): that postcode is :func:`find_postcodes`' ``ZIP_CODE``
-    (:mod:`anon_core.pii.address_parts`)."""
-    found = find_addresses(text)
-    if not found:
-        return found
-    codes = state_postcodes(text)
-    if not codes:
-        return found
-    return [
-        Found(a, b, f.score)
-        for f in found
-        for a, b in split_state_postcode(text, f.start, f.end, codes)
-    ]
-
-
 def address_recognizer(language: str) -> Any:
-    """Presidio recognizer of whole street addresses (``STREET_ADDRESS``), see
-    :func:`find_address_spans`."""
+    """Presidio recognizer of whole street addresses (``STREET_ADDRESS``), see :func:`find_addresses`."""
     return shape_recognizer(
         language,
         "STREET_ADDRESS",
         "Street address (international)",
-        find_address_spans,
+        find_addresses,
         ["address", "lives", "street", "adresse", "rue", "domicile", "anschrift", "via"],
     )
 

@@ -16,8 +16,7 @@ from anon_core.pii.address_parts import (
     STATES_AMBIGUOUS,
     Found,
     shape_recognizer,
-    split_state_postcode,
-    state_postcodes,
+    states_with_postcode,
 )
 from anon_core.pii.addresses import STOP_WORDS, STREET_WORDS, normal_case
 
@@ -203,11 +202,7 @@ def find_town_states(text: str) -> list[Found]:
             ):
                 break  # "Yes, OK"; not "Andradeton, OK", "in Salem, OR"
             start = m.start("town") + m.group("town").index(town[0])
-            end = m.end()
-            if code:  # the postcode is a ZIP_CODE of its own (address_parts)
-                pieces = split_state_postcode(text, start, end, state_postcodes(text))
-                end = pieces[0][1] if pieces else end
-            found.append(Found(start, end, COUNTRY_SCORE))
+            found.append(Found(start, m.end(), COUNTRY_SCORE))
             break
     return found
 
@@ -465,6 +460,7 @@ def country_recognizer(language: str) -> Any:
 
     def find(text: str) -> list[Found]:
         found = find_countries(text) + find_town_states(text) + find_towns(text, english=english)
+        found += [Found(a, b, COUNTRY_SCORE) for a, b in states_with_postcode(text)]
         return union_of_overlaps(found)
 
     return shape_recognizer(language, "LOCATION", "Country or town", find, [])
