@@ -27,6 +27,7 @@ def _names(text: str) -> list[str]:
         ("Ernestas Gaičiūnas-Ginzburgas joined the board.", "Ernestas Gaičiūnas-Ginzburgas"),
         # suffixes: generational and degrees, with or without a comma
         ("Ask John Smith Jr. to sign.", "John Smith Jr."),
+        ("Ask Bjarni Haddad Sr.", "Bjarni Haddad Sr."),  # the dot ending the sentence too
         ("Nedas Žukauskas III signed the lease.", "Nedas Žukauskas III"),
         ("Ask Jip Ernst, PhD, to sign.", "Jip Ernst, PhD"),
         # particles inside a name

@@ -76,6 +76,8 @@ _LIST_JOINERS = frozenset({",", "and", "&", "et", "und", "y", "e"})
 _TITLES = frozenset(
     "mr mrs ms miss mister dr prof madam madame monsieur mme mlle herr frau".split()
 )
+#: Suffixes written with a dot, the last word of a run ("Bjarni Haddad Sr.").
+_DOTTED_SUFFIXES = frozenset({"Jr", "Sr", "Jnr", "Snr"})
 #: Verbs after which a lone surname opening a sentence is a person ("Bailly said ...").
 _SPEECH_VERBS = frozenset(
     "said says told asked replied added wrote explained confirmed agreed noted called".split()
@@ -545,7 +547,11 @@ def find_names(doc: Any, gaz: Gazetteer | None = None, text: str | None = None) 
         if not run:
             continue
         words = [POSSESSIVE.sub("", tokens[i].text) for i in run]
-        names = [w for w in words if not _INITIAL.fullmatch(w) and w not in PARTICLES]
+        names = [
+            w
+            for w in words
+            if not _INITIAL.fullmatch(w) and w not in PARTICLES and w not in _DOTTED_SUFFIXES
+        ]
         score = _run_score(names, gaz, _sentence_start(tokens, run[0]))
         if not score and _initial_between(words, gaz):
             score = MEDIUM  # "Faina D. Yefremova": a middle initial between two unknown names
@@ -558,6 +564,8 @@ def find_names(doc: Any, gaz: Gazetteer | None = None, text: str | None = None) 
             end = last.idx + len(POSSESSIVE.sub("", last.text))
             if end == last.idx + len(last.text) and text[end : end + 1] in ("-", ",", " "):
                 end = extend_name(text, end)  # a hyphened surname, a suffix (no "'s" before)
+            elif last.text in _DOTTED_SUFFIXES and text[end : end + 1] == ".":
+                end += 1  # "Haddad Sr." ending a sentence: spaCy splits the dot off
             start = tokens[run[0]].idx
             if text[start - 2 : start] == ". ":
                 start = extend_start(text, start)  # initials before the name ("J. R. Smith")
