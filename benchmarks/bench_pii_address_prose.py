@@ -93,12 +93,21 @@ TEMPLATES = (
 )
 
 
-def _fill(template: str, values: dict[str, str]) -> tuple[str, list[tuple[int, int, str]]]:
+#: Types of :data:`LOCALE_TEMPLATES`' slots.
+LOCALE_SLOTS = {
+    "{b}": "LOCATION", "{s}": "LOCATION", "{u}": "LOCATION", "{C}": "LOCATION", "{K}": "LOCATION",
+    "{Z}": "LOCATION", "{n}": "PERSON", "{o}": "ORGANIZATION",
+}  # fmt: skip
+
+
+def _fill(
+    template: str, values: dict[str, str], slots: dict[str, str] = SLOTS
+) -> tuple[str, list[tuple[int, int, str]]]:
     text, spans, pos = "", [], 0
     for m in re.finditer(r"\{[a-zA-Z]\}", template):
         text += template[pos : m.start()]
         value = values[m.group(0)]
-        spans.append((len(text), len(text) + len(value), SLOTS[m.group(0)]))
+        spans.append((len(text), len(text) + len(value), slots[m.group(0)]))
         text += value
         pos = m.end()
     return text + template[pos:], spans
@@ -153,6 +162,73 @@ def development_set(per_template: int = 4, seed: int = 29) -> list[dict]:
     return rows
 
 
+#: Layouts of addresses as Presidio's evaluation corpus writes them, every piece its own span: a
+#: number before the street ({b}), the street with its number ({s}), a unit line ({u}), the town
+#: ({C}), the country ({K}) and a postcode after it ({Z}); {n} a name, {o} a company.
+LOCALE_TEMPLATES = (
+    "{n}\n\n{b} {s}\n {u}\n {C}\n\n {K} {Z}",
+    ">{n}\n>{o}\n>{n}\n>{b} {s}\n>{u}\n>{C}\n>{K} {Z}",
+    "{n} lives at {b} {s}, {C}",
+    "{n} had given {n} his address: {b} {s}, {C}",
+    "{n} lives on {s} street.",
+    "{n}\n{o}\n{b} {s} {u}, {C}, {K} {Z}",
+    "{n} spent a year at {o}, and the following year at {o} in {C}, which later became {o}.",
+    "Send it to {s}, {Z} {C}, {K}.",
+)
+
+
+def _locale_value(fake, name: str) -> str | None:
+    try:
+        return str(getattr(fake, name)()).replace("\n", " ").strip() or None
+    except (AttributeError, KeyError, ValueError, TypeError, IndexError):
+        return None
+
+
+def locale_set(per_locale: int = 3, seed: int = 29) -> list[dict]:
+    """Rows in every Faker locale with an address provider, laid out like the corpus's addresses.
+
+    Towns are written in capitals in a fifth of the rows and the whole text in lower case in a
+    tenth, as the corpus does. Rows {"text", "spans", "template", "locale"}.
+    """
+    import warnings
+
+    from faker import Faker
+    from faker.config import AVAILABLE_LOCALES
+
+    rng = random.Random(seed)
+    us = Faker("en_US")
+    us.seed_instance(seed)
+    rows = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for locale in sorted(AVAILABLE_LOCALES):
+            fake = Faker(locale)
+            fake.seed_instance(rng.randrange(2**31))
+            for _ in range(per_locale):
+                street = _locale_value(fake, "street_address")
+                city = _locale_value(fake, "city")
+                if street is None or city is None:
+                    break
+                if rng.random() < 0.2:
+                    city = city.upper()
+                index = rng.randrange(len(LOCALE_TEMPLATES))
+                values = {
+                    "{b}": us.building_number(),
+                    "{s}": street,
+                    "{u}": _locale_value(fake, "secondary_address") or us.secondary_address(),
+                    "{C}": city,
+                    "{K}": _locale_value(fake, "current_country") or us.country(),
+                    "{Z}": _locale_value(fake, "postcode") or us.postcode(),
+                    "{n}": _locale_value(fake, "name") or us.name(),
+                    "{o}": us.company(),
+                }
+                text, spans = _fill(LOCALE_TEMPLATES[index], values, LOCALE_SLOTS)
+                if rng.random() < 0.1 and len(text.lower()) == len(text):
+                    text = text.lower()
+                rows.append({"text": text, "spans": spans, "template": index, "locale": locale})
+    return rows
+
+
 def decompose(rows, predictions, skip) -> tuple[Counter, list[str]]:
     """Type-agnostic merged spans: found / boundary / missed per gold types, spurious per type."""
     from benchmarks.bench_pii_corpus import IOU_THRESHOLD, _chars, _words, merge_adjacent
@@ -179,14 +255,16 @@ def decompose(rows, predictions, skip) -> tuple[Counter, list[str]]:
             counts[kind, kinds] += 1
             if kind != "found":
                 lines.append(
-                    f"T{row['template']:02d} {kind.upper()} {kinds} {text[a:b]!r} "
+                    f"{row['locale']} T{row['template']:02d} {kind.upper()} {kinds} {text[a:b]!r} "
                     f"pred: {[text[x:y] for x, y in over]}"
                 )
         for x, y, _ in guess:
             if _chars(text, x, y, words) and not any(a < y and x < b for a, b, _ in gold):
                 kinds = "+".join(sorted({k for s, e, k in pred if s < y and x < e}))
                 counts["spurious", kinds] += 1
-                lines.append(f"T{row['template']:02d} SPURIOUS {kinds} {text[x:y]!r}")
+                lines.append(
+                    f"{row['locale']} T{row['template']:02d} SPURIOUS {kinds} {text[x:y]!r}"
+                )
     return counts, sorted(lines)
 
 
@@ -197,12 +275,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--per-template", type=int, default=4)
     parser.add_argument("--seed", type=int, default=29)
     parser.add_argument("--errors", action="store_true", help="print every wrong extent")
+    parser.add_argument(
+        "--locales", action="store_true", help="addresses of every Faker locale, corpus layouts"
+    )
+    parser.add_argument("--only", help="decompose the spans of this type only (e.g. LOCATION)")
     args = parser.parse_args(argv)
-    rows = development_set(args.per_template, args.seed)
+    if args.locales:
+        rows = locale_set(args.per_template, args.seed)
+    else:
+        rows = development_set(args.per_template, args.seed)
     predictions = ours([r["text"] for r in rows])
     skip = _skip_words()
     print(f"{len(rows)} sentences, {sum(len(r['spans']) for r in rows)} labelled spans")
     report("development set (places and addresses in prose)", rows, predictions, skip)
+    if args.only:
+        rows = [{**r, "spans": [s for s in r["spans"] if s[2] == args.only]} for r in rows]
+        predictions = [[p for p in pred if p[2] == args.only] for pred in predictions]
     counts, lines = decompose(rows, predictions, skip)
     print("\ntype-agnostic merged spans:")
     for (kind, types), n in sorted(counts.items(), key=lambda kv: (kv[0][0], -kv[1])):

@@ -56,6 +56,53 @@ _AU_STATES = (
 STATE_NAMES = frozenset(_US_STATES) | frozenset(_CA_PROVINCES) | frozenset(_AU_STATES)
 
 
+#: English street types: USPS Publication 28 (Appendix C1) names and common abbreviations, and
+#: British and Australian ones (the last lines: Faker's and Australia Post's types that are no
+#: common word alone, "Driveway", "Firetrail", "Villas", "Fall"; not "End", "Top", "Little",
+#: "Ring", "Line", "Range", "Turn").
+ENGLISH_STREET_TYPES = """
+Alley Allee Aly Annex Anx Arcade Arc Avenue Ave Av Bayou Beach Bch Bend Bluff Bluffs Bottom Boulevard
+Blvd Branch Bridge Brg Brook Brooks Burg Burgs Bypass Camp Canyon Cape Causeway Cswy Center Centre Ctr
+Circle Cir Circles Cliff Cliffs Club Common Commons Corner Corners Course Court Ct Courts Cove Coves Creek
+Crescent Cres Crest Crossing Xing Crossroad Curve Dale Dam Divide Drive Dr Drives Estate Estates
+Expressway Expy Extension Ext Falls Ferry Field Fields Flats Ford Fords Forest Forge Forges Fork Forks
+Fort Freeway Fwy Garden Gardens Gdns Gateway Glen Glens Green Greens Grove Grv Groves Harbor Harbour
+Harbors Haven Heights Hts Highway Hwy Hill Hills Hollow Inlet Island Islands Isle Junction Jct
+Junctions Key Keys Knoll Knolls Lake Lakes Landing Lane Ln Light Lights Loaf Lock Locks Lodge Loop
+Mall Manor Manors Meadow Meadows Mews Mill Mills Mission Motorway Mount Mountain Mountains Neck Orchard
+Oval Overpass Park Parks Parkway Pkwy Parkways Pass Passage Path Pike Pine Pines Place Pl Plain Plains
+Plaza Plz Point Points Port Ports Prairie Radial Ramp Ranch Rapid Rapids Rest Ridge Ridges River Road
+Rd Roads Route Rte Row Rue Run Shoal Shoals Shore Shores Skyway Spring Springs Spur Spurs Square Sq
+Squares Station Stravenue Stream Street St Str Streets Summit Terrace Ter Tce Throughway Trace Track
+Trafficway Trail Trl Trailer Tunnel Turnpike Underpass Union Unions Valley Valleys Via Viaduct View
+Views Village Villages Ville Vista Walk Walks Wall Way Ways Well Wells Approach Close Chase Circuit
+Concourse Esplanade Laneway Parade Promenade Quay Rise Wharf Wynd Gate Gait Grange Hollow Nook Strand
+Access Amble Arcade Boardwalk Brace Brae Brow Copse Crossway Dell Edge Glade Lookout Outlook Pathway
+Ramble Retreat Ridgeway Tor Vale Walkway
+Alleyway Anchorage Artery Basin Broadway Byway Centreway Circlet Circus Colonnade Corso Courtyard
+Cruiseway Cutting Deviation Driveway Fairway Firetrail Footway Foreshore Front Frontage Gully
+Highroad Interchange Intersection Link Meander Parklands Piazza Plateau Quadrangle Quadrant Quays
+Reserve Riverway Riviera Roadside Roadway Ronde Rotary Siding Slope Steps Strip Subway Tarn
+Thoroughfare Tollway Towers Triangle Trunkway Villas
+Centers Extensions Fall Land Dip Elbow Entrance Gap Gates Lees Mew Pocket Quad Stairs Wade
+Cul-de-sac Distributor Rosebowl
+"""
+#: Months and weekdays (English, French, German, Spanish, Italian, Dutch, Portuguese): "June 9,
+#: 1948" is a date, not a street with a postcode.
+CALENDAR_WORDS = frozenset(
+    """
+    january february march april may june july august september october november december jan feb
+    mar apr jun jul aug sep sept oct nov dec monday tuesday wednesday thursday friday saturday
+    sunday janvier février mars avril mai juin juillet août septembre octobre novembre décembre
+    lundi mardi mercredi jeudi vendredi samedi dimanche januar februar märz juni juli oktober
+    dezember montag dienstag mittwoch donnerstag freitag samstag sonntag enero febrero marzo abril
+    mayo junio julio agosto septiembre octubre noviembre diciembre gennaio febbraio aprile maggio
+    giugno luglio settembre ottobre dicembre januari februari maart mei augustus janeiro fevereiro
+    março maio junho julho setembro outubro novembro dezembro
+    """.split()
+)
+
+
 @functools.lru_cache(maxsize=1)
 def _patterns() -> dict[str, Any]:
     import re

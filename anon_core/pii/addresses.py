@@ -28,6 +28,8 @@ import functools
 from collections.abc import Iterator
 from typing import Any
 
+from anon_core.pii.address_parts import CALENDAR_WORDS as _CALENDAR
+from anon_core.pii.address_parts import ENGLISH_STREET_TYPES as _ENGLISH_TYPES
 from anon_core.pii.address_parts import Found, non_overlapping, shape_recognizer
 
 #: Score of a street alone, and of a street with a part after it or a cue before it.
@@ -36,37 +38,6 @@ ADDRESS_SCORE = 0.95
 POSTCODE_CUE_SCORE = 0.85
 POSTCODE_SHAPE_SCORE = 0.5
 
-#: English street types: USPS Publication 28 (Appendix C1) names and common abbreviations, and
-#: British and Australian ones (the last lines: Faker's and Australia Post's types that are no
-#: common word alone, "Driveway", "Firetrail", "Villas", "Fall"; not "End", "Top", "Little",
-#: "Ring", "Line", "Range", "Turn").
-_ENGLISH_TYPES = """
-Alley Allee Aly Annex Anx Arcade Arc Avenue Ave Av Bayou Beach Bch Bend Bluff Bluffs Bottom Boulevard
-Blvd Branch Bridge Brg Brook Brooks Burg Burgs Bypass Camp Canyon Cape Causeway Cswy Center Centre Ctr
-Circle Cir Circles Cliff Cliffs Club Common Commons Corner Corners Course Court Ct Courts Cove Coves Creek
-Crescent Cres Crest Crossing Xing Crossroad Curve Dale Dam Divide Drive Dr Drives Estate Estates
-Expressway Expy Extension Ext Falls Ferry Field Fields Flats Ford Fords Forest Forge Forges Fork Forks
-Fort Freeway Fwy Garden Gardens Gdns Gateway Glen Glens Green Greens Grove Grv Groves Harbor Harbour
-Harbors Haven Heights Hts Highway Hwy Hill Hills Hollow Inlet Island Islands Isle Junction Jct
-Junctions Key Keys Knoll Knolls Lake Lakes Landing Lane Ln Light Lights Loaf Lock Locks Lodge Loop
-Mall Manor Manors Meadow Meadows Mews Mill Mills Mission Motorway Mount Mountain Mountains Neck Orchard
-Oval Overpass Park Parks Parkway Pkwy Parkways Pass Passage Path Pike Pine Pines Place Pl Plain Plains
-Plaza Plz Point Points Port Ports Prairie Radial Ramp Ranch Rapid Rapids Rest Ridge Ridges River Road
-Rd Roads Route Rte Row Rue Run Shoal Shoals Shore Shores Skyway Spring Springs Spur Spurs Square Sq
-Squares Station Stravenue Stream Street St Str Streets Summit Terrace Ter Tce Throughway Trace Track
-Trafficway Trail Trl Trailer Tunnel Turnpike Underpass Union Unions Valley Valleys Via Viaduct View
-Views Village Villages Ville Vista Walk Walks Wall Way Ways Well Wells Approach Close Chase Circuit
-Concourse Esplanade Laneway Parade Promenade Quay Rise Wharf Wynd Gate Gait Grange Hollow Nook Strand
-Access Amble Arcade Boardwalk Brace Brae Brow Copse Crossway Dell Edge Glade Lookout Outlook Pathway
-Ramble Retreat Ridgeway Tor Vale Walkway
-Alleyway Anchorage Artery Basin Broadway Byway Centreway Circlet Circus Colonnade Corso Courtyard
-Cruiseway Cutting Deviation Driveway Fairway Firetrail Footway Foreshore Front Frontage Gully
-Highroad Interchange Intersection Link Meander Parklands Piazza Plateau Quadrangle Quadrant Quays
-Reserve Riverway Riviera Roadside Roadway Ronde Rotary Siding Slope Steps Strip Subway Tarn
-Thoroughfare Tollway Towers Triangle Trunkway Villas
-Centers Extensions Fall Land Dip Elbow Entrance Gap Gates Lees Mew Pocket Quad Stairs Wade
-Cul-de-sac Distributor Rosebowl
-"""
 #: Street words written before the name: Romance, Slavic, Dutch, German and others ("Via Tasso",
 #: "Avenida de Mota", "ul. Północna", "Rue de Tanger", "Calle Mayor"). Matched as written.
 _OPENERS_CAPITALISED = """
@@ -137,20 +108,6 @@ STOP_WORDS = frozenset(
     call phone email tel send sent ship shipped deliver delivered live lives lived living moved move
     """.split()
 )
-#: Months and weekdays (English, French, German, Spanish, Italian, Dutch, Portuguese): "June 9,
-#: 1948" is a date, not a street with a postcode.
-_CALENDAR = frozenset(
-    """
-    january february march april may june july august september october november december jan feb
-    mar apr jun jul aug sep sept oct nov dec monday tuesday wednesday thursday friday saturday
-    sunday janvier février mars avril mai juin juillet août septembre octobre novembre décembre
-    lundi mardi mercredi jeudi vendredi samedi dimanche januar februar märz juni juli oktober
-    dezember montag dienstag mittwoch donnerstag freitag samstag sonntag enero febrero marzo abril
-    mayo junio julio agosto septiembre octubre noviembre diciembre gennaio febbraio aprile maggio
-    giugno luglio settembre ottobre dicembre januari februari maart mei augustus janeiro fevereiro
-    março maio junho julho setembro outubro novembro dezembro
-    """.split()
-)
 #: Words that open a line after an address but are no part of it.
 _NOT_PARTS = frozenset(
     "tel tél phone telephone téléphone telefon telefono teléfono mobile mob cell fax email e-mail mail "
@@ -180,6 +137,8 @@ def _alternation(words: list[str], *, fold: bool = False) -> str:
 @functools.lru_cache(maxsize=1)
 def _patterns() -> dict[str, Any]:
     """The compiled patterns (``regex`` module: Unicode letter classes), built once."""
+    import re
+
     import regex
 
     cap = r"(?:\p{Lu}[\p{L}\p{M}'’]*+(?:[.-]\p{L}[\p{L}\p{M}'’]*)*\.?|['’]s-\p{Lu}\p{L}*|['’]t[ \t]\p{Lu}\p{L}*)(?!\d)"
@@ -297,6 +256,19 @@ def _patterns() -> dict[str, Any]:
             r"code\s+postal|cp|cap|c\.a\.p\.|c[oó]digo\s+postal|postnummer|postnr\.?|postinumero|"
             r"kod\s+pocztowy|PSČ)\b(?:\s+(?:is|was|of|number|no\.?))?\s*[:#]?\s*)"
             rf"(?P<code>{postcode})(?![\w-])"
+        ),
+        # the last line of an address block: a country (any script) and its postcode
+        "block_end": regex.compile(
+            r"(?m)^[ \t>]*(?:\p{L}[\p{L}\p{M}'’.()-]*[ \t]+){1,4}"
+            r"(?=[A-Z\d-]*\d)[A-Z\d][A-Z\d-]{2,9}(?:[ \t][A-Z\d]{3,4})?[ \t]*$"
+        ),
+        # (standard ``re``: a tenth of the cost) a line ending in a digit, where a block may end
+        "line_end_digit": re.compile(r"\d[ \t]*(?=\n|\Z)"),
+        # a space or colon before a digit: where a cue may end before a house number
+        "before_number": re.compile(r"[ \t:](?=\d)"),
+        # after a cue: a house number, any street name (any script), a comma and the town
+        "cued_line": regex.compile(
+            r"\d{1,6}[ \t]+[^\n,;:]{2,60}?,[ \t]+[^\n,.;:!?]{2,40}?(?=[ \t]*(?:[.!?](?:\s|$)|\n|$))"
         ),
         "part_word": regex.compile(r"\p{L}+"),
         "token": regex.compile(r"[\p{L}\p{M}\d'’]+|[^\p{L}\p{M}\d'’]+"),
@@ -507,9 +479,75 @@ def find_addresses(text: str) -> list[Found]:
         numbered = strong and core[:1].isdigit()
         score = ADDRESS_SCORE if (parts or cued or left < start or numbered) else STREET_SCORE
         candidates.append((strong, Found(left, right, score)))
+    candidates += [(True, f) for f in _blocks(text, pats)]
+    candidates += [(True, f) for f in _cued_lines(text, pats)]
     # a street of known shape first, then the longest ("Bitte an Mühlgasse 4/7" is weak)
     order = sorted(candidates, key=lambda c: (not c[0], c[1].start - c[1].end, -c[1].score))
     return non_overlapping([cand for _, cand in order])
+
+
+#: First words of a last line that make its number a quantity, not a postcode ("Total 1250").
+_NOT_COUNTRY_WORDS = frozenset(
+    "total subtotal sum balance amount due paid price cost year years page pages order invoice "
+    "ref no number room tel phone fax score points".split()
+)
+
+
+def _blocks(text: str, pats: dict[str, Any]) -> Iterator[Found]:
+    """Address blocks of lines in any script: a line opening with a house number, lines of a
+    unit and a town, and a last line of a country and its postcode ("3448 7 شارع ناظم\n Suite
+    567\n أزفون\n\n Algeria 05572"). Three lines at least, none of them a sentence."""
+    if "\n" not in text:
+        return
+    for hit in pats["line_end_digit"].finditer(text):
+        m = pats["block_end"].match(text, text.rfind("\n", 0, hit.start()) + 1, hit.end())
+        if m is None or m.end() != hit.end():
+            continue
+        if m.group(0).strip(" \t>").split()[0].lower() in _NOT_COUNTRY_WORDS:
+            continue
+        start, lines = m.start(), 1
+        while start > 0 and lines < 7:
+            prev = text.rfind("\n", 0, start - 1) + 1
+            line = text[prev : start - 1]
+            body = line.strip(" \t>")
+            if body:
+                if len(body.split()) > 8 or _has_stop_word(body, pats) or body[-1] in ".:!?":
+                    break
+                if body.split()[0].lower().strip(".:") in _NOT_PARTS:
+                    break
+                lines += 1
+            start = prev
+            if body[:1].isdigit():
+                if lines >= 3:
+                    first = start + len(line) - len(line.lstrip(" \t>"))
+                    yield Found(first, m.end(), ADDRESS_SCORE)
+                break
+
+
+#: Last words of the cues (:data:`_CUES`): only a number after one of them is looked at.
+_CUE_ENDS = tuple(
+    "at on in to an am auf au à le la is was now anschrift adresse dirección direccion "
+    "indirizzo morada endereço adres :".split()
+)
+#: Stems of the cues' first words (a cheap test before the cue pattern).
+_CUE_STEMS = tuple(
+    "liv resid locat situat mov stay address ship send deliver mail post forward return visit "
+    "home wohn anschrift adress domicil habite direcci indirizzo morada endereço adres".split()
+)
+
+
+def _cued_lines(text: str, pats: dict[str, Any]) -> Iterator[Found]:
+    """After a cue, a house number, a street of any script, a comma and a town ("lives at 231
+    14 بلدية كاهينة, أرزيو")."""
+    for hit in pats["before_number"].finditer(text):
+        before = text[max(0, hit.end() - 60) : hit.end()].lower()
+        if not before.rstrip(" \t").endswith(_CUE_ENDS) or not any(k in before for k in _CUE_STEMS):
+            continue
+        if not _cued(text, hit.end(), pats):
+            continue
+        m = pats["cued_line"].match(text, hit.end())
+        if m and not _has_stop_word(m.group(0), pats):
+            yield Found(m.start(), m.end(), ADDRESS_SCORE)
 
 
 def _postcode_after(text: str, end: int, pats: dict[str, Any]) -> bool:
