@@ -21,8 +21,8 @@ log = logging.getLogger(__name__)
 #: Upper-case and lower-case letters of names in Latin script (Latin-1, Latin Extended-A, the
 #: Vietnamese "Ơ", "Ư" and Latin Extended Additional: "Phạm", "Thư"); the ranges beyond Latin-1
 #: mix both cases.
-UPPER = "A-ZÀ-ÖØ-Þ\u0100-\u017f\u01a0-\u01b0\u1e00-\u1eff"
-LOWER = "a-zß-öø-ÿ\u0100-\u017f\u01a0-\u01b0\u1e00-\u1eff"
+UPPER = "A-ZÀ-ÖØ-Þ\u0100-\u017f\u01a0-\u01b0\u0218-\u021b\u1e00-\u1eff"
+LOWER = "a-zß-öø-ÿ\u0100-\u017f\u01a0-\u01b0\u0218-\u021b\u1e00-\u1eff"
 #: Words that make a capitalised run an organization, a place or a document part, not a person.
 NOT_NAME_WORDS = frozenset(
     """

@@ -53,17 +53,25 @@ def extend_name(text: str, end: int) -> int:
     return end
 
 
+def _capital_pair(first: str, last: str, gaz: Any, alone: bool) -> bool:
+    """Whether two lower-cased words in capitals are a given name and a surname: both listed and
+    one of them no common word ("PIERRE HERMANN": "pierre" is a French word; "LESLIE BEST", a
+    common surname only when the two words are ``alone`` in their run: "GRACE PERIOD ENDS
+    SOON"), or a given name and a word in no list and no English word ("ALEKSANDER KOSZ")."""
+    if gaz.is_given(first):
+        if gaz.is_family(last) or (alone and last in gaz.family):
+            return True
+        return last not in gaz.given and last not in gaz.family and not is_english(last)
+    return first in gaz.given and gaz.is_family(last)
+
+
 def capital_names(
-    text: str,
-    tokens: Sequence[Any],
-    is_given: Callable[[str], bool],
-    is_family: Callable[[str], bool],
-    no_name: frozenset[str],
+    text: str, tokens: Sequence[Any], gaz: Any, no_name: frozenset[str]
 ) -> list[tuple[int, int]]:
     """Names written in capitals: two to four words in capitals on one line, the first a given
-    name of the gazetteer, the last a surname of it, neither a common word ("KAIQUE NASCIMENTO",
-    "INDY VAN ARNSBERG"); no word of the run of capitals a place or organization word
-    (``no_name``: "PARIS HILTON HOTEL"); (start, end) character offsets."""
+    name of the gazetteer ``gaz``, the last a surname of it (see :func:`_capital_pair`;
+    "KAIQUE NASCIMENTO", "INDY VAN ARNSBERG"); no word of the run of capitals a place or
+    organization word (``no_name``: "PARIS HILTON HOTEL"); (start, end) character offsets."""
     if not _TWO_CAPITAL_WORDS.search(text):
         return []  # most texts: one pass in C instead of a look at each token
     runs: list[list[Any]] = [[]]
@@ -85,13 +93,32 @@ def capital_names(
                 (
                     n
                     for n in range(min(4, len(run) - i), 1, -1)
-                    if is_given(first) and is_family(run[i + n - 1].text.lower())
+                    if _capital_pair(first, run[i + n - 1].text.lower(), gaz, len(run) == 2)
                 ),
                 0,
             )
             if n:
                 out.append((run[i].idx, run[i + n - 1].idx + len(run[i + n - 1].text)))
             i += max(n, 1)
+    return out
+
+
+def given_then_surname(words: Sequence[str], gaz: Any) -> bool:
+    """Whether two words are a listed given name, a common word or not ("Peace", "April",
+    "Hope"), and a surname of the gazetteer ``gaz`` that is no common word ("Ekwueme")."""
+    return len(words) == 2 and words[0].lower() in gaz.given and gaz.is_family(words[1])
+
+
+def merge_overlapping(spans: Sequence[Any]) -> list[tuple[int, int, float]]:
+    """Spans with ``start``, ``end`` and ``score`` that share a character joined into one, with
+    the higher score ("Heinz-Joachim" and "Joachim Rose": "Heinz-Joachim Rose")."""
+    out: list[tuple[int, int, float]] = []
+    for s in sorted(spans, key=lambda s: (s.start, -s.end)):
+        if out and s.start < out[-1][1]:
+            a, b, score = out[-1]
+            out[-1] = (a, max(b, s.end), max(score, s.score))
+        else:
+            out.append((s.start, s.end, s.score))
     return out
 
 

@@ -57,12 +57,19 @@ from anon_core.pii.name_lists import (
     provider_items,
     unknown_name_run,
 )
-from anon_core.pii.name_shapes import capital_names, extend_name, extend_start, leading_word
+from anon_core.pii.name_shapes import (
+    capital_names,
+    extend_name,
+    extend_start,
+    given_then_surname,
+    leading_word,
+    merge_overlapping,
+)
 
 log = logging.getLogger(__name__)
 #: A capitalised word ("Ines", "O'Neil", "Quinn-Royce"; "McDonald", "MacArthur", "DeShawn").
 NAME_WORD = re.compile(
-    rf"(?:Mc|Mac|De|Di|Du|La|Le|Fitz)?[{UPPER}][{LOWER}]+(?:[-'’][{UPPER}]?[{LOWER}]+)*"
+    rf"(?:Mc|Mac|De|Di|Du|La|Le|Fitz|O['’])?[{UPPER}][{LOWER}]+(?:[-'’][{UPPER}]?[{LOWER}]+)*"
 )
 _LOWER_WORD = re.compile(rf"[{LOWER}]{{3,}}")
 _INITIAL = re.compile(r"[A-Z]\.?")
@@ -70,7 +77,9 @@ _INITIAL = re.compile(r"[A-Z]\.?")
 POSSESSIVE = re.compile(r"['’]s$")
 _LATIN = re.compile(rf"[{UPPER}{LOWER}'’-]{{2,}}")
 #: Lower-case words inside a name ("Maika van de Noort", "Luiz da Silva").
-PARTICLES = frozenset("van de der den von da do dos das del della di du la le bin ben al".split())
+PARTICLES = frozenset(
+    "van de der den von da do dos das del della di du la le bin ben al Ó".split()
+)  # "Ó": Irish, capitalised ("Corinna Ó Macháin")
 _LIST_JOINERS = frozenset({",", "and", "&", "et", "und", "y", "e"})
 #: Titles before a surname ("Mr Simonič", "Dr. Kovač"): the next capitalised word is a name.
 _TITLES = frozenset(
@@ -247,8 +256,8 @@ def _run_score(words: Sequence[str], gaz: Gazetteer, sentence_start: bool) -> fl
         return STRONG
     if gaz.is_given(first) or (gaz.is_family(last) and not sentence_start):
         return MEDIUM
-    if gaz.is_family(last) and lowered[0] not in gaz.common:
-        return MEDIUM
+    if gaz.is_family(last) and (lowered[0] not in gaz.common or given_then_surname(words, gaz)):
+        return MEDIUM  # "Peace Ekwueme": a given name that is an English word too, a surname
     return 0.0
 
 
@@ -538,6 +547,8 @@ def find_names(doc: Any, gaz: Gazetteer | None = None, text: str | None = None) 
     for run in _runs(tokens):
         titled = False
         while run and tokens[run[0]].text.lower() in gaz.common:  # "Contact Ella H. Snider"
+            if len(run) == 2 and given_then_surname([tokens[i].text for i in run], gaz):
+                break  # "April Holmes", "Hope Oyekan"
             titled = tokens[run[0]].text.lower() in _TITLES
             run = run[1:]
         while len(run) > 1 and leading_word(tokens[run[0]].text, gaz.is_listed, PARTICLES):
@@ -570,10 +581,7 @@ def find_names(doc: Any, gaz: Gazetteer | None = None, text: str | None = None) 
             if text[start - 2 : start] == ". ":
                 start = extend_start(text, start)  # initials before the name ("J. R. Smith")
             found.append(NameSpan(start, end, score))
-    found += [
-        NameSpan(a, b, MEDIUM)
-        for a, b in capital_names(text, tokens, gaz.is_given, gaz.is_family, _NO_NAME)
-    ]
+    found += [NameSpan(a, b, MEDIUM) for a, b in capital_names(text, tokens, gaz, _NO_NAME)]
     found += _lower_case_names(tokens, gaz, english)
     found += _after_name_cues(tokens, gaz)
     found += _speakers(tokens, gaz)
@@ -582,7 +590,7 @@ def find_names(doc: Any, gaz: Gazetteer | None = None, text: str | None = None) 
         found += _lower_case_lists(tokens, gaz)
         found += _after_lower_cues(tokens, gaz)
     found += _listed_names(tokens, found, gaz)
-    return found
+    return [NameSpan(a, b, score) for a, b, score in merge_overlapping(found)]
 
 
 def overlaps(a: tuple[int, int], b: tuple[int, int]) -> bool:

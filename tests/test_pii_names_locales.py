@@ -1,0 +1,72 @@
+"""Names of Faker's many locales in the frames of real documents: in capitals with a given name
+or a surname that is also a common word, a given name that is an English word before a surname,
+Irish "O'" and "Ó", Romanian "ș"/"ț", and two name pieces found apart joined into one.
+
+Expected spans are written by hand from the sentences; the gazetteer is Faker's (every locale).
+"""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import pytest
+
+spacy = pytest.importorskip("spacy")
+
+from anon_core.pii.name_shapes import merge_overlapping  # noqa: E402
+from anon_core.pii.names import find_names  # noqa: E402
+
+
+def _names(text: str) -> list[str]:
+    doc = spacy.blank("en")(text)
+    return sorted({text[n.start : n.end] for n in find_names(doc)})
+
+
+@pytest.mark.parametrize(
+    "text, name",
+    [
+        # capitals: "pierre" is a French word (common), "hermann" a surname
+        ("NAME: PIERRE HERMANN", "PIERRE HERMANN"),
+        # capitals: a given name, and a surname that is an English word, the two alone
+        ("NAME: LESLIE BEST", "LESLIE BEST"),
+        # capitals: a given name, and a word in no list and no English word
+        ("NAME: ALEKSANDER KOSZ", "ALEKSANDER KOSZ"),
+        # a given name that is an English word, then a surname: alone on a line, in a list,
+        # after a sign-off
+        ("Peace Ekwueme\n\n20789 Main Street, Suite 4", "Peace Ekwueme"),
+        ("The team is Margaret Adams and Peace Okafor.", "Peace Okafor"),
+        ("Thanks, Hope Oyekan", "Hope Oyekan"),
+        # Irish "O'" and "Ó", Romanian "ș"
+        (">Mairead O'Driscoll\n>Otc Markets", "Mairead O'Driscoll"),
+        (">Corinna Ó Macháin\n>Otc Markets", "Corinna Ó Macháin"),
+        (">Tiberia Nemeș\n>Otc Markets", "Tiberia Nemeș"),
+        # a hyphened given name: the pieces found apart are joined
+        (">Heinz-Joachim Rose\n>Otc Markets", "Heinz-Joachim Rose"),
+    ],
+)
+def test_the_whole_name_is_found(text, name):
+    found = _names(text)
+    assert name in found, found
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "GRACE PERIOD ENDS SOON",  # "soon" is listed as a surname, but in a run of four words
+        "ROMAN EMPIRE HISTORY",  # "roman" a common word, "empire" no surname
+        "BEST PRICE GUARANTEED",  # no given name first
+        "April showers bring May flowers.",  # a month and no surname after it
+        "Hope Street is closed.",  # "Street": a place word
+    ],
+)
+def test_words_that_name_nobody(text):
+    assert _names(text) == []
+
+
+def test_overlapping_pieces_are_joined_with_the_higher_score():
+    spans = [
+        SimpleNamespace(start=10, end=20, score=0.7),
+        SimpleNamespace(start=0, end=12, score=0.9),
+    ]
+    spans.append(SimpleNamespace(start=20, end=25, score=0.5))  # touching, not overlapping
+    assert merge_overlapping(spans) == [(0, 20, 0.9), (20, 25, 0.5)]
