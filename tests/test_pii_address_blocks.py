@@ -41,6 +41,11 @@ def _found(text: str) -> list[str]:
             "Mary Byrne\n\n12 Kyne Street\n Apt. 7\n Holly Ville\n\n Republic of Ireland C53 3NH0",
             "12 Kyne Street\n Apt. 7\n Holly Ville\n\n Republic of Ireland C53 3NH0",
         ),
+        # on one line between commas: building and house number, unit, town, country, postcode
+        (
+            "Dana Cohen\n294 אזור תעשיה 65 Apt. 719, פוריה, Israel 9939855",
+            "294 אזור תעשיה 65 Apt. 719, פוריה, Israel 9939855",
+        ),
     ],
 )
 def test_address_block_in_any_script_is_found_whole(text: str, address: str) -> None:
@@ -72,6 +77,11 @@ def test_cued_address_of_any_script_is_found_whole(text: str, address: str) -> N
         "Scores\n10 Alice\n Bob 12\n Carol 14\n\n Total 36",
         # an invoice: its last line is a total, not a country and its postcode
         "Invoice\n12 Blue Widgets\n Shipping\n Total 1250",
+        # on one line: a lower-case last part, a year, one number in the first part
+        "5 oranges, bananas, apples 1250",
+        "3 days, Paris, France 2024",
+        "10 runs, 4 wickets, Smith 120",
+        "Room 12 and 14, Block B, Germany 2024",
         # two lines only
         "Order\n12 Blue Widgets\nTotal 1250",
         # a cue followed by a sentence, not a street and a town

@@ -103,6 +103,27 @@ CALENDAR_WORDS = frozenset(
 )
 
 
+#: Words that open a street name after the house number but make it a quantity, not a street.
+QUANTITY_WORDS = """
+euro euros dollar dollars pound pounds franc francs kronor kroner year years day days hour hours minute
+minutes week weeks month months page pages point points mile miles kilometer kilometers km songs times
+calories percent hundred thousand million billion people persons men women children kids items copies
+units pieces cars houses rooms
+"""
+
+#: Words that open a line after an address but are no part of it.
+NOT_ADDRESS_PARTS = frozenset(
+    "tel tél phone telephone téléphone telefon telefono teléfono mobile mob cell fax email e-mail mail "
+    "web www http https iban vat tva ust bic swift account date ref re subject from to cc dear".split()
+)
+
+#: First words of a last line that make its number a quantity, not a postcode ("Total 1250").
+NOT_COUNTRY_WORDS = frozenset(
+    "total subtotal sum balance amount due paid price cost year years page pages order invoice "
+    "ref no number room tel phone fax score points".split()
+)
+
+
 @functools.lru_cache(maxsize=1)
 def _patterns() -> dict[str, Any]:
     import re

@@ -30,6 +30,9 @@ from typing import Any
 
 from anon_core.pii.address_parts import CALENDAR_WORDS as _CALENDAR
 from anon_core.pii.address_parts import ENGLISH_STREET_TYPES as _ENGLISH_TYPES
+from anon_core.pii.address_parts import NOT_ADDRESS_PARTS as _NOT_PARTS
+from anon_core.pii.address_parts import NOT_COUNTRY_WORDS as _NOT_COUNTRY_WORDS
+from anon_core.pii.address_parts import QUANTITY_WORDS as _QUANTITY_WORDS
 from anon_core.pii.address_parts import Found, non_overlapping, shape_recognizer
 
 #: Score of a street alone, and of a street with a part after it or a cue before it.
@@ -62,13 +65,6 @@ straße strasse str. weg gasse platz allee ring damm ufer steig pfad chaussee ma
 gade vej stræde allé gata gatan vägen väg stigen gränd torget veien vegen gaten bakken haugen stien
 svingen katu tie kuja polku bulevardi raitti laan straat gracht plein kade dreef singel steeg baan
 hof lei utca iela gatvė tänav põik ulica
-"""
-#: Words that open a street name after the house number but make it a quantity, not a street.
-_QUANTITY_WORDS = """
-euro euros dollar dollars pound pounds franc francs kronor kroner year years day days hour hours minute
-minutes week weeks month months page pages point points mile miles kilometer kilometers km songs times
-calories percent hundred thousand million billion people persons men women children kids items copies
-units pieces cars houses rooms
 """
 #: Particles inside street and city names.
 _PARTICLES = (
@@ -107,11 +103,6 @@ STOP_WORDS = frozenset(
     before over under into onto out up down off near next last first every each all some any please
     call phone email tel send sent ship shipped deliver delivered live lives lived living moved move
     """.split()
-)
-#: Words that open a line after an address but are no part of it.
-_NOT_PARTS = frozenset(
-    "tel tél phone telephone téléphone telefon telefono teléfono mobile mob cell fax email e-mail mail "
-    "web www http https iban vat tva ust bic swift account date ref re subject from to cc dear".split()
 )
 #: Words whose presence before an address makes "Name 12" a street ("lives at Jahu 80").
 _CUES = (
@@ -259,16 +250,18 @@ def _patterns() -> dict[str, Any]:
         ),
         # the last line of an address block: a country (any script) and its postcode
         "block_end": regex.compile(
-            r"(?m)^[ \t>]*(?:\p{L}[\p{L}\p{M}'’.()-]*[ \t]+){1,4}"
-            r"(?=[A-Z\d-]*\d)[A-Z\d][A-Z\d-]{2,9}(?:[ \t][A-Z\d]{3,4})?[ \t]*$"
+            r"[ \t>]*(?:\p{L}[\p{L}\p{M}'’.()-]*[ \t]+){1,4}"
+            r"(?=[A-Z\d-]*\d)[A-Z\d][A-Z\d-]{2,9}(?:[ \t][A-Z\d]{3,4})?[ \t]*"
         ),
-        # (standard ``re``: a tenth of the cost) a line ending in a digit, where a block may end
-        "line_end_digit": re.compile(r"\d[ \t]*(?=\n|\Z)"),
+        # (standard ``re``: a tenth of the cost) a digit ending a line or a sentence: a block's end
+        "line_end_digit": re.compile(r"\d[ \t]*(?=\n|\Z|\.(?:\s|\Z))"),
         # a space or colon before a digit: where a cue may end before a house number
         "before_number": re.compile(r"[ \t:](?=\d)"),
-        # after a cue: a house number, any street name (any script), a comma and the town
+        # after a cue: a house number, any street name (any script), a comma and the town (and
+        # up to two more parts: a country, a postcode)
         "cued_line": regex.compile(
-            r"\d{1,6}[ \t]+[^\n,;:]{2,60}?,[ \t]+[^\n,.;:!?]{2,40}?(?=[ \t]*(?:[.!?](?:\s|$)|\n|$))"
+            r"\d{1,6}[ \t]+[^\n,;:]{2,60}?,[ \t]+[^\n,.;:!?]{2,40}?(?:,[ \t]+[^\n,.;:!?]{2,40}?){0,2}"
+            r"(?=[ \t]*(?:[.!?](?:\s|$)|\n|$))"
         ),
         "part_word": regex.compile(r"\p{L}+"),
         "token": regex.compile(r"[\p{L}\p{M}\d'’]+|[^\p{L}\p{M}\d'’]+"),
@@ -486,40 +479,49 @@ def find_addresses(text: str) -> list[Found]:
     return non_overlapping([cand for _, cand in order])
 
 
-#: First words of a last line that make its number a quantity, not a postcode ("Total 1250").
-_NOT_COUNTRY_WORDS = frozenset(
-    "total subtotal sum balance amount due paid price cost year years page pages order invoice "
-    "ref no number room tel phone fax score points".split()
-)
+def _one_line_block(first: str, last: str) -> bool:
+    """Whether parts between commas read as an address: the first holds two numbers (a
+    building and a house number, or a unit's), the last a capitalised word and a postcode of
+    four characters or more that is no year ("3 days, Paris, France 2024" is none)."""
+    code, word = last.split()[-1], last.strip(" \t>")[:1]
+    year = len(code) == 4 and code.startswith(("19", "20"))
+    return (
+        len(code) >= 4
+        and not year
+        and not word.islower()
+        and sum(1 for w in first.split() if w[:1].isdigit()) >= 2
+    )
 
 
 def _blocks(text: str, pats: dict[str, Any]) -> Iterator[Found]:
-    """Address blocks of lines in any script: a line opening with a house number, lines of a
-    unit and a town, and a last line of a country and its postcode ("3448 7 شارع ناظم\n Suite
-    567\n أزفون\n\n Algeria 05572"). Three lines at least, none of them a sentence."""
-    if "\n" not in text:
-        return
+    """Address blocks in any script: a part opening with a house number, parts of a unit and a
+    town, and a last part of a country and its postcode, on lines ("3448 7 شارع ناظم\n Suite
+    567\n أزفون\n\n Algeria 05572") or on one line between commas ("294 אזור 65 Apt. 7, פוריה,
+    Israel 9939855"). Three parts at least, none of them a sentence."""
     for hit in pats["line_end_digit"].finditer(text):
-        m = pats["block_end"].match(text, text.rfind("\n", 0, hit.start()) + 1, hit.end())
+        begin = max(text.rfind("\n", 0, hit.start()), text.rfind(",", 0, hit.start())) + 1
+        m = pats["block_end"].match(text, begin, hit.end())
         if m is None or m.end() != hit.end():
             continue
         if m.group(0).strip(" \t>").split()[0].lower() in _NOT_COUNTRY_WORDS:
             continue
-        start, lines = m.start(), 1
-        while start > 0 and lines < 7:
-            prev = text.rfind("\n", 0, start - 1) + 1
-            line = text[prev : start - 1]
-            body = line.strip(" \t>")
+        start, parts, lines = m.start(), 1, text[m.start() - 1 : m.start()] == "\n"
+        while start > 0 and parts < 7:
+            prev = max(text.rfind("\n", 0, start - 1), text.rfind(",", 0, start - 1)) + 1
+            piece = text[prev : start - 1]
+            body = piece.strip(" \t>")
             if body:
-                if len(body.split()) > 8 or _has_stop_word(body, pats) or body[-1] in ".:!?":
+                words = body.split()
+                if len(words) > (8 if lines else 6) or _has_stop_word(body, pats):
                     break
-                if body.split()[0].lower().strip(".:") in _NOT_PARTS:
+                if body[-1] in ".:!?" or words[0].lower().strip(".:") in _NOT_PARTS:
                     break
-                lines += 1
+                parts += 1
+            lines = lines or text[prev - 1 : prev] == "\n"
             start = prev
             if body[:1].isdigit():
-                if lines >= 3:
-                    first = start + len(line) - len(line.lstrip(" \t>"))
+                if parts >= 3 and (lines or _one_line_block(body, m.group(0))):
+                    first = start + len(piece) - len(piece.lstrip(" \t>"))
                     yield Found(first, m.end(), ADDRESS_SCORE)
                 break
 
