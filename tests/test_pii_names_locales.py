@@ -13,8 +13,9 @@ import pytest
 
 spacy = pytest.importorskip("spacy")
 
+from anon_core.pii.name_review import review_entities  # noqa: E402
 from anon_core.pii.name_shapes import merge_overlapping  # noqa: E402
-from anon_core.pii.names import find_names  # noqa: E402
+from anon_core.pii.names import NameSpan, find_names  # noqa: E402
 
 
 def _names(text: str) -> list[str]:
@@ -70,3 +71,11 @@ def test_overlapping_pieces_are_joined_with_the_higher_score():
     ]
     spans.append(SimpleNamespace(start=20, end=25, score=0.5))  # touching, not overlapping
     assert merge_overlapping(spans) == [(0, 20, 0.9), (20, 25, 0.5)]
+
+
+def test_a_model_name_covering_a_stronger_run_takes_its_score():
+    # the model's "Georgia Storey" (0.85) covers the run "Georgia Storey" (0.9): the span keeps
+    # the model's extent with 0.9, so a place rule's "Thanks, Georgia" (0.86) no longer wins
+    text = "Thanks, Georgia Storey"
+    out = review_entities(text, [(8, 22, "PERSON", 0.85)], [NameSpan(8, 22, 0.9)])
+    assert out == [(8, 22, "PERSON", 0.9)]

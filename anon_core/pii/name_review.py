@@ -260,8 +260,15 @@ def review_entities(
         if greeting:  # "Hey Maya": the greeting is no part of the name
             name = NameSpan(greeting.end(), name.end, name.score)
         clash = [e for e in out if overlaps((e[0], e[1]), (name.start, name.end))]
-        if any(e[2] == "PERSON" and e[0] <= name.start and name.end <= e[1] for e in clash):
-            continue  # the model's name already covers it (a longer name run wins the overlap)
+        cover = [e for e in clash if e[2] == "PERSON" and e[0] <= name.start and name.end <= e[1]]
+        if cover:  # the model's name already covers it (a longer name run wins the overlap),
+            # with the run's score when higher: it then wins over a place or a title rule's
+            # piece across it ("Thanks, Georgia" of "Thanks, Georgia Storey")
+            out = [
+                (a, b, e, max(sc, name.score)) if (a, b, e, sc) in cover else (a, b, e, sc)
+                for a, b, e, sc in out
+            ]
+            continue
         other = [e for e in clash if e[2] in ("LOCATION", "ORGANIZATION")]
         if other and all(
             name.start <= e[0] and e[1] <= name.end and e[1] - e[0] < name.end - name.start
