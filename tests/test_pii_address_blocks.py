@@ -67,8 +67,25 @@ def test_cued_address_of_any_script_is_found_whole(text: str, address: str) -> N
 
 
 @pytest.mark.parametrize(
+    "text, address",
+    [
+        # Chilean, Mexican and Romanian units after the house number
+        ("Ana lives on Bernardo O'Higgins 81 Dpto. 42 street.", "Bernardo O'Higgins 81 Dpto. 42"),
+        (
+            "Send it to Circuito República de Moldova 202 Interior 946, Nueva Somalia, Mexico 26094.",
+            "Circuito República de Moldova 202 Interior 946, Nueva Somalia, Mexico 26094",
+        ),
+    ],
+)
+def test_spanish_units_stay_in_the_address(text: str, address: str) -> None:
+    assert _found(text) == [address]
+
+
+@pytest.mark.parametrize(
     "text",
     [
+        # a unit word as an English word
+        "The interior 3 rooms were painted.",
         # numbered lines ending in a year: sentences, not address lines
         "Results\n\n12 items were sold\n Total 500\n Germany 2020",
         # an agenda: no line of a country and its postcode

@@ -155,7 +155,8 @@ def _patterns() -> dict[str, Any]:
     unit_word = (
         r"(?i:apartment|apt\.?|apto\.?|suite|ste\.?|unit|flat|floor|fl\.|level|lvl|room|rm\.?|studio|"
         r"building|bldg\.?|piso|planta|puerta|appartamento|interno|int\.|scala|étage|etage|bâtiment|"
-        r"stock|wohnung|whg\.?|lgh|bus|bte|boîte|mieszkanie|m\.|lok\.|piano|#)"
+        r"stock|wohnung|whg\.?|lgh|bus|bte|boîte|mieszkanie|m\.|lok\.|piano|dpto\.?|depto\.?|dto\.|"
+        r"oficina|interior|edif\.|bl\.|sc\.|ap\.|кв\.|#)"
     )
     unit = rf"{unit_word}\s?(?:{number}|[A-Z\d]{{1,4}}\b)"
     postcode = (
