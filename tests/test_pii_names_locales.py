@@ -79,3 +79,22 @@ def test_a_model_name_covering_a_stronger_run_takes_its_score():
     text = "Thanks, Georgia Storey"
     out = review_entities(text, [(8, 22, "PERSON", 0.85)], [NameSpan(8, 22, 0.9)])
     assert out == [(8, 22, "PERSON", 0.9)]
+
+
+@pytest.mark.parametrize(
+    "text, name",
+    [
+        # lower case: a given name, a middle initial, a word in no English word list
+        ("leidy t muris\nlabor relations director", "leidy t muris"),
+    ],
+)
+def test_a_lower_case_name_with_a_middle_initial(text, name):
+    assert name in _names(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["maria a lot of work", "tell maria a story about paris"],  # "a" before an English word
+)
+def test_a_given_name_before_an_article_and_an_english_word_is_no_full_name(text):
+    assert not [n for n in _names(text) if " a " in n]

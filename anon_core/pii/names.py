@@ -283,6 +283,7 @@ def _lower_case_names(tokens: Sequence[Any], gaz: Gazetteer, english: bool) -> l
             (given and family)
             or (english and given and _unknown(b.text, gaz))
             or (english and family and _unknown(a.text, gaz))
+            or (english and given and j == i + 2 and not is_english(b.text))  # "leidy t muris"
         ):  # "veta līce": a given name and a word no list knows (English text only)
             end = b.idx + len(b.text)
             c = tokens[j + 1] if b.whitespace_ == " " and j + 1 < len(tokens) else None
