@@ -124,6 +124,25 @@ NOT_COUNTRY_WORDS = frozenset(
 )
 
 
+#: Last words of the cues (:data:`_CUES`): only a number after one of them is looked at.
+CUE_ENDS = tuple(
+    "at on in to an am auf au à le la is was now anschrift adresse dirección direccion "
+    "indirizzo morada endereço adres :".split()
+)
+
+#: Stems of the cues' first words (a cheap test before the cue pattern).
+CUE_STEMS = tuple(
+    "liv resid locat situat mov stay address ship send deliver mail post forward return visit "
+    "home wohn anschrift adress domicil habite direcci indirizzo morada endereço adres".split()
+)
+
+#: Words that end like a one-word street ("-ring", "-hof", "-tie") but are common words.
+NOT_STREETS = frozenset(
+    "spring string during bring thing ring king offspring hof weg tie pad lei baan zeile markt "
+    "ipad notepad".split()
+)
+
+
 @functools.lru_cache(maxsize=1)
 def _patterns() -> dict[str, Any]:
     import re

@@ -29,9 +29,12 @@ from collections.abc import Iterator
 from typing import Any
 
 from anon_core.pii.address_parts import CALENDAR_WORDS as _CALENDAR
+from anon_core.pii.address_parts import CUE_ENDS as _CUE_ENDS
+from anon_core.pii.address_parts import CUE_STEMS as _CUE_STEMS
 from anon_core.pii.address_parts import ENGLISH_STREET_TYPES as _ENGLISH_TYPES
 from anon_core.pii.address_parts import NOT_ADDRESS_PARTS as _NOT_PARTS
 from anon_core.pii.address_parts import NOT_COUNTRY_WORDS as _NOT_COUNTRY_WORDS
+from anon_core.pii.address_parts import NOT_STREETS as _NOT_STREETS
 from anon_core.pii.address_parts import QUANTITY_WORDS as _QUANTITY_WORDS
 from anon_core.pii.address_parts import Found, non_overlapping, shape_recognizer
 
@@ -155,10 +158,14 @@ def _patterns() -> dict[str, Any]:
     unit_word = (
         r"(?i:apartment|apt\.?|apto\.?|suite|ste\.?|unit|flat|floor|fl\.|level|lvl|room|rm\.?|studio|"
         r"building|bldg\.?|piso|planta|puerta|appartamento|interno|int\.|scala|étage|etage|bâtiment|"
-        r"stock|wohnung|whg\.?|lgh|bus|bte|boîte|mieszkanie|m\.|lok\.|piano|dpto\.?|depto\.?|dto\.|"
-        r"oficina|interior|edif\.|bl\.|sc\.|ap\.|кв\.|#)"
+        r"stock|wohnung|whg\.?|lgh|bus|bte|boîte|mieszkanie|m\.|lok\.|piano|#)"
     )
     unit = rf"{unit_word}\s?(?:{number}|[A-Z\d]{{1,4}}\b)"
+    # more unit words, only after a street (matched at one place, never searched for)
+    unit_after = (
+        r"(?:(?i:dpto\.?|depto\.?|dto\.|oficina|interior|edif\.|bl\.|sc\.|ap\.|кв\.)"
+        rf"\s?(?:{number}|[A-Z\d]{{1,4}}\b)|{unit})"
+    )
     postcode = (
         r"(?:[A-Z]{1,2}\d[A-Z\d]?\s?\d[A-Z]{2}"  # UK
         r"|[A-Z]\d[A-Z]\s?\d[A-Z]\d"  # Canada
@@ -211,6 +218,9 @@ def _patterns() -> dict[str, Any]:
         # every match of the three patterns of street endings holds this: searched from the end
         # (a digit first), it costs a tenth of them and rules them out in most texts
         "ending_gate": regex.compile(rf"(?r){endings}[ \t]+(?:\d|S/N|s/n)"),
+        # the same for the unit line before a street without a number (a capital first): the
+        # street pattern is tried only where this finds a unit
+        "unit_gate": regex.compile(rf"(?r)(?<![\w.-]){unit},?[ \t]*(?:\n[ \t>]*)?\p{{Lu}}"),
         # capitalised words with a house number: a street only with more evidence
         "weak": regex.compile(
             rf"(?<![\w.,/-])(?!{quantity}\b){cap}(?:[ \t]+(?:{particle}|{cap})){{0,3}}"
@@ -226,7 +236,7 @@ def _patterns() -> dict[str, Any]:
         "digit": regex.compile(r"\d"),
         "sep": regex.compile(r"[ \t]*(?:,[ \t]*(?:\n[ \t>]*)*|(?:\n[ \t>]*)+,?[ \t]*)"),
         "space": regex.compile(r"[ \t]+"),
-        "unit": regex.compile(rf"{unit}(?![\w-])"),
+        "unit": regex.compile(rf"{unit_after}(?![\w-])"),
         "postcode_city": regex.compile(
             rf"(?:{postcode}(?![\w-])(?:,?[ \t]+(?:{city}))?(?:[ \t]*{region})?"
             rf"|{postcode}(?![\w-])[ \t]*\n[ \t>]*{city}(?=[ \t]*(?:\n|$)))"
@@ -373,20 +383,18 @@ def _cued(text: str, start: int, pats: dict[str, Any]) -> bool:
     return pats["cue"].search(text[max(0, start - 60) : start]) is not None
 
 
-#: Words that end like a one-word street ("-ring", "-hof", "-tie") but are common words.
-_NOT_STREETS = frozenset(
-    "spring string during bring thing ring king offspring hof weg tie pad lei baan zeile markt "
-    "ipad notepad".split()
-)
-
-
 def _cores(text: str, pats: dict[str, Any]) -> Iterator[tuple[int, int, bool]]:
     """(start, end, strong) of every street shape; weak shapes need evidence around them."""
     endings = pats["ending_gate"].search(text) is not None
     for i, pattern in enumerate(pats["core"]):
         if i in (2, 3, 4) and not endings:
             continue
-        for m in pattern.finditer(text):
+        if i == 5:  # a unit line, then a street: tried only where the unit gate found one
+            gates = pats["unit_gate"].finditer(text)
+            found = [m for g in gates if (m := pattern.match(text, g.start()))]
+        else:
+            found = pattern.finditer(text)
+        for m in found:
             if i in (2, 3, 4):  # one-word street endings: not "Spring 2020"
                 first = m.group(0).split()[-2].lower()
                 if first in _NOT_STREETS or first.endswith("ing"):
@@ -527,24 +535,14 @@ def _blocks(text: str, pats: dict[str, Any]) -> Iterator[Found]:
                 break
 
 
-#: Last words of the cues (:data:`_CUES`): only a number after one of them is looked at.
-_CUE_ENDS = tuple(
-    "at on in to an am auf au à le la is was now anschrift adresse dirección direccion "
-    "indirizzo morada endereço adres :".split()
-)
-#: Stems of the cues' first words (a cheap test before the cue pattern).
-_CUE_STEMS = tuple(
-    "liv resid locat situat mov stay address ship send deliver mail post forward return visit "
-    "home wohn anschrift adress domicil habite direcci indirizzo morada endereço adres".split()
-)
-
-
 def _cued_lines(text: str, pats: dict[str, Any]) -> Iterator[Found]:
     """After a cue, a house number, a street of any script, a comma and a town ("lives at 231
     14 بلدية كاهينة, أرزيو")."""
     for hit in pats["before_number"].finditer(text):
+        if not text[max(0, hit.end() - 12) : hit.end()].rstrip(" \t").lower().endswith(_CUE_ENDS):
+            continue
         before = text[max(0, hit.end() - 60) : hit.end()].lower()
-        if not before.rstrip(" \t").endswith(_CUE_ENDS) or not any(k in before for k in _CUE_STEMS):
+        if not any(k in before for k in _CUE_STEMS):
             continue
         if not _cued(text, hit.end(), pats):
             continue
