@@ -41,6 +41,11 @@ def _found(text: str) -> list[str]:
             "Mary Byrne\n\n12 Kyne Street\n Apt. 7\n Holly Ville\n\n Republic of Ireland C53 3NH0",
             "12 Kyne Street\n Apt. 7\n Holly Ville\n\n Republic of Ireland C53 3NH0",
         ),
+        # a first line with a comma is taken whole
+        (
+            ">Ana Souza\n>2458 Núcleo de Mendes, 232\n>Suite 855\n>Souza\n>Brazil 42057345",
+            "2458 Núcleo de Mendes, 232\n>Suite 855\n>Souza\n>Brazil 42057345",
+        ),
         # on one line between commas: building and house number, unit, town, country, postcode
         (
             "Dana Cohen\n294 אזור תעשיה 65 Apt. 719, פוריה, Israel 9939855",
@@ -108,3 +113,8 @@ def test_spanish_units_stay_in_the_address(text: str, address: str) -> None:
 )
 def test_numbered_lines_and_cued_numbers_are_left_alone(text: str) -> None:
     assert _found(text) == []
+
+
+def test_a_first_line_that_is_a_sentence_stays_out_of_the_block() -> None:
+    text = "We shipped 5 boxes, 12\n Apt. 3\n Leeds\n\n England 4000"
+    assert _found(text) == ["12\n Apt. 3\n Leeds\n\n England 4000"]

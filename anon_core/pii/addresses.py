@@ -531,6 +531,10 @@ def _blocks(text: str, pats: dict[str, Any]) -> Iterator[Found]:
             if body[:1].isdigit():
                 if parts >= 3 and (lines or _one_line_block(body, m.group(0))):
                     first = start + len(piece) - len(piece.lstrip(" \t>"))
+                    if lines:  # the whole first line ("2458 Núcleo de Mendes, 232")
+                        line = text[text.rfind("\n", 0, first) + 1 : first].lstrip(" \t>")
+                        if line[:1].isdigit() and not _has_stop_word(line, pats):
+                            first -= len(line)
                     yield Found(first, m.end(), ADDRESS_SCORE)
                 break
 
