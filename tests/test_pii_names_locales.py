@@ -98,3 +98,20 @@ def test_a_lower_case_name_with_a_middle_initial(text, name):
 )
 def test_a_given_name_before_an_article_and_an_english_word_is_no_full_name(text):
     assert not [n for n in _names(text) if " a " in n]
+
+
+def test_words_in_capitals_no_list_knows_after_a_name_cue_are_a_name():
+    # made-up words in no name list (the capitals rule needs a listed given name)
+    assert "DERGOR LOKOPEL" in _names("NAME: DERGOR LOKOPEL")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "File name: README",  # one word in capitals alone
+        "Name: UNKNOWN",  # an English word
+        "Product name: USB CABLE",  # "CABLE" an English word ends the run: "USB" alone
+    ],
+)
+def test_words_in_capitals_after_a_name_cue_that_name_nobody(text):
+    assert _names(text) == []

@@ -33,6 +33,17 @@ _TWO_CAPITAL_WORDS = re.compile(rf"[{UPPER}]{{2}} +[{UPPER}]{{2}}")
 _INITIALS_BEFORE = re.compile(r"(?<![\w.'’-])(?:[A-Z]\. ?){1,3}$")
 
 
+def capital_word(text: str) -> bool:
+    """Whether a word is written in capitals, two letters or more, and is no English word
+    ("TAMM", "MATĚJKOVÁ"; not "UNKNOWN")."""
+    return text.isupper() and bool(_CAPITAL_WORD.fullmatch(text)) and not is_english(text)
+
+
+def capitals_alone(run: Sequence[Any]) -> bool:
+    """Whether a run of tokens is one word in capitals ("README"): no name after a cue."""
+    return len(run) == 1 and run[0].text.isupper()
+
+
 def extend_start(text: str, start: int) -> int:
     """The start of a name found from ``start``, before the initials written ahead of it."""
     if text[start - 1 : start] not in (".", " ") or "." not in text[max(0, start - 2) : start]:

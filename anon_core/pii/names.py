@@ -59,6 +59,8 @@ from anon_core.pii.name_lists import (
 )
 from anon_core.pii.name_shapes import (
     capital_names,
+    capital_word,
+    capitals_alone,
     extend_name,
     extend_start,
     given_then_surname,
@@ -76,10 +78,8 @@ _INITIAL = re.compile(r"[A-Z]\.?")
 #: A possessive ending ("Ines Quinn's"): not part of the name.
 POSSESSIVE = re.compile(r"['’]s$")
 _LATIN = re.compile(rf"[{UPPER}{LOWER}'’-]{{2,}}")
-#: Lower-case words inside a name ("Maika van de Noort", "Luiz da Silva").
-PARTICLES = frozenset(
-    "van de der den von da do dos das del della di du la le bin ben al Ó".split()
-)  # "Ó": Irish, capitalised ("Corinna Ó Macháin")
+#: Words inside a name ("Maika van de Noort", "Luiz da Silva", Irish "Corinna Ó Macháin").
+PARTICLES = frozenset("van de der den von da do dos das del della di du la le bin ben al Ó".split())
 _LIST_JOINERS = frozenset({",", "and", "&", "et", "und", "y", "e"})
 #: Titles before a surname ("Mr Simonič", "Dr. Kovač"): the next capitalised word is a name.
 _TITLES = frozenset(
@@ -310,8 +310,8 @@ def _initial_between(words: Sequence[str], gaz: Gazetteer) -> bool:
 
 
 def _after_name_cues(tokens: Sequence[Any], gaz: Gazetteer) -> list[NameSpan]:
-    """One to three capitalised words after "name" and a "?", ":", "-" or "is" ("What's your last
-    name? Boyle", "Name: Ines Quinn"); a line break ends the name."""
+    """One to three capitalised words or words in capitals after "name" and a "?", ":", "-" or
+    "is" ("What's your last name? Boyle", "Name: Ines Quinn"); a line break ends the name."""
     out = []
     for i, tok in enumerate(tokens):
         if tok.text.lower() not in NAME_CUE_WORDS:
@@ -327,6 +327,7 @@ def _after_name_cues(tokens: Sequence[Any], gaz: Gazetteer) -> list[NameSpan]:
             particle = text in PARTICLES and j + 1 < len(tokens)
             if not (
                 NAME_WORD.fullmatch(text)
+                or capital_word(text)  # "Name: JAAN TAMM"
                 or (run and _INITIAL.fullmatch(text))
                 or (particle and NAME_WORD.fullmatch(tokens[j + 1].text))
             ):
@@ -335,8 +336,8 @@ def _after_name_cues(tokens: Sequence[Any], gaz: Gazetteer) -> list[NameSpan]:
             if "\n" in tokens[j].whitespace_ or tokens[j].whitespace_ != " ":
                 break
             j += 1
-        while run and _INITIAL.fullmatch(run[-1].text):
-            run.pop()
+        while run and (_INITIAL.fullmatch(run[-1].text) or capitals_alone(run)):
+            run.pop()  # an initial ends no name; one word in capitals alone ("README") is none
         if run and (run[0].text in PARTICLES or run[0].text.lower() not in gaz.common):
             out.append(NameSpan(run[0].idx, run[-1].idx + len(run[-1].text), STRONG))
     return out
