@@ -41,6 +41,7 @@ from anon_core.pii.addresses import address_recognizer, postcode_recognizer
 from anon_core.pii.attributes import attribute_recognizers
 from anon_core.pii.name_review import name_aware_recognizer_class
 from anon_core.pii.organisations import organisation_recognizer, reviewed_ner_class
+from anon_core.pii.phone_layouts import phone_extras_recognizer
 from anon_core.pii.places import capitalised_place_recognizer, country_recognizer
 from anon_core.pii.recognizers import (  # noqa: F401 - PHONE_REGIONS re-exported
     MATCHER_PHONE_REGIONS,
@@ -328,6 +329,7 @@ def _predefined_recognizers(language: str = LANGUAGE) -> list[Any]:
         phone,
         national_phone_recognizer(language),
         phone_layout_recognizer(language),
+        phone_extras_recognizer(language),
         card_recognizer(language),
         web_address_recognizer(language),
         address_recognizer(language),

@@ -298,6 +298,8 @@ _IDENTIFIER_WORD = re.compile(
     r"student|badge|voucher|coupon|pin|code|isbn|identification|record|receipt|batch|lot)\b",
     re.IGNORECASE,
 )
+#: Public name of :data:`_IDENTIFIER_WORD` for the phone rules of :mod:`anon_core.pii.phone_layouts`.
+IDENTIFIER_WORD = _IDENTIFIER_WORD
 _WEAK_CUE_REACH = 30
 _IDENTIFIER_REACH = 25
 

@@ -1,0 +1,105 @@
+"""Phone numbers the layout recognizer leaves: unbroken national numbers with no cue word,
+numbers glued to a cue word ("call083-4567-890"), and a North American number with an
+alternative last group after a slash ("555-123-4567/4568").
+
+Each rule is narrow on purpose: a run of digits with no cue word is far more often an order,
+invoice or account number than a phone, so it is read as a phone only when libphonenumber finds
+it a valid US number (an assigned area code and exchange) and nothing near it names another
+kind of number or an amount.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from anon_core.pii.recognizers import IDENTIFIER_WORD, PHONE_LAYOUT, phone_layout_value_ok
+
+#: Ten digits, or eleven after the trunk prefix 1, standing alone: not after a letter, a digit,
+#: a sign, a currency symbol, "#", or a digit group separator; not before another digit group.
+_UNBROKEN_NATIONAL = re.compile(r"(?<![\w+,./:$€£¥#-])1?\d{10}(?![\w]|[.,/:-]\d)")
+#: Words near a run that make it an amount, a count or a transfer rather than a phone.
+_QUANTITY_WORD = re.compile(
+    r"\b(?:population|total|amount|balance|sum|paid|pay|price|cost|salary|revenue|budget|"
+    r"transfer\w*|deposit\w*|withdr\w*|owed?|worth|usd|eur|gbp|dollars?|euros?|pounds?|"
+    r"units?|people|items|bytes|km|miles|meters|votes|views|times|shares|rows|records)\b",
+    re.IGNORECASE,
+)
+_REACH = 25
+#: A cue word with a number written straight after it, with no space ("call083-4567-890").
+_GLUED_CUE = re.compile(
+    r"(?<![^\W\d_])(?:call|phone|tel|mobile|cell|fax|ring|dial|whatsapp|sms)(?=\+?\(?\d)",
+    re.IGNORECASE,
+)
+_LAYOUT = re.compile(PHONE_LAYOUT.removeprefix(r"(?<![\w+,/$€£¥#-])"))
+#: A North American number, then a slash and an alternative last group of 1-4 digits.
+_NANP_SLASH = re.compile(
+    r"(?<![\w+,./:$€£¥#-])(?:\(\d{3}\) ?\d{3}-\d{4}|\d{3}([-.])\d{3}\1\d{4})/\d{1,4}(?![\w/-])"
+)
+
+
+def uncued_national_phone(text: str, start: int, end: int) -> bool:
+    """Whether the unbroken run ``text[start:end]`` is a valid US number with no identifier
+    word (order, invoice, account, ...) within 25 characters before it and no amount or count
+    word (total, paid, dollars, people, ...) within 25 characters either side."""
+    import phonenumbers
+
+    value = text[start:end]
+    try:
+        number = phonenumbers.parse(value, "US")
+    except phonenumbers.NumberParseException:
+        return False
+    if not phonenumbers.is_valid_number(number):
+        return False
+    before = text[max(0, start - _REACH) : start]
+    after = text[end : end + _REACH]
+    return not (
+        IDENTIFIER_WORD.search(before)
+        or _QUANTITY_WORD.search(before)
+        or _QUANTITY_WORD.search(after)
+    )
+
+
+def glued_phone_spans(text: str) -> list[tuple[int, int]]:
+    """(start, end) of numbers written straight after a cue word ("call083-4567-890"): the
+    number must pass the layout rules or be an unbroken run of 7-15 digits."""
+    spans = []
+    for cue in _GLUED_CUE.finditer(text):
+        m = _LAYOUT.match(text, cue.end())
+        if not m:
+            continue
+        value = m.group().strip()
+        if phone_layout_value_ok(value) or (value.isdigit() and 7 <= len(value) <= 15):
+            spans.append((m.start(), m.start() + len(value)))
+    return spans
+
+
+def phone_extras_recognizer(language: str) -> Any:
+    """Phones in three layouts the other phone recognizers leave: a North American number with
+    an alternative last group after a slash (score 0.6), a number glued to a cue word (0.9), and
+    an unbroken 10-digit run (or 11 after a leading 1) with no cue word, kept only when
+    :func:`uncued_national_phone` holds (0.6)."""
+    from presidio_analyzer import EntityRecognizer, RecognizerResult
+
+    class PhoneExtrasRecognizer(EntityRecognizer):
+        def load(self) -> None:  # no model to load
+            return None
+
+        def analyze(self, text: str, entities: Any, nlp_artifacts: Any = None):
+            if entities and "PHONE_NUMBER" not in entities:
+                return []
+            results = []
+            for m in _NANP_SLASH.finditer(text):
+                results.append(RecognizerResult("PHONE_NUMBER", m.start(), m.end(), 0.6))
+            for start, end in glued_phone_spans(text):
+                results.append(RecognizerResult("PHONE_NUMBER", start, end, 0.9))
+            for m in _UNBROKEN_NATIONAL.finditer(text):
+                if uncued_national_phone(text, m.start(), m.end()):
+                    results.append(RecognizerResult("PHONE_NUMBER", m.start(), m.end(), 0.6))
+            return results
+
+    return PhoneExtrasRecognizer(
+        supported_entities=["PHONE_NUMBER"],
+        name="Phone number (uncued, glued and slashed layouts)",
+        supported_language=language,
+    )
