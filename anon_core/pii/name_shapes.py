@@ -24,9 +24,10 @@ _SUFFIX = re.compile(
 )
 #: The letters a suffix starts with, read one or two characters after the name (a cheap test).
 _SUFFIX_FIRST = frozenset("JSIPMDER")
-#: A word in capitals (two letters or more, accents and an inner apostrophe or hyphen allowed).
-_CAPITAL_WORD = re.compile(rf"[{UPPER}]{{2,}}(?:['’-][{UPPER}]{{2,}})?")
-_TWO_CAPITAL_WORDS = re.compile(rf"[{UPPER}]{{2}} +[{UPPER}]{{2}}")
+#: A word in capitals (two letters or more, accents and an inner apostrophe or hyphen allowed,
+#: an Irish "O'" before it: "O'HIGGINS").
+_CAPITAL_WORD = re.compile(rf"(?:[{UPPER}]['’])?[{UPPER}]{{2,}}(?:['’-][{UPPER}]{{2,}})?")
+_TWO_CAPITAL_WORDS = re.compile(rf"[{UPPER}]{{2}} +[{UPPER}](?:['’][{UPPER}])?[{UPPER}]")
 
 
 #: Initials before a name ("J. R. Smith", "R. Jakab Zoltán"): a capital and a dot each.
@@ -111,6 +112,53 @@ def capital_names(
             if n:
                 out.append((run[i].idx, run[i + n - 1].idx + len(run[i + n - 1].text)))
             i += max(n, 1)
+    return out
+
+
+#: A month that is a given name too, then a capitalised word: the surname a name needs after it.
+_MONTH_NAME = re.compile(
+    r"(?<![\w'’.-])(?:April|May|June|August|APRIL|MAY|JUNE|AUGUST) "
+    rf"((?:[{UPPER}]['’])?[{UPPER}][{UPPER}{LOWER}]+)(?![\w-]|['’]\w\w| [{UPPER}\d])"
+)
+#: Words before a month that make it a date ("in April", "since June", "last May").
+_DATE_BEFORE = re.compile(
+    r"\b(?:in|on|of|since|until|till|by|from|during|before|after|last|next|this|early|late|"
+    r"mid|each|every|through|to)\W{0,2}$",
+    re.IGNORECASE,
+)
+
+
+#: An Irish surname's particle ("Mac", "Nic", "Ó", "Ní", "Ua"), maybe with "an" or "Giolla" after
+#: it, then the capitalised rest of the surname: "Mac an Déisigh", "Mac Giolla Mhóir", "Ó MADAIDHIN".
+_IRISH_SURNAME = re.compile(
+    r"(?<= )(?:Mac|Mhic|Nic|Ní|Ó|Ua|MAC|MHIC|NIC|NÍ|UA)(?: (?:an|Giolla|AN|GIOLLA))?"
+    rf" [{UPPER}][{UPPER}{LOWER}'’-]+"
+)
+#: The word before an Irish surname: a capitalised given name of the gazetteer ("Rowena ").
+_WORD_BEFORE = re.compile(rf"(?<![\w'’-])([{UPPER}][{UPPER}{LOWER}]+) $")
+
+
+def shape_names(
+    text: str, tokens: Sequence[Any], gaz: Any, no_name: frozenset[str]
+) -> list[tuple[int, int]]:
+    """Names of a shape the run rules miss: names in capitals (:func:`capital_names`), a given
+    name before an Irish surname with its particle ("Rowena Mac Giolla Mhóir"), and a
+    month that is a given name too before a surname of the gazetteer ``gaz`` that is no common
+    word and ends the name ("April Taylor", "JUNE SMITH", "May Lee"; not "in April Taylor's
+    time", "May I", "April Showers", "June Smith Street")."""
+    out = capital_names(text, tokens, gaz, no_name)
+    for m in _IRISH_SURNAME.finditer(text):
+        before = _WORD_BEFORE.search(text, max(0, m.start() - 30), m.start())
+        if before and gaz.is_given(before.group(1)):
+            out.append((before.start(), m.end()))
+    for m in _MONTH_NAME.finditer(text):
+        surname = m.group(1)
+        if (
+            gaz.is_family(surname)
+            and surname.lower() not in no_name
+            and not _DATE_BEFORE.search(text, max(0, m.start() - 10), m.start())
+        ):
+            out.append((m.start(), m.end()))
     return out
 
 

@@ -58,7 +58,6 @@ from anon_core.pii.name_lists import (
     unknown_name_run,
 )
 from anon_core.pii.name_shapes import (
-    capital_names,
     capital_word,
     capitals_alone,
     extend_name,
@@ -66,6 +65,7 @@ from anon_core.pii.name_shapes import (
     given_then_surname,
     leading_word,
     merge_overlapping,
+    shape_names,
 )
 
 log = logging.getLogger(__name__)
@@ -583,7 +583,7 @@ def find_names(doc: Any, gaz: Gazetteer | None = None, text: str | None = None) 
             if text[start - 2 : start] == ". ":
                 start = extend_start(text, start)  # initials before the name ("J. R. Smith")
             found.append(NameSpan(start, end, score))
-    found += [NameSpan(a, b, MEDIUM) for a, b in capital_names(text, tokens, gaz, _NO_NAME)]
+    found += [NameSpan(a, b, MEDIUM) for a, b in shape_names(text, tokens, gaz, _NO_NAME)]
     found += _lower_case_names(tokens, gaz, english)
     found += _after_name_cues(tokens, gaz)
     found += _speakers(tokens, gaz)
