@@ -41,7 +41,7 @@ from anon_core.pii.addresses import address_recognizer, postcode_recognizer
 from anon_core.pii.attributes import attribute_recognizers
 from anon_core.pii.name_review import name_aware_recognizer_class
 from anon_core.pii.organisations import organisation_recognizer, reviewed_ner_class
-from anon_core.pii.phone_layouts import phone_extras_recognizer
+from anon_core.pii.phone_layouts import guarded_phone_recognizer_class, phone_extras_recognizer
 from anon_core.pii.places import capitalised_place_recognizer, country_recognizer
 from anon_core.pii.recognizers import (  # noqa: F401 - PHONE_REGIONS re-exported
     MATCHER_PHONE_REGIONS,
@@ -296,7 +296,6 @@ def _predefined_recognizers(language: str = LANGUAGE) -> list[Any]:
         IpRecognizer,
         MacAddressRecognizer,
         MedicalLicenseRecognizer,
-        PhoneRecognizer,
         UsBankRecognizer,
         UsItinRecognizer,
         UsLicenseRecognizer,
@@ -322,7 +321,9 @@ def _predefined_recognizers(language: str = LANGUAGE) -> list[Any]:
     ]
     # phonenumbers parses every candidate once per region: the regions of the data
     # this workbench targets (Presidio's default adds IL, IN, CA (= US numbering), BR).
-    phone = PhoneRecognizer(supported_language=language, supported_regions=MATCHER_PHONE_REGIONS)
+    phone = guarded_phone_recognizer_class()(
+        supported_language=language, supported_regions=MATCHER_PHONE_REGIONS
+    )
     iban = iban_recognizer_class()(supported_language=language)
     return [cls(supported_language=language) for cls in classes if cls is not IbanRecognizer] + [
         iban,

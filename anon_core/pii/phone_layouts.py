@@ -13,18 +13,17 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from anon_core.pii.recognizers import IDENTIFIER_WORD, PHONE_LAYOUT, phone_layout_value_ok
+from anon_core.pii.recognizers import (
+    IDENTIFIER_WORD,
+    PHONE_LAYOUT,
+    QUANTITY_WORD,
+    phone_layout_value_ok,
+    strongly_cued_phone,
+)
 
 #: Ten digits, or eleven after the trunk prefix 1, standing alone: not after a letter, a digit,
 #: a sign, a currency symbol, "#", or a digit group separator; not before another digit group.
 _UNBROKEN_NATIONAL = re.compile(r"(?<![\w+,./:$€£¥#-])1?\d{10}(?![\w]|[.,/:-]\d)")
-#: Words near a run that make it an amount, a count or a transfer rather than a phone.
-_QUANTITY_WORD = re.compile(
-    r"\b(?:population|total|amount|balance|sum|paid|pay|price|cost|salary|revenue|budget|"
-    r"transfer\w*|deposit\w*|withdr\w*|owed?|worth|usd|eur|gbp|dollars?|euros?|pounds?|"
-    r"units?|people|items|bytes|km|miles|meters|votes|views|times|shares|rows|records)\b",
-    re.IGNORECASE,
-)
 _REACH = 25
 #: A cue word with a number written straight after it, with no space ("call083-4567-890").
 _GLUED_CUE = re.compile(
@@ -55,8 +54,8 @@ def uncued_national_phone(text: str, start: int, end: int) -> bool:
     after = text[end : end + _REACH]
     return not (
         IDENTIFIER_WORD.search(before)
-        or _QUANTITY_WORD.search(before)
-        or _QUANTITY_WORD.search(after)
+        or QUANTITY_WORD.search(before)
+        or QUANTITY_WORD.search(after)
     )
 
 
@@ -103,3 +102,35 @@ def phone_extras_recognizer(language: str) -> Any:
         name="Phone number (uncued, glued and slashed layouts)",
         supported_language=language,
     )
+
+
+def identifier_run(text: str, start: int, end: int) -> bool:
+    """Whether ``text[start:end]`` is an unbroken run of 7-11 digits that reads as another kind
+    of number: no phone word (:func:`strongly_cued_phone`) in the 60 characters before it, and an
+    identifier word in the 25 characters before it ("Invoice 6502530000") or an amount or count
+    word within 25 characters of it ("6502530000 units", "a population of ...")."""
+    value = text[start:end]
+    if not (value.isdigit() and len(value) <= 11) or strongly_cued_phone(
+        text[max(0, start - 60) : start]
+    ):
+        return False  # 12 digits or more: maybe a card the card rules miss, better covered
+    before = text[max(0, start - _REACH) : start]
+    return bool(
+        IDENTIFIER_WORD.search(before)
+        or QUANTITY_WORD.search(before)
+        or QUANTITY_WORD.search(text[end : end + _REACH])
+        or before.rstrip().endswith(("$", "€", "£", "¥"))
+    )
+
+
+def guarded_phone_recognizer_class() -> Any:
+    """Presidio's ``PhoneRecognizer`` (libphonenumber's lenient matcher), dropping an unbroken
+    run of digits that reads as an identifier, an amount or a count (:func:`identifier_run`)."""
+    from presidio_analyzer.predefined_recognizers import PhoneRecognizer
+
+    class GuardedPhoneRecognizer(PhoneRecognizer):
+        def analyze(self, text: str, entities: Any, nlp_artifacts: Any = None):
+            results = super().analyze(text, entities, nlp_artifacts) or []
+            return [r for r in results if not identifier_run(text, r.start, r.end)]
+
+    return GuardedPhoneRecognizer

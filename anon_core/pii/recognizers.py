@@ -161,7 +161,17 @@ def national_phone_recognizer(language: str) -> Any:
                 for r in results
                 if not (
                     text[r.start : r.end].isdigit()
-                    and _IDENTIFIER_WORD.search(text[max(0, r.start - _IDENTIFIER_REACH) : r.start])
+                    and (
+                        _IDENTIFIER_WORD.search(text[max(0, r.start - _IDENTIFIER_REACH) : r.start])
+                        or r.end - r.start <= 11  # amounts and counts: 8-11 digits only
+                        and (
+                            QUANTITY_WORD.search(
+                                text[max(0, r.start - _IDENTIFIER_REACH) : r.start]
+                            )
+                            or QUANTITY_WORD.search(text[r.end : r.end + _IDENTIFIER_REACH])
+                            or text[: r.start].rstrip().endswith(("$", "€", "£", "¥"))
+                        )
+                    )
                 )
             ]
 
@@ -296,6 +306,13 @@ _IDENTIFIER_WORD = re.compile(
     r"employee|registration|transaction|confirmation|booking|routing|sort|tax|vat|insurance|"
     r"claim|document|file|bank|loan|contract|shipment|parcel|item|product|model|part|version|"
     r"student|badge|voucher|coupon|pin|code|isbn|identification|record|receipt|batch|lot)\b",
+    re.IGNORECASE,
+)
+#: Words near a run that make it an amount, a count or a transfer rather than a phone.
+QUANTITY_WORD = re.compile(
+    r"\b(?:population|total|amount|balance|sum|paid|pay|price|cost|salary|revenue|budget|"
+    r"transfer\w*|deposit\w*|withdr\w*|owed?|worth|usd|eur|gbp|dollars?|euros?|pounds?|"
+    r"units?|people|items|bytes|km|miles|meters|votes|views|times|shares|rows|records)\b",
     re.IGNORECASE,
 )
 #: Public name of :data:`_IDENTIFIER_WORD` for the phone rules of :mod:`anon_core.pii.phone_layouts`.
