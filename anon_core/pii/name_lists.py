@@ -142,15 +142,20 @@ def place_names() -> frozenset[str]:
     return frozenset(out)
 
 
+#: WordNet's parts of speech in the English pipeline's lemmatizer index.
+WORDNET_PARTS = ("noun", "verb", "adj", "adv")
+
+
 @functools.lru_cache(maxsize=1)
-def english_words() -> frozenset[str]:
-    """The English words of WordNet's index shipped in an installed spaCy English pipeline's
-    lemmatizer tables (about 83,000, proper names among them), or an empty set without one."""
+def wordnet_index() -> dict[str, frozenset[str]]:
+    """WordNet's index words by part of speech (:data:`WORDNET_PARTS`), from the lemmatizer
+    tables shipped in an installed spaCy English pipeline, or an empty dict without one."""
     try:
         import spacy.util
         from spacy.lookups import Lookups
+        from spacy.strings import get_string_id
     except ImportError:
-        return frozenset()
+        return {}
     for name in sorted(spacy.util.get_installed_models()):
         if not name.startswith("en_core_web"):
             continue
@@ -160,8 +165,15 @@ def english_words() -> frozenset[str]:
             except (OSError, KeyError, ValueError) as exc:
                 log.warning("no English word list from %s: %s", name, exc)
                 continue
-            return frozenset(w for words in index.values() for w in words)
-    return frozenset()
+            return {pos: frozenset(index.get(get_string_id(pos), ())) for pos in WORDNET_PARTS}
+    return {}
+
+
+@functools.lru_cache(maxsize=1)
+def english_words() -> frozenset[str]:
+    """The English words of WordNet's index shipped in an installed spaCy English pipeline's
+    lemmatizer tables (about 83,000, proper names among them), or an empty set without one."""
+    return frozenset().union(*wordnet_index().values())
 
 
 def unknown_name_run(

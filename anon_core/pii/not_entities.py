@@ -22,7 +22,7 @@ import functools
 import logging
 import re
 
-from anon_core.pii.name_lists import english_words
+from anon_core.pii.name_lists import english_words, wordnet_index
 from anon_core.pii.names import Gazetteer
 
 log = logging.getLogger(__name__)
@@ -152,26 +152,10 @@ def shouted_words(span: str, gaz: Gazetteer) -> bool:
 def _proper_noun_like() -> frozenset[str]:
     """Words WordNet lists as nouns only, in their own form (the index holds proper names such
     as "goldberg", "einstein" among them), from the English pipeline's lemmatizer tables."""
-    try:
-        import spacy.util
-        from spacy.lookups import Lookups
-        from spacy.strings import get_string_id
-    except ImportError:
+    index = wordnet_index()
+    if not index:
         return frozenset()
-    for name in sorted(spacy.util.get_installed_models()):
-        if not name.startswith("en_core_web"):
-            continue
-        for folder in spacy.util.get_package_path(name).glob("*/lemmatizer/lookups"):
-            try:
-                index = Lookups().from_disk(folder).get_table("lemma_index")
-            except (OSError, KeyError, ValueError) as exc:
-                log.warning("no English word classes from %s: %s", name, exc)
-                continue
-            nouns = set(index.get(get_string_id("noun"), ()))
-            for pos in ("verb", "adj", "adv"):
-                nouns -= set(index.get(get_string_id(pos), ()))
-            return frozenset(nouns)
-    return frozenset()
+    return index["noun"] - index["verb"] - index["adj"] - index["adv"]
 
 
 def common_word(word: str, gaz: Gazetteer) -> bool:
