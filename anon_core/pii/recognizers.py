@@ -124,7 +124,7 @@ def national_phone_recognizer(language: str) -> Any:
     libphonenumber finds it a valid number (``is_valid_number``: length and prefix of an
     assigned range) in one of those regions, e.g. Spanish "699 956 915", Italian "347 123 4567";
     an unbroken run of digits is dropped after an identifier word ("Invoice 12345678", "order
-    number", :data:`_IDENTIFIER_WORD`) ending within 25 characters before it, and no run is read
+    number", :data:`IDENTIFIER_WORD`) ending within 25 characters before it, and no run is read
     after "#" ("Order #12345678").
     """
     import phonenumbers
@@ -162,7 +162,7 @@ def national_phone_recognizer(language: str) -> Any:
                 if not (
                     text[r.start : r.end].isdigit()
                     and (
-                        _IDENTIFIER_WORD.search(text[max(0, r.start - _IDENTIFIER_REACH) : r.start])
+                        IDENTIFIER_WORD.search(text[max(0, r.start - _IDENTIFIER_REACH) : r.start])
                         or r.end - r.start <= 11  # amounts and counts: 8-11 digits only
                         and (
                             QUANTITY_WORD.search(
@@ -300,7 +300,7 @@ _UNBROKEN = re.compile(r"\d{7,15}")
 #: digits (a national number with its area code, or with its country code) a phone when no identifier word stands
 #: near them ("account number", "order number", "case number" precede other numbers).
 _WEAK_PHONE_CUE = re.compile(r"\b(?:number|no\.|contact|text)\b", re.IGNORECASE)
-_IDENTIFIER_WORD = re.compile(
+IDENTIFIER_WORD = re.compile(
     r"\b(?:account|acct|order|card|invoice|reference|ref|customer|client|policy|case|ticket|"
     r"tracking|serial|id|iban|passport|licen[cs]e|ssn|social|security|member(?:ship)?|patient|"
     r"employee|registration|transaction|confirmation|booking|routing|sort|tax|vat|insurance|"
@@ -315,8 +315,6 @@ QUANTITY_WORD = re.compile(
     r"units?|people|items|bytes|km|miles|meters|votes|views|times|shares|rows|records)\b",
     re.IGNORECASE,
 )
-#: Public name of :data:`_IDENTIFIER_WORD` for the phone rules of :mod:`anon_core.pii.phone_layouts`.
-IDENTIFIER_WORD = _IDENTIFIER_WORD
 _WEAK_CUE_REACH = 30
 _IDENTIFIER_REACH = 25
 
@@ -331,7 +329,7 @@ def weakly_cued_phone(before: str, value: str) -> bool:
     if not cues:
         return False
     start = len(before) - min(len(before), _WEAK_CUE_REACH) + cues[-1].start()
-    return not _IDENTIFIER_WORD.search(before[max(0, start - _IDENTIFIER_REACH) :])
+    return not IDENTIFIER_WORD.search(before[max(0, start - _IDENTIFIER_REACH) :])
 
 
 #: A number of four digits or more, then a space and a whole North American number (maybe with
@@ -347,7 +345,7 @@ def strongly_cued_phone(before: str) -> bool:
     characters before an unbroken run of digits) with no identifier word after it ("call about
     invoice 12345678": the invoice's number)."""
     cues = list(_STRONG_PHONE_CUE.finditer(before))
-    return bool(cues) and not _IDENTIFIER_WORD.search(before[cues[-1].end() :])
+    return bool(cues) and not IDENTIFIER_WORD.search(before[cues[-1].end() :])
 
 
 #: A cue after the number, in the same clause ("86 9217-4218 is the number of the desk").
