@@ -123,14 +123,49 @@ def identifier_run(text: str, start: int, end: int) -> bool:
     )
 
 
+#: Any digit (Unicode ``\d``, as in libphonenumber's candidate pattern, which needs one).
+_DIGIT = re.compile(r"\d")
+_UNPARSED, _UNSEEN = object(), object()
+
+
 def guarded_phone_recognizer_class() -> Any:
     """Presidio's ``PhoneRecognizer`` (libphonenumber's lenient matcher), dropping an unbroken
-    run of digits that reads as an identifier, an amount or a count (:func:`identifier_run`)."""
+    run of digits that reads as an identifier, an amount or a count (:func:`identifier_run`).
+
+    Its ``analyze`` is Presidio's (presidio-analyzer 2.2) step for step with the same results
+    (spans, scores, explanations), cheaper: a text without a digit is skipped (every candidate
+    of the matcher holds one), each matched string is parsed once for its explanation's region
+    (not once per region that finds it), and a span found by several regions is made into a
+    result once, the first, which is the one Presidio's de-duplication keeps (results of the
+    same type, span and score are equal)."""
+    import phonenumbers
+    from presidio_analyzer import EntityRecognizer
     from presidio_analyzer.predefined_recognizers import PhoneRecognizer
 
     class GuardedPhoneRecognizer(PhoneRecognizer):
         def analyze(self, text: str, entities: Any, nlp_artifacts: Any = None):
-            results = super().analyze(text, entities, nlp_artifacts) or []
+            if _DIGIT.search(text) is None:
+                return []
+            results, seen, regions = [], set(), {}
+            for region in self.supported_regions:
+                named = region  # Presidio names later matches after the last parsed one
+                for match in phonenumbers.PhoneNumberMatcher(text, region, leniency=self.leniency):
+                    raw = text[match.start : match.end]
+                    parsed = regions.get(raw, _UNSEEN)
+                    if parsed is _UNSEEN:
+                        try:
+                            number = phonenumbers.parse(raw)
+                            parsed = phonenumbers.region_code_for_number(number)
+                        except phonenumbers.NumberParseException:
+                            parsed = _UNPARSED
+                        regions[raw] = parsed
+                    if parsed is not _UNPARSED:
+                        named = parsed
+                    if (match.start, match.end) in seen:
+                        continue
+                    seen.add((match.start, match.end))
+                    results.append(self._get_recognizer_result(match, text, named, nlp_artifacts))
+            results = EntityRecognizer.remove_duplicates(results)
             return [r for r in results if not identifier_run(text, r.start, r.end)]
 
     return GuardedPhoneRecognizer
