@@ -12,6 +12,7 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from anon_core.pii.name_context import context_names
 from anon_core.pii.name_lists import LOWER, UPPER, is_english
 
 #: A second surname joined by a hyphen after a name ("-Ginzburgas"; spaCy splits the hyphen).
@@ -139,14 +140,15 @@ _WORD_BEFORE = re.compile(rf"(?<![\w'’-])([{UPPER}][{UPPER}{LOWER}]+) $")
 
 
 def shape_names(
-    text: str, tokens: Sequence[Any], gaz: Any, no_name: frozenset[str]
+    text: str, tokens: Sequence[Any], gaz: Any, no_name: frozenset[str], english: bool = False
 ) -> list[tuple[int, int]]:
     """Names of a shape the run rules miss: names in capitals (:func:`capital_names`), a given
     name before an Irish surname with its particle ("Rowena Mac Giolla Mhóir"), and a
     month that is a given name too before a surname of the gazetteer ``gaz`` that is no common
     word and ends the name ("April Taylor", "JUNE SMITH", "May Lee"; not "in April Taylor's
-    time", "May I", "April Showers", "June Smith Street")."""
-    out = capital_names(text, tokens, gaz, no_name)
+    time", "May I", "April Showers", "June Smith Street"); in ``english`` text, names found by
+    where they stand (:func:`anon_core.pii.name_context.context_names`)."""
+    out = capital_names(text, tokens, gaz, no_name) + context_names(text, gaz, no_name, english)
     for m in _IRISH_SURNAME.finditer(text):
         before = _WORD_BEFORE.search(text, max(0, m.start() - 30), m.start())
         if before and gaz.is_given(before.group(1)):

@@ -583,7 +583,7 @@ def find_names(doc: Any, gaz: Gazetteer | None = None, text: str | None = None) 
             if text[start - 2 : start] == ". ":
                 start = extend_start(text, start)  # initials before the name ("J. R. Smith")
             found.append(NameSpan(start, end, score))
-    found += [NameSpan(a, b, MEDIUM) for a, b in shape_names(text, tokens, gaz, _NO_NAME)]
+    found += [NameSpan(a, b, MEDIUM) for a, b in shape_names(text, tokens, gaz, _NO_NAME, english)]
     found += _lower_case_names(tokens, gaz, english)
     found += _after_name_cues(tokens, gaz)
     found += _speakers(tokens, gaz)

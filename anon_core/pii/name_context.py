@@ -1,0 +1,201 @@
+"""Names found by where they stand rather than by their shape: two or three words of a name in
+text written all in lower case ("the letter from pirjo virtanen arrived", "emeka udeh" opening
+an address block), and a lone surname opening a sentence before a verb ("Almeida has moved").
+
+A word may be a name when it is no English word (WordNet's index, :func:`is_english`), no common
+or organization word, and no place unless a name list holds it: a given name or surname of the
+gazetteer ("virtanen"), or a word no list knows ("ihejirika"). Two such words need a place a
+name stands at, before and after them, unless the first is a listed given name and the second a
+listed surname. The functions take the gazetteer as an argument, so this module imports no rule
+module (no import cycle with :mod:`anon_core.pii.names`).
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from typing import Any
+
+from anon_core.pii.name_lists import LOWER, SURNAME_PLACE_WORDS, UPPER, english_words
+
+#: A word in lower case: three letters or more, maybe two parts joined by a hyphen
+#: ("hans-hermann").
+_WORD = re.compile(rf"[{LOWER}]{{3,}}(?:-[{LOWER}]{{2,}})?")
+#: Words after which a name may stand ("the letter from ...", "i met ...", "tenant, ...").
+_BEFORE = frozenset(
+    """
+    from by to with met meet thank thanks dear hi hello hey neighbour neighbor tenant landlord
+    and & , ( : ; . ! ? named called contact attn mr mrs ms dr yesterday today then
+    """.split()
+)
+#: Words a name may stand before ("... arrived", "... signed the lease", "..., a nurse").
+_AFTER = frozenset(
+    """
+    and & , ( ) . ; : ! ? 's ’s is was has had will would can could did does said says told
+    asked called wrote works worked lives lived moved arrived signed pays paid joined left
+    at on
+    """.split()
+)
+#: Characters a name may stand right after and right before (not "(", "_", "=" of code).
+_OPEN = frozenset(["", " ", "\n", '"', "'", "“", "‘"])
+_CLOSE = frozenset(["", " ", "\n", ",", ".", ";", ":", "!", "?", "'", "’", ")", '"', "”"])
+#: Verbs after a lone surname opening a sentence that make it a person ("Almeida has moved").
+_SUBJECT_VERBS = (
+    "has|had|is|was|will|would|did|does|lives|lived|moved|works|worked|joined|left|signed|wrote"
+)
+_SURNAME_OPENING = re.compile(
+    rf"(?:^|(?<=[.!?] )|(?<=\n))([{UPPER}][{LOWER}]{{2,}}) (?:{_SUBJECT_VERBS})\b"
+)
+
+
+@functools.lru_cache(maxsize=1)
+def _stop_words() -> frozenset[str]:
+    """spaCy's English stop words ("the", "among"; some are listed names too)."""
+    from spacy.lang.en.stop_words import STOP_WORDS
+
+    return frozenset(STOP_WORDS)
+
+
+#: Endings of an inflected English word ("characters", "moved", "boxes"): fewer than
+#: :func:`is_english` reads, so that "carly" is no "car" and "-ly" and "soares" no "soar" and
+#: "-es" ("-es" follows s, x, z, ch or sh only).
+_ENDINGS = ("'s", "’s", "s", "ed", "d", "ing", "ers", "er", "ly")
+_ES = re.compile(r"(?:s|x|z|ch|sh)es$")
+
+
+def _english(word: str) -> bool:
+    """Whether a lower-case word is an English word of WordNet's index (:func:`english_words`):
+    listed, a plural ("rows"), inflected with a stem of four letters or more ("moved"), or joined
+    by a hyphen with an English part ("sign-off")."""
+    english = english_words()
+    for part in word.split("-"):
+        if part in english or (_ES.search(part) and part[:-2] in english):
+            return True
+        for ending in _ENDINGS:
+            stem = part[: -len(ending)]
+            if part.endswith(ending) and len(stem) >= (3 if ending == "s" else 4):
+                if stem in english or stem + "e" in english:
+                    return True
+    return False
+
+
+def _kind(word: str, gaz: Any, no_name: frozenset[str]) -> str:
+    """How a lower-case word may be part of a name: "g" a listed given name, "f" a listed
+    surname ("gf" both), "u" a word in no list, "" no name word (an English, stop, common,
+    organization or place word)."""
+    if word in no_name or word in _stop_words() or _english(word):
+        return ""
+    kind = ("g" if word in gaz.given else "") + ("f" if word in gaz.family else "")
+    if kind:
+        return kind  # "pierre": a French word of the common list, and a given name
+    if word in gaz.common or word in gaz.places:
+        return ""
+    return "u"
+
+
+def _common_surname(word: str, gaz: Any, no_name: frozenset[str]) -> bool:
+    """Whether a lower-case word is a surname of the gazetteer that is an English word too
+    ("hill", "green", "lopes"), no stop word and no organization or place word but a surname
+    one ("west", "lane")."""
+    return (
+        word in gaz.family
+        and word not in _stop_words()
+        and (word not in no_name or word in SURNAME_PLACE_WORDS)
+    )
+
+
+def _edge_before(text: str, start: int) -> str:
+    """What stands before ``start``: "^" a line start, else the word or mark before it."""
+    head = text[max(0, start - 30) : start].rstrip(" ")
+    if not head or head.endswith("\n"):
+        return "^"
+    if not head[-1].isalnum():
+        return head[-1]
+    return head.rsplit(None, 1)[-1]
+
+
+def _edge_after(text: str, end: int) -> str:
+    """What stands after ``end``: "$" a line end, else the mark or word after it."""
+    tail = text[end : end + 30].lstrip(" ")
+    if not tail or tail.startswith("\n"):
+        return "$"
+    if tail[:2] in ("'s", "’s"):
+        return tail[:2]
+    if not tail[0].isalnum():
+        return tail[0]
+    return tail.split(None, 1)[0]
+
+
+def lower_case_pairs(text: str, gaz: Any, no_name: frozenset[str]) -> list[tuple[int, int]]:
+    """In an English text written all in lower case, two or three adjacent name words (see
+    :func:`_kind`): a listed given name and a listed surname anywhere ("sergio hughes"); any
+    other two name words where a name stands, after a line start or a word such as "from",
+    "met", "," and before a line end or a word such as "arrived", "and", ","
+    ("the letter from pirjo virtanen arrived", "emeka udeh" on a line of its own)."""
+    words = list(_WORD.finditer(text))
+    kinds: dict[str, str] = {}
+    out: list[tuple[int, int]] = []
+    i = 0
+    while i + 1 < len(words):
+        a, b = words[i], words[i + 1]
+        i += 1
+        if text[a.end() : b.start()] != " ":
+            continue
+        ka = kinds.setdefault(a.group(), _kind(a.group(), gaz, no_name))
+        kb = kinds.setdefault(b.group(), _kind(b.group(), gaz, no_name)) if ka else ""
+        if "g" in ka and not kb and _common_surname(b.group(), gaz, no_name):
+            kb = "e"  # "wayne hill", "carly green": a surname that is an English word too
+        if not (ka and kb):
+            continue
+        end = b.end()
+        if i + 1 < len(words) and text[end : words[i + 1].start()] == " ":
+            c = words[i + 1].group()  # a third word: "santino gabriel aguirre"
+            if kinds.setdefault(c, _kind(c, gaz, no_name)) and _edge_after(
+                text, words[i + 1].end()
+            ) in (_AFTER | {"$"}):
+                end, i = words[i + 1].end(), i + 1
+        listed = "g" in ka and "f" in kb
+        if kb == "e" and a.group() in gaz.places:
+            continue  # "paris west"
+        if text[a.start() - 1 : a.start()] not in _OPEN or text[end : end + 1] not in _CLOSE:
+            continue  # a word of code ("def func(self)", ":param mtime:")
+        placed = _edge_before(text, a.start()) in (_BEFORE | {"^"}) and _edge_after(text, end) in (
+            _AFTER | {"$"}
+        )
+        if listed or placed:
+            out.append((a.start(), end))
+            i += 1
+    return out
+
+
+def opening_surnames(text: str, gaz: Any, no_name: frozenset[str]) -> list[tuple[int, int]]:
+    """A surname of the gazetteer ``gaz`` opening a sentence before a verb such as "has", "was"
+    or "moved", when it is no English word, no given name, no common word and no place
+    ("Almeida has moved to Porto"; not "Paris is", "White has")."""
+    if " " not in text:
+        return []
+    out = []
+    for m in _SURNAME_OPENING.finditer(text):
+        word = m.group(1)
+        low = word.lower()
+        if (
+            gaz.is_family(word)
+            and low not in gaz.given
+            and low not in no_name
+            and low not in gaz.places
+            and not _english(low)
+        ):  # "soares" is no "soar" and "-es": a stem of four letters or more
+            out.append((m.start(1), m.end(1)))
+    return out
+
+
+def context_names(
+    text: str, gaz: Any, no_name: frozenset[str], english: bool
+) -> list[tuple[int, int]]:
+    """Names found by where they stand (English text only): :func:`lower_case_pairs` in a text
+    written all in lower case, :func:`opening_surnames` elsewhere."""
+    if not english:
+        return []
+    if text == text.lower():
+        return lower_case_pairs(text, gaz, no_name)
+    return opening_surnames(text, gaz, no_name)
