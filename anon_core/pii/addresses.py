@@ -28,93 +28,37 @@ import functools
 from collections.abc import Iterator
 from typing import Any
 
+from anon_core.pii.address_blocks import (
+    ADDRESS_SCORE,
+    blocks,
+    cued_before,
+    cued_lines,
+    first_stop_word,
+    has_stop_word,
+)
 from anon_core.pii.address_parts import CALENDAR_WORDS as _CALENDAR
-from anon_core.pii.address_parts import CUE_ENDS as _CUE_ENDS
-from anon_core.pii.address_parts import CUE_STEMS as _CUE_STEMS
 from anon_core.pii.address_parts import ENGLISH_STREET_TYPES as _ENGLISH_TYPES
 from anon_core.pii.address_parts import NOT_ADDRESS_PARTS as _NOT_PARTS
-from anon_core.pii.address_parts import NOT_COUNTRY_WORDS as _NOT_COUNTRY_WORDS
 from anon_core.pii.address_parts import NOT_STREETS as _NOT_STREETS
 from anon_core.pii.address_parts import QUANTITY_WORDS as _QUANTITY_WORDS
 from anon_core.pii.address_parts import Found, non_overlapping, shape_recognizer
+from anon_core.pii.address_words import (
+    CUES,
+    ENDINGS,
+    LOWER_OK,
+    OPENERS_CAPITALISED,
+    OPENERS_FRENCH_LOWER,
+    OPENERS_OTHER_LOWER,
+    PARTICLE_SET,
+    PARTICLES,
+    STOP_WORDS,
+    STREET_WORDS,  # noqa: F401  (read by the place finders)
+)
 
-#: Score of a street alone, and of a street with a part after it or a cue before it.
+#: Score of a street alone (with a part after it or a cue before it: ``ADDRESS_SCORE``).
 STREET_SCORE = 0.6
-ADDRESS_SCORE = 0.95
 POSTCODE_CUE_SCORE = 0.85
 POSTCODE_SHAPE_SCORE = 0.5
-
-#: Street words written before the name: Romance, Slavic, Dutch, German and others ("Via Tasso",
-#: "Avenida de Mota", "ul. Północna", "Rue de Tanger", "Calle Mayor"). Matched as written.
-_OPENERS_CAPITALISED = """
-Rue Route Chemin Allée Impasse Quai Cours Boulevard Avenue Place Passage Square Voie Sentier Faubourg
-Via Viale Vicolo Piazza Piazzale Piazzetta Corso Largo Strada Contrada Borgo Rotonda Incrocio Stretto
-Canale Lungomare Calle Carrer Camino Avenida Avda. Avda Av. Paseo Plaza Ronda Rambla Glorieta
-Urbanización Callejón Cañada Alameda Acceso Cuesta Pasaje Pasadizo Vial Travesía Carretera Rua R.
-Travessa Praça Estrada Rodovia Jardim Ladeira Alameda Beco Ulica Ul. Aleja Al. Plac Osiedle Os.
-Strada Bulevardul Calea Piața Aleea Ulice Náměstí Utca Út Tér Odos Leoforos Plateia Straße Strasse
-"""
-#: French street words, which French writes in lower case ("11, rue de Boucher", "avenue Samson").
-_OPENERS_FRENCH_LOWER = (
-    "rue route chemin allée impasse quai cours boulevard avenue place passage square voie sentier "
-    "faubourg résidence lotissement hameau"
-)
-#: Polish, Czech and Slovak lower-case street words ("ul. Paderewskiego 77", "aleja Zielona 690").
-_OPENERS_OTHER_LOWER = "ul. ulica aleja al. plac pl. os. osiedle"
-#: Endings of one-word streets in Germanic, Nordic, Baltic, Finnish and Hungarian ("Pohlstrasse",
-#: "Wingertweg", "Søndergade", "Hansinegata", "Kiannonkatu", "Brixtonlaan", "Parkgatan").
-_ENDINGS = """
-straße strasse str. weg gasse platz allee ring damm ufer steig pfad chaussee markt graben zeile
-gade vej stræde allé gata gatan vägen väg stigen gränd torget veien vegen gaten bakken haugen stien
-svingen katu tie kuja polku bulevardi raitti laan straat gracht plein kade dreef singel steeg baan
-hof lei utca iela gatvė tänav põik ulica
-"""
-#: Particles inside street and city names.
-_PARTICLES = (
-    "de do da dos das del della dei degli delle di du des la le les el al van von der den am im an "
-    "aan vorm bei ob "
-    "auf zum zur sur sous en y e i och og und et 's nad pod na u"
-)
-_PARTICLE_SET = frozenset(_PARTICLES.split())
-#: Lower-case words a capitalised street may hold: particles and lower-case street words.
-_LOWER_OK = (
-    frozenset(
-        (_PARTICLES + " " + _OPENERS_FRENCH_LOWER + " " + _OPENERS_OTHER_LOWER + " " + _ENDINGS)
-        .replace(".", "")
-        .split()
-    )
-    | {w.lower() for w in _ENGLISH_TYPES.split()}
-    | {"d", "l", "bis", "ter", "s"}
-)
-#: Street words of every list above, lower case ("via", "calle", "strasse", "avenue"): no town.
-STREET_WORDS = frozenset(
-    w.lower().rstrip(".")
-    for w in (
-        _ENGLISH_TYPES
-        + _OPENERS_CAPITALISED
-        + _OPENERS_FRENCH_LOWER
-        + _OPENERS_OTHER_LOWER
-        + _ENDINGS
-    ).split()
-)
-#: Lower-case words that never belong to a street or city name (they start a sentence's rest).
-STOP_WORDS = frozenset(
-    """
-    a an the and or but if of to in on at by for from with as is are was were be been am i you he she
-    it we they me him her us them my your his its our their this that these those here there when then
-    than so not no do does did have has had will would can could should may might must about after
-    before over under into onto out up down off near next last first every each all some any please
-    call phone email tel send sent ship shipped deliver delivered live lives lived living moved move
-    """.split()
-)
-#: Words whose presence before an address makes "Name 12" a street ("lives at Jahu 80").
-_CUES = (
-    r"(?i:(?:\b(?:lives?|living|lived|resides?|residing|located|situated|moved|moving|stay(?:s|ing)?)"
-    r"\s+(?:at|on|in|to)|\baddress(?:\s*:|\s+(?:is|was|at|to|now)\b)|\b(?:ship|send|deliver|mail|post|"
-    r"forward|return)(?:ed|ing)?\s+(?:it\s+|them\s+|the\s+\w+\s+)?to|\bvisit\s+us\s+at|\bat\s+home\s+at|"
-    r"\bwohnt?\s+(?:in|an|am|auf)|\banschrift|\badresse|\bdomicil|\bhabite\s+(?:au|à|le|la)|\bdirecci[oó]n|"
-    r"\bindirizzo|\bmorada|\bendereço|\badres\b)\s*:?\s*$)"
-)
 
 
 def _words(block: str) -> list[str]:
@@ -146,12 +90,12 @@ def _patterns() -> dict[str, Any]:
         r"(?:(?<!\.)|(?<=(?<![\p{L}\p{M}])[\p{L}\p{M}]{1,3}\.)"
         r"|(?<=(?<![\p{L}\p{M}])(?i:prof|blvd|dott|gral|pres|sgto)\.))"
     )
-    particle = rf"(?:{_alternation(_PARTICLES.split())}(?![\p{{L}}'’-]))"
+    particle = rf"(?:{_alternation(PARTICLES.split())}(?![\p{{L}}'’-]))"
     english = _alternation(_words(_ENGLISH_TYPES), fold=True)
-    openers = _alternation(_words(_OPENERS_CAPITALISED))
-    french = _alternation(_words(_OPENERS_FRENCH_LOWER))
-    other_lower = _alternation(_words(_OPENERS_OTHER_LOWER))
-    endings = _alternation(_words(_ENDINGS), fold=True)
+    openers = _alternation(_words(OPENERS_CAPITALISED))
+    french = _alternation(_words(OPENERS_FRENCH_LOWER))
+    other_lower = _alternation(_words(OPENERS_OTHER_LOWER))
+    endings = _alternation(_words(ENDINGS), fold=True)
     quantity = _alternation(_words(_QUANTITY_WORDS), fold=True)
     # before a street type a capitalised quantity word is a name ("189 Miles Squares")
     quantity_lower = _alternation(_words(_QUANTITY_WORDS))
@@ -231,10 +175,10 @@ def _patterns() -> dict[str, Any]:
         "lead_number": regex.compile(rf"(?r)(?:(?<![\w.,/-]){number},?[ \t]+)$"),
         "lead_unit": regex.compile(rf"(?r)(?:(?<![\w.-]){unit},?[ \t]*(?:\n[ \t>]*)?)$"),
         "lead_cap": regex.compile(rf"(?<![\w.,/-]){number}[ \t]+$"),
-        "cue": regex.compile(_CUES),
-        "cue_anywhere": regex.compile(_CUES.replace(r"\s*:?\s*$)", ")")),
+        "cue": regex.compile(CUES),
+        "cue_anywhere": regex.compile(CUES.replace(r"\s*:?\s*$)", ")")),
         "digit": regex.compile(r"\d"),
-        "sep": regex.compile(r"[ \t]*(?:,[ \t]*(?:\n[ \t>]*)*|(?:\n[ \t>]*)+,?[ \t]*)"),
+        "sep": regex.compile(r"(?:\.(?=,))?[ \t]*(?:,[ \t]*(?:\n[ \t>]*)*|(?:\n[ \t>]*)+,?[ \t]*)"),
         "space": regex.compile(r"[ \t]+"),
         "unit": regex.compile(rf"{unit_after}(?![\w-])"),
         "postcode_city": regex.compile(
@@ -248,6 +192,11 @@ def _patterns() -> dict[str, Any]:
         ),
         # "Toronto ON M5V 2T6" after a street with no comma: a town, a state, a postcode
         "city_state_code": regex.compile(rf"{city},?[ \t]+{state},?[ \t]+{postcode}"),
+        # "Wardleigh 9081", "Zaragoza, 24501" after a street and a space
+        "city_code": regex.compile(rf"{city},?[ \t]+(?P<code>{postcode})"),
+        # the rest of a line that goes on as a sentence: a lower-case word after a space
+        "state_before_code": regex.compile(r"(?<=,[ \t]?)\p{L}{2,3}(?=,?[ \t]+\d)"),
+        "sentence_rest": regex.compile(r"[ \t]+(?P<word>\p{Ll}+)"),
         "lower_city": regex.compile(lower_city),
         "military": regex.compile(r"(?i:(?:APO|FPO|DPO)[ \t]+(?:AA|AE|AP))[ \t]+\d{5}"),
         "strong_postcode": regex.compile(
@@ -279,24 +228,6 @@ def _patterns() -> dict[str, Any]:
     }
 
 
-def _has_stop_word(piece: str, pats: dict[str, Any]) -> bool:
-    """Whether a lower-case word of ``piece`` is a stop word ("and", "the", "please", ...)."""
-    return any(
-        w in STOP_WORDS and w not in _PARTICLE_SET
-        for w in pats["part_word"].findall(piece)
-        if w.islower() and len(w) > 1  # "12a": a house number's letter
-    )
-
-
-def _first_stop_word(piece: str, pats: dict[str, Any]) -> int | None:
-    """Offset of the first stop word of ``piece`` (see :func:`_has_stop_word`), or None."""
-    for m in pats["part_word"].finditer(piece):
-        w = m.group(0)
-        if w.islower() and len(w) > 1 and w in STOP_WORDS and w not in _PARTICLE_SET:
-            return m.start()
-    return None
-
-
 def _end_of_part(text: str, start: int, pats: dict[str, Any], lower: bool) -> int | None:
     """End of one address part starting at ``start`` (unit, postcode and city, city, ...)."""
     best = None
@@ -309,12 +240,12 @@ def _end_of_part(text: str, start: int, pats: dict[str, Any], lower: bool) -> in
     piece = text[start:best]
     words = pats["part_word"].findall(piece)
     while (
-        words and words[-1] in STOP_WORDS and words[-1] not in _PARTICLE_SET
+        words and words[-1] in STOP_WORDS and words[-1] not in PARTICLE_SET
     ):  # "Berlin and" never ends an address
         cut = piece.rfind(words.pop())
         piece = piece[:cut].rstrip(" \t,")
         best = start + len(piece)
-    if not piece.strip() or _has_stop_word(piece, pats):
+    if not piece.strip() or has_stop_word(piece, pats):
         return None
     if words and words[0].lower() in _NOT_PARTS:
         return None  # "Tel. 555 0100" under an address is a phone, not a city
@@ -337,11 +268,14 @@ def _grow_right(
         piece = text[sep.end() : nxt]
         if spaced and piece.replace("-", "").replace(" ", "").isdigit():
             break  # "Spring 2020": a bare number after a space continues nothing
+        if "\n" in sep.group(0) and _sentence_line(text, piece, nxt, pats, lower_core):
+            break  # "12 Main St\nOpening hours are ...": a sentence starts on the next line
         if spaced and not (
             pats["unit"].fullmatch(piece)
             or pats["postcode_city"].fullmatch(piece)
             or pats["military"].fullmatch(piece)
             or pats["city_state_code"].fullmatch(piece)
+            or _town_and_code(piece, pats)
             or (lower_core and _line_rest(text, nxt) and _line_start(text, end, pats))
         ):
             break  # a part after a plain space: a unit, a postcode, or a town with both
@@ -349,6 +283,44 @@ def _grow_right(
     while end > 0 and text[end - 1] == "." and not _abbreviation(text, end):
         end -= 1
     return end, parts
+
+
+def _sentence_line(text: str, piece: str, end: int, pats: dict[str, Any], one_case: bool) -> bool:
+    """Whether ``piece``, a part opening a line, opens a sentence instead: an English word
+    that is no place, without a digit, and a lower-case word after it on its line that is no
+    stop word ("Opening hours are nine to five"; not "Walsbets to a farm", "Heiloo still"). In
+    text of one case, English words only ("opening hours are")."""
+    rest = pats["sentence_rest"].match(text, end)
+    first = pats["part_word"].search(piece)
+    if rest is None or first is None or pats["digit"].search(piece):
+        return False
+    if first.group(0).lower() in STOP_WORDS:
+        return True  # "Please call ..."
+    from anon_core.pii.name_lists import is_english
+
+    if one_case:
+        words = pats["part_word"].findall(piece)
+        return all(is_english(w) for w in words) and piece.lower() not in _place_names()
+    if rest.group("word") in STOP_WORDS:
+        return False  # "Cartagena de Indias to a farm": the town, then the sentence goes on
+    return is_english(first.group(0)) and piece.lower() not in _place_names()
+
+
+@functools.lru_cache(maxsize=1)
+def _place_names() -> frozenset[str]:
+    from anon_core.pii.name_lists import place_names
+
+    return place_names()
+
+
+def _town_and_code(piece: str, pats: dict[str, Any]) -> bool:
+    """Whether ``piece`` is a town and a postcode that is no year ("Wardleigh 9081", "Zaragoza,
+    24501"; not "Spring 2020")."""
+    m = pats["city_code"].fullmatch(piece)
+    if m is None:
+        return False
+    code = m.group("code")
+    return not (len(code) == 4 and code.startswith(("19", "20")))
 
 
 def _line_rest(text: str, end: int) -> bool:
@@ -359,7 +331,7 @@ def _line_rest(text: str, end: int) -> bool:
 
 def _line_start(text: str, end: int, pats: dict[str, Any]) -> bool:
     """Whether the line up to ``end`` holds no stop word (an address line, not a sentence)."""
-    return not _has_stop_word(text[text.rfind("\n", 0, end) + 1 : end], pats)
+    return not has_stop_word(text[text.rfind("\n", 0, end) + 1 : end], pats)
 
 
 def _abbreviation(text: str, end: int) -> bool:
@@ -379,8 +351,14 @@ def _grow_left(text: str, start: int, pats: dict[str, Any]) -> int:
     return start
 
 
-def _cued(text: str, start: int, pats: dict[str, Any]) -> bool:
-    return pats["cue"].search(text[max(0, start - 60) : start]) is not None
+def _after_stop_words(text: str, start: int, pats: dict[str, Any]) -> int:
+    """``start`` moved past the capitalised stop words at it ("From", "To The")."""
+    while (w := pats["part_word"].match(text, start)) and w.group(0).lower() in STOP_WORDS:
+        space = pats["space"].match(text, w.end())
+        if space is None:
+            break
+        start = space.end()
+    return start
 
 
 def _cores(text: str, pats: dict[str, Any]) -> Iterator[tuple[int, int, bool]]:
@@ -399,13 +377,19 @@ def _cores(text: str, pats: dict[str, Any]) -> Iterator[tuple[int, int, bool]]:
                 first = m.group(0).split()[-2].lower()
                 if first in _NOT_STREETS or first.endswith("ing"):
                     continue
-            if i == 0 and _has_stop_word(m.group(0), pats):
+            if i == 0 and has_stop_word(m.group(0), pats):
                 # "18185 Roberts Stream in Lake": the street ends before the sentence's word
-                stop = _first_stop_word(m.group(0), pats)
+                stop = first_stop_word(m.group(0), pats)
                 m = pattern.match(text, m.start(), m.start() + stop) if stop else None
                 if m is None:
                     continue
-            yield m.start(), m.end(), True
+            start = m.start()
+            if i in (
+                2,
+                4,
+            ):  # "From Tapolcavégi tér 26.": a capitalised stop word opens the sentence
+                start = _after_stop_words(text, start, pats)
+            yield start, m.end(), True
     for m in pats["weak"].finditer(text, overlapped=True):
         yield m.start(), m.end(), False
 
@@ -433,7 +417,7 @@ def normal_case(text: str, *, street_types: bool = True) -> str | None:
         elif (
             not piece[0].isalpha()
             or low in STOP_WORDS
-            or low in _PARTICLE_SET
+            or low in PARTICLE_SET
             or (street_types and low in _TYPES)
         ):
             piece = low
@@ -441,7 +425,9 @@ def normal_case(text: str, *, street_types: bool = True) -> str | None:
             first = piece[0].upper() if len(piece[0].upper()) == 1 else piece[0]
             piece = first + low[1:]
         out.append(piece)
-    return "".join(out)
+    # "lake michaelfort, mo 48235": two or three letters after a comma and before a number are
+    # a state's or province's abbreviation ("MO 48235")
+    return _patterns()["state_before_code"].sub(lambda m: m.group(0).upper(), "".join(out))
 
 
 def find_addresses(text: str) -> list[Found]:
@@ -458,22 +444,28 @@ def find_addresses(text: str) -> list[Found]:
         letters = "".join(pats["part_word"].findall(core))
         lower_core = letters == letters.lower()
         names = [w for w in pats["part_word"].findall(core) if len(w) > 1]
-        if _has_stop_word(core, pats) or any(w.lower() in _CALENDAR for w in names):
+        if has_stop_word(core, pats) or any(w.lower() in _CALENDAR for w in names):
             continue  # "June 9, 1948": a date
-        if not lower_core and any(w.islower() and w not in _LOWER_OK for w in names):
+        if not lower_core and any(w.islower() and w not in LOWER_OK for w in names):
             continue  # "5 covers Spring": a street name is capitalised throughout, or not at all
         left = _grow_left(text, start, pats)
-        cued = _cued(text, left, pats)
+        cued = cued_before(text, left, pats)
         one_case = lower_core or recased
         right, parts = _grow_right(text, end, pats, one_case or cued, one_case)
-        if lower_core and not (cued or parts or left < start):
+        # a house number of three digits or more before a street type: "849 chanya turnpike"
+        long_number = strong and core[:3].isdigit()
+        if lower_core and not (cued or parts or left < start or long_number):
             continue  # lower-case text needs a cue, a building number or a city after it
         if not any(c.isdigit() for c in core) and not (cued or _postcode_after(text, end, pats)):
             continue  # "place Monday", "Place Green": a street word without a number needs more
-        if recased and not (cued or left < start or parts or _postcode_after(text, end, pats)):
+        if recased and not (
+            cued or left < start or parts or long_number or _postcode_after(text, end, pats)
+        ):
             continue  # in one-case text every word is "capitalised": a street needs evidence
         if not strong and not (
-            cued or _postcode_after(text, end, pats) or (left < start and (parts or not recased))
+            cued
+            or _postcode_after(text, end, pats, spaced=not recased)
+            or (left < start and (parts or not recased))
         ):
             continue
         # a house number before a street of known shape is evidence enough ("18185 Roberts
@@ -481,83 +473,24 @@ def find_addresses(text: str) -> list[Found]:
         numbered = strong and core[:1].isdigit()
         score = ADDRESS_SCORE if (parts or cued or left < start or numbered) else STREET_SCORE
         candidates.append((strong, Found(left, right, score)))
-    candidates += [(True, f) for f in _blocks(text, pats)]
-    candidates += [(True, f) for f in _cued_lines(text, pats)]
+    candidates += [(True, f) for f in blocks(text, pats)]
+    candidates += [(True, f) for f in cued_lines(text, pats)]
     # a street of known shape first, then the longest ("Bitte an Mühlgasse 4/7" is weak)
     order = sorted(candidates, key=lambda c: (not c[0], c[1].start - c[1].end, -c[1].score))
     return non_overlapping([cand for _, cand in order])
 
 
-def _one_line_block(first: str, last: str) -> bool:
-    """Whether parts between commas read as an address: the first holds two numbers (a
-    building and a house number, or a unit's), the last a capitalised word and a postcode of
-    four characters or more that is no year ("3 days, Paris, France 2024" is none)."""
-    code, word = last.split()[-1], last.strip(" \t>")[:1]
-    year = len(code) == 4 and code.startswith(("19", "20"))
-    return (
-        len(code) >= 4
-        and not year
-        and not word.islower()
-        and sum(1 for w in first.split() if w[:1].isdigit()) >= 2
-    )
-
-
-def _blocks(text: str, pats: dict[str, Any]) -> Iterator[Found]:
-    """Address blocks in any script: a part opening with a house number, parts of a unit and a
-    town, and a last part of a country and its postcode, on lines ("3448 7 شارع ناظم\n Suite
-    567\n أزفون\n\n Algeria 05572") or on one line between commas ("294 אזור 65 Apt. 7, פוריה,
-    Israel 9939855"). Three parts at least, none of them a sentence."""
-    for hit in pats["line_end_digit"].finditer(text):
-        begin = max(text.rfind("\n", 0, hit.start()), text.rfind(",", 0, hit.start())) + 1
-        m = pats["block_end"].match(text, begin, hit.end())
-        if m is None or m.end() != hit.end():
-            continue
-        if m.group(0).strip(" \t>").split()[0].lower() in _NOT_COUNTRY_WORDS:
-            continue
-        start, parts, lines = m.start(), 1, text[m.start() - 1 : m.start()] == "\n"
-        while start > 0 and parts < 7:
-            prev = max(text.rfind("\n", 0, start - 1), text.rfind(",", 0, start - 1)) + 1
-            piece = text[prev : start - 1]
-            body = piece.strip(" \t>")
-            if body:
-                words = body.split()
-                if len(words) > (8 if lines else 6) or _has_stop_word(body, pats):
-                    break
-                if body[-1] in ".:!?" or words[0].lower().strip(".:") in _NOT_PARTS:
-                    break
-                parts += 1
-            lines = lines or text[prev - 1 : prev] == "\n"
-            start = prev
-            if body[:1].isdigit():
-                if parts >= 3 and (lines or _one_line_block(body, m.group(0))):
-                    first = start + len(piece) - len(piece.lstrip(" \t>"))
-                    if lines:  # the whole first line ("2458 Núcleo de Mendes, 232")
-                        line = text[text.rfind("\n", 0, first) + 1 : first].lstrip(" \t>")
-                        if line[:1].isdigit() and not _has_stop_word(line, pats):
-                            first -= len(line)
-                    yield Found(first, m.end(), ADDRESS_SCORE)
-                break
-
-
-def _cued_lines(text: str, pats: dict[str, Any]) -> Iterator[Found]:
-    """After a cue, a house number, a street of any script, a comma and a town ("lives at 231
-    14 بلدية كاهينة, أرزيو")."""
-    for hit in pats["before_number"].finditer(text):
-        if not text[max(0, hit.end() - 12) : hit.end()].rstrip(" \t").lower().endswith(_CUE_ENDS):
-            continue
-        before = text[max(0, hit.end() - 60) : hit.end()].lower()
-        if not any(k in before for k in _CUE_STEMS):
-            continue
-        if not _cued(text, hit.end(), pats):
-            continue
-        m = pats["cued_line"].match(text, hit.end())
-        if m and not _has_stop_word(m.group(0), pats):
-            yield Found(m.start(), m.end(), ADDRESS_SCORE)
-
-
-def _postcode_after(text: str, end: int, pats: dict[str, Any]) -> bool:
+def _postcode_after(text: str, end: int, pats: dict[str, Any], spaced: bool = False) -> bool:
+    """Whether a postcode follows ``end`` after a comma or line break, or (``spaced``) a
+    postcode and a town after a space ("Kožarska 8a/4 57038 Vodnjan")."""
     sep = pats["sep"].match(text, end)
-    return bool(sep and pats["postcode_city"].match(text, sep.end()))
+    if sep is not None:
+        return bool(pats["postcode_city"].match(text, sep.end()))
+    space = pats["space"].match(text, end) if spaced else None
+    if space is None:
+        return False
+    m = pats["postcode_city"].match(text, space.end())
+    return bool(m and any(len(w) > 2 for w in pats["part_word"].findall(m.group(0))))
 
 
 def find_postcodes(text: str) -> list[Found]:

@@ -1,0 +1,106 @@
+"""Whole addresses written as one piece: the parts after the street (a town and its postcode
+after a space, a state's abbreviation in lower-case text, a Hungarian house number with its
+dot) join it, and the sentence's own words after it do not."""
+
+from __future__ import annotations
+
+import pytest
+
+from anon_core.pii.addresses import find_addresses
+
+
+def _found(text: str) -> list[str]:
+    return [text[f.start : f.end] for f in find_addresses(text)]
+
+
+@pytest.mark.parametrize(
+    ("text", "address"),
+    [
+        # a town and its postcode after a plain space
+        (
+            "She lives at 4 Williams Street Wardleigh 9081 with her.",
+            "4 Williams Street Wardleigh 9081",
+        ),
+        (
+            "The new tenant at Avenida de Nydia Díez 954 Puerta 9 Zaragoza, 24501 asked twice.",
+            "Avenida de Nydia Díez 954 Puerta 9 Zaragoza, 24501",
+        ),
+        # a street of any shape with a number, then a postcode and a town after a space
+        (
+            "Our office at Kožarska 8a/4 57038 Vodnjan, which opened last spring, is closed.",
+            "Kožarska 8a/4 57038 Vodnjan",
+        ),
+        # lower-case text: the state's abbreviation before the ZIP code
+        (
+            "the parcel was sent to 756 kim skyway suite 232, lake michaelfort, mo 48235 yesterday.",
+            "756 kim skyway suite 232, lake michaelfort, mo 48235",
+        ),
+        # lower-case text: a house number of three digits or more before a street type
+        ("the new tenant at 849 chanya turnpike asked about the heating", "849 chanya turnpike"),
+        # Hungarian: a street word after the name, the house number's dot, the postcode
+        (
+            "Send it to Szolnoki utca 79., H-2568 Mátrahátharaszti, Hungary.",
+            "Szolnoki utca 79., H-2568 Mátrahátharaszti, Hungary",
+        ),
+        (
+            "From Tapolcavégi tér 26., H-8805 Miskolc it is a short walk.",
+            "Tapolcavégi tér 26., H-8805 Miskolc",
+        ),
+        # a town alone on its line, the sentence going on after it with a stop word
+        (
+            "He moved from Freddylaan 739\n7741\nWalsbets to a farm outside town.",
+            "Freddylaan 739\n7741\nWalsbets",
+        ),
+    ],
+)
+def test_the_parts_after_a_street_join_it(text, address):
+    assert _found(text) == [address]
+
+
+@pytest.mark.parametrize(
+    ("text", "address"),
+    [
+        # a line after the address that is a sentence
+        ("address: 593 Gray Track\nOpening hours are nine to five.", "593 Gray Track"),
+        ("address: 77367 jessica green apt. 361\nopening hours are nine to five.", "77367 jessica green apt. 361"),
+        # the sentence's words after a comma or a space
+        ("our office at 497 adekunle drive, which opened last spring", "497 adekunle drive"),
+        ("the parcel was sent to haasestraße 9006, 52267 sebnitz yesterday.", "haasestraße 9006, 52267 sebnitz"),
+        ("we looked at 067 larry fords townsendfurt, ma 49502, one near the river", "067 larry fords townsendfurt, ma 49502"),
+        # a year after a town is no postcode
+        ("She lives at 4 Williams Street Springfield 2020 was good.", "4 Williams Street"),
+    ],
+)  # fmt: skip
+def test_the_sentence_after_an_address_stays_out(text, address):
+    assert _found(text) == [address]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "we sold 250 old books in 2019.",
+        "invoice 4471 was paid on march 3, 2021.",
+        "In 2019 the company shipped 4410 parcels.",
+        "He scored 31 Points in 2004 Finals.",
+        "chapter 12, page 88: the king dies.",
+        "The score was 3 to 12 in 1998.",
+        "Between 1990 and 2020 the town grew by 5000 people.",
+    ],
+)
+def test_plain_sentences_with_numbers_hold_no_address(text):
+    assert _found(text) == []
+
+
+def test_whole_addresses_of_every_locale_floor():
+    """Recall of the address finder alone (IoU >= 0.9) on whole addresses of every Faker locale,
+    one value of each kind a locale, seed 37 (the rules were looked at on seed 29). Observed:
+    seeds 31 / 37 gave 0.619 / 0.627 of 509 (the finder before these rules: 0.530 / 0.550);
+    many locales of other scripts (Arabic, Thai, Chinese, ...) stay unfound."""
+    from benchmarks.bench_pii_address_whole import score, whole_set
+    from benchmarks.bench_pii_corpus import _skip_words
+
+    rows = whole_set(1, 37)
+    preds = [[(f.start, f.end, "LOCATION") for f in find_addresses(r["text"])] for r in rows]
+    res = score(rows, preds, _skip_words())
+    assert res["total"]["all"] > 400
+    assert res["found"]["all"] / res["total"]["all"] >= 0.60
