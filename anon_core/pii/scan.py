@@ -30,6 +30,7 @@ from anon_core.pii.settings import (
     QUASI_IDENTIFIER_ENTITIES,
     check_columns,
 )
+from anon_core.pii.span_extents import refine_spans
 from anon_core.pii.web_addresses import EXACT_ENTITIES, cut_at_exact_entities
 from anon_core.validation import (
     check_float,
@@ -109,6 +110,11 @@ def resolve_overlaps(results: Iterable[Any], text: str | None = None) -> list[Sp
     spans = [Span(r.start, r.end, r.entity_type, float(r.score)) for r in results]
     if text is not None:
         spans = [s for s in spans if _plausible(s, text)]
+        # names and places without the words around them; titles of works and the like dropped
+        spans = [
+            Span(*r)
+            for r in refine_spans(text, [(s.start, s.end, s.entity, s.score) for s in spans])
+        ]
         if any(s.entity in EXACT_ENTITIES for s in spans):  # no address runs into a phone
             cut = cut_at_exact_entities(text, [(s.start, s.end, s.entity, s.score) for s in spans])
             spans = [Span(*c) for c in cut]

@@ -1,0 +1,256 @@
+"""Extents of the name, organisation and place spans: words that are no part of a name cut off,
+spans that name nothing dropped.
+
+The small English model runs a name or a place into the words around it ("Meet Iwo Dobroń",
+"Discover Amerikaans-Samoa", "Greetings Lisbon") and calls words of films, magazines and shop
+windows names ("Zoolander is a 2017 Polish comedy film", "Vogue magazine", "Winter Deals").
+:func:`refine_spans` reviews every PERSON, ORGANIZATION and LOCATION span once the recognizers
+are done:
+
+* :func:`trim_span` cuts a greeting or an inviting verb before a name ("Dear", "Meet", "Call",
+  "Visit", :data:`LEAD_WORDS`), a verb of WordNet opening the sentence that no name takes (before
+  a person or a place, any common English word: "Historic Ostróda"), "the",
+  lower-case common words after a capitalised name ("Jacob Miller said"), and the English words
+  before a known town or country (:func:`place_suffix`: "Sunny Lisbon" is "Lisbon");
+* :func:`spurious` drops one capitalised English word that no list knows as a name or a place
+  opening a sentence or greeting ("Subscribe", "Welcome"; "later became Adaptive" is a firm), the title of a work (after or before "film", "movie", "book", "song", "show",
+  "magazine", "newspaper"..., in quotes after them, or the subject of "... is a 2017 Polish comedy
+  film"), a periodical named by English words ("Entertainment Weekly") and a season's offer
+  ("Winter Deals", "Spring Collection").
+
+A word that is a given name or a surname of the gazetteer is never cut, and a span that holds a
+given name and another word is never dropped as a title: recall before precision.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Iterable
+
+from anon_core.pii.name_lists import NOT_NAME_WORDS, PLACE_WORDS, ROLE_WORDS, wordnet_index
+from anon_core.pii.names import PARTICLES, Gazetteer, gazetteer
+from anon_core.pii.not_entities import common_word, english, generic_word
+
+KINDS = frozenset({"PERSON", "ORGANIZATION", "LOCATION"})
+#: Greetings, closings and inviting verbs that open a span and are no part of a name, lower case.
+LEAD_WORDS = frozenset(
+    """
+    dear hi hello hey thanks thank greetings welcome regards cheers sincerely congratulations
+    congrats meet call visit contact email e-mail ask join discover explore enjoy see book fly
+    travel tour watch subscribe follow text phone ring message thx ty
+    """.split()
+)
+#: Words that open a town's or a place's name: never cut from it ("New Carol", "Bad Kissingen").
+_PLACE_OPENERS = NOT_NAME_WORDS | frozenset(
+    "bad great grand little big old long upper lower fort sankt st ste sainte le la el los".split()
+)
+#: Nouns of works whose title the model takes for a name or an organisation ("the film Inception").
+WORK_WORDS = (
+    "film|movie|book|novel|song|album|single|show|series|sitcom|magazine|newspaper|journal|"
+    "podcast|documentary|play|musical|opera|game|video|poem|painting|comic|cartoon|anime|ep"
+)
+#: Words after a work noun that make it a person's trade ("film director", "book editor").
+_TRADE_WORDS = (
+    "director|directors|producer|producers|critic|critics|maker|makers|star|stars|actor|actors|"
+    "actress|writer|writers|editor|editors|student|students|fan|fans|buff|buffs|composer|host|"
+    "reviewer|publisher|agent|designer|developer|studio|company|festival|club|lover|lovers"
+)
+_WORK_BEFORE = re.compile(rf"\b(?:{WORK_WORDS})s?\s+[\"“'‘]?$", re.IGNORECASE)
+_WORK_AFTER = re.compile(rf"^[\"”'’]?\s+(?:{WORK_WORDS})\b(?!\s+(?:{_TRADE_WORDS})\b)", re.I)
+#: "Zoolander is a 2017 Polish action-comedy film": the subject of a sentence naming a work.
+_IS_A_WORK = re.compile(
+    rf"^\s+(?:is|was)\s+(?:an?|the)\s+(?:[\w'-]+\s+){{0,5}}?(?:{WORK_WORDS}|comedy|drama|"
+    rf"thriller|sequel|franchise)\b(?!\s+(?:{_TRADE_WORDS})\b)",
+    re.IGNORECASE,
+)
+#: Last words of a periodical's title ("Entertainment Weekly", "Travel Magazine").
+_PERIODICAL = frozenset("weekly daily monthly magazine gazette journal review digest".split())
+#: Seasons and holidays that open a shop's offer ("Winter Deals", "Summer Sale").
+_SEASONS = frozenset(
+    "spring summer autumn fall winter holiday holidays christmas easter halloween".split()
+)
+_TITLES = frozenset("mr mrs ms miss mister dr prof sir madam lady lord".split())
+_WORD = re.compile(r"[^\W\d_]+(?:['’.-][^\W\d_]+)*\.?")
+_SENTENCE_END = re.compile(r"(?:^|[.!?:;\n>(\[\"“]|^\W+)\s*$")
+
+
+def _words(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    return [(start + m.start(), start + m.end()) for m in _WORD.finditer(text[start:end])]
+
+
+def _bare(word: str) -> str:
+    return re.sub(r"['’]s$", "", word).rstrip(".").lower()
+
+
+@functools.lru_cache(maxsize=1)
+def _verbs() -> frozenset[str]:
+    index = wordnet_index()
+    return index.get("verb", frozenset()) if index else frozenset()
+
+
+@functools.lru_cache(maxsize=1)
+def _countries() -> frozenset[str]:
+    from faker.providers.address.en import Provider
+
+    return frozenset(n.split(" (")[0].lower() for n in Provider.countries)
+
+
+def known_place(words: str, gaz: Gazetteer) -> bool:
+    """Whether ``words`` (any case) name a town, region or country of the gazetteer or Faker's
+    list of countries ("Lisbon", "Bad Kissingen", "Poland")."""
+    low = words.lower()
+    return low in gaz.places or low in _countries()
+
+
+def _sentence_start(text: str, start: int) -> bool:
+    return bool(_SENTENCE_END.search(text[max(0, start - 6) : start]))
+
+
+def _cuttable(word: str, gaz: Gazetteer) -> bool:
+    """A word no name or place takes: not a given name or surname, not a place's first word."""
+    low = _bare(word)
+    if low in LEAD_WORDS:
+        return not gaz.is_listed(low)
+    return not gaz.is_listed(low) and low not in _PLACE_OPENERS and low not in ROLE_WORDS
+
+
+def place_suffix(text: str, words: list[tuple[int, int]], gaz: Gazetteer) -> int | None:
+    """The index of the first word of the known place that ends the span (one to three words)
+    when every word before it is a common English word ("Sunny Lisbon", "Hotels Poland"), else
+    None. A span that is a place as a whole ("Bad Kissingen", "New Carol") is left whole."""
+    whole = " ".join(_bare(text[a:b]) for a, b in words)
+    if len(words) < 2 or known_place(whole, gaz):
+        return None
+    for k in range(min(3, len(words) - 1), 0, -1):
+        tail = words[len(words) - k :]
+        if not text[tail[0][0]].isupper():
+            continue
+        if not known_place(" ".join(_bare(text[a:b]) for a, b in tail), gaz):
+            continue
+        head = [text[a:b] for a, b in words[: len(words) - k]]
+        if all(
+            _cuttable(w, gaz) and (_bare(w) in LEAD_WORDS or common_word(_bare(w), gaz))
+            for w in head
+        ):
+            return len(words) - k
+    return None
+
+
+def trim_span(
+    text: str, start: int, end: int, entity: str, gaz: Gazetteer
+) -> tuple[int, int, str] | None:
+    """The span without the words around the name or place (see the module's doc), or None when
+    nothing of it is left."""
+    words = _words(text, start, end)
+    if not words:
+        return start, end, entity
+    whole = " ".join(_bare(text[a:b]) for a, b in words)
+    if known_place(whole, gaz):
+        return start, end, entity
+    lower = text[start:end].islower()
+    # the words before the name: greetings, inviting verbs, "the", a sentence's opening verb
+    while len(words) > 1:
+        a, b = words[0]
+        word, nxt = text[a:b], text[words[1][0] : words[1][1]]
+        low = _bare(word)
+        if lower or not nxt[:1].isupper() or not _cuttable(word, gaz) and low != "the":
+            break
+        # a verb opening the sentence ("Discover Kenya"), or for a person or a place any common
+        # word ("Historic Ostróda", "Sunny Volania"; "General Motors" stays a firm)
+        opener = (
+            _sentence_start(text, a)
+            and (low in _verbs() or entity != "ORGANIZATION")
+            and common_word(low, gaz)
+            and (low in _verbs() or len(words) > 2 or words[1][1] - words[1][0] > 2)
+        )  # "Collective Ip": a firm's name, no common word before two letters
+        if not (low in LEAD_WORDS or low == "the" or opener):
+            break
+        if opener and _bare(text[words[-1][0] : words[-1][1]]) in PLACE_WORDS:
+            break  # "Park Avenue", "Turn Lane": the verb opens a street's name
+        words = words[1:]
+    # lower-case words after a capitalised name ("Jacob Miller said")
+    while len(words) > 1 and not lower:
+        a, b = words[-1]
+        word = text[a:b]
+        if not word.islower() or word in PARTICLES or len(word) < 3 or not english(word):
+            break
+        words = words[:-1]
+    cut = place_suffix(text, words, gaz)
+    if cut is not None:
+        words, entity = words[cut:], "LOCATION"
+    new_start, new_end = words[0][0], words[-1][1]
+    if new_start == start and new_end >= end - 1:
+        return start, end, entity  # nothing cut (a dot after the last word stays)
+    return new_start, new_end, entity
+
+
+def _person_like(text: str, words: list[tuple[int, int]], gaz: Gazetteer) -> bool:
+    """A given name of the gazetteer and another word ("Jane Eyre"): kept, a person may be meant."""
+    return len(words) > 1 and any(gaz.is_given(_bare(text[a:b])) for a, b in words)
+
+
+def spurious(text: str, start: int, end: int, entity: str, gaz: Gazetteer) -> bool:
+    """Whether the span names nothing personal (see the module's doc)."""
+    words = _words(text, start, end)
+    if not words:
+        return False
+    bare = [_bare(text[a:b]) for a, b in words]
+    if known_place(" ".join(bare), gaz):
+        return False
+    before, after = text[max(0, start - 30) : start], text[end : end + 80]
+    previous = re.search(r"(\w+)\.?\s*$", before)
+    if previous and previous.group(1).lower() in _TITLES:
+        return False  # "Mr Cloud"
+    if (
+        len(words) == 1
+        and text[start].isupper()
+        and not text[start:end].isupper()
+        and _cuttable(text[start:end], gaz)
+        and common_word(bare[0], gaz)
+        and (bare[0] in LEAD_WORDS or _sentence_start(text, start))
+    ):
+        return True  # "Subscribe", "Welcome": a word, no name ("became Adaptive": a firm)
+    if not _person_like(text, words, gaz):
+        if _WORK_BEFORE.search(before) or _WORK_AFTER.match(after):
+            return True  # "the film Inception", "Vogue magazine"
+        if _sentence_start(text, start) and _IS_A_WORK.match(after):
+            return True  # "Zoolander is a 2017 Polish comedy film"
+    if entity == "ORGANIZATION" and len(words) > 1 and bare[-1] in _PERIODICAL:
+        if all(not gaz.is_listed(w) and common_or_noun(w) for w in bare[:-1]):
+            return True  # "Entertainment Weekly"
+    last = bare[-1]
+    if (
+        len(words) > 1
+        and any(w in _SEASONS for w in bare)
+        and (generic_word(last) or common_word(last, gaz))
+    ):
+        return all(w in _SEASONS or generic_word(w) or common_word(w, gaz) for w in bare)
+    return False
+
+
+def common_or_noun(word: str) -> bool:
+    """Whether ``word`` (lower case) is in WordNet's index (any part of speech)."""
+    index = wordnet_index()
+    return bool(index) and any(word in part for part in index.values())
+
+
+def refine_spans(
+    text: str, spans: Iterable[tuple[int, int, str, float]]
+) -> list[tuple[int, int, str, float]]:
+    """``spans`` (start, end, entity, score) with the PERSON, ORGANIZATION and LOCATION spans
+    trimmed (:func:`trim_span`) and the spurious ones dropped (:func:`spurious`); others as given."""
+    gaz = gazetteer()
+    out = []
+    for start, end, entity, score in spans:
+        if entity not in KINDS:
+            out.append((start, end, entity, score))
+            continue
+        trimmed = trim_span(text, start, end, entity, gaz)
+        if trimmed is None:
+            continue
+        start, end, entity = trimmed
+        if spurious(text, start, end, entity, gaz):
+            continue
+        out.append((start, end, entity, score))
+    return out
