@@ -8,6 +8,9 @@ as dates, adds the names the model missed and tags other mentions of the names f
 
 from __future__ import annotations
 
+import bisect
+import functools
+import itertools
 import re
 from collections.abc import Sequence
 from typing import Any
@@ -77,6 +80,9 @@ _FRENCH_PLACE_CUE = re.compile(
 #: A bare "à" before one capitalised word ("à Lebrun"), or a word between a comma and ", le"
 #: and a date ("Signé : Ines Leroy, Grondin, le 20/09/2001").
 _A_BEFORE = re.compile(r"(?:^|[\s'’])à\s+$")
+#: How the text before a town ends for :data:`_FRENCH_PLACE_CUE` or :data:`_A_BEFORE` to match
+#: (their last word, in lower case, spaces aside).
+_CUE_ENDS = ("à", "au", "aux", "en", "de", "d'", "d’", "du")
 _DATE_AFTER = re.compile(r"^,?\s+le\s+\d")
 #: Patterns the reviews below use, compiled once.
 _LAST_CAPITALISED = re.compile(r"[A-Z][a-z]+\.?$")
@@ -104,6 +110,8 @@ def french_place(text: str, start: int, end: int, gaz: Gazetteer | None = None) 
     if "\n" in span or not span[:1].isupper():
         return False
     before = text[max(0, start - 40) : start]
+    if not (before.endswith(", ") or before.rstrip()[-3:].lower().endswith(_CUE_ENDS)):
+        return False  # every rule below needs a cue word, "à" or ", " just before: most spans
     if _FRENCH_PLACE_CUE.search(before):
         return True
     one_word = " " not in span or bool(_TOWN_SHAPE.fullmatch(span))
@@ -142,13 +150,16 @@ def _no_name(text: str, start: int, end: int, gaz: Gazetteer | None) -> bool:
     given name or surname of the gazetteer ("Cloud", "Customer Support", "Volunteers"), words of
     offices and web pages ("Order Status") or words in capitals ("PLEASE CALL"); after a title
     ("Mr Cloud") it stays a person (:mod:`anon_core.pii.not_entities`)."""
-    if gaz is None:
-        return False
-    span = text[start:end]
-    if not (english_not_name(span, gaz) or generic_phrase(span, gaz) or shouted_words(span, gaz)):
+    if gaz is None or not _words_no_name(text[start:end], gaz):
         return False
     previous = _LAST_CAPITALISED.search(text[max(0, start - 12) : start].rstrip())
     return previous is None or previous.group().rstrip(".").lower() not in _TITLE_WORDS
+
+
+@functools.lru_cache(maxsize=8192)
+def _words_no_name(span: str, gaz: Gazetteer) -> bool:
+    """The words of :func:`_no_name`, decided once per span text (names recur in a document)."""
+    return english_not_name(span, gaz) or generic_phrase(span, gaz) or shouted_words(span, gaz)
 
 
 #: Greetings the name rules may take into a name run ("Hey Maya", "Yo Ann").
@@ -259,7 +270,8 @@ def review_entities(
         greeting = _GREETING.match(text, name.start, name.end)
         if greeting:  # "Hey Maya": the greeting is no part of the name
             name = NameSpan(greeting.end(), name.end, name.score)
-        clash = [e for e in out if overlaps((e[0], e[1]), (name.start, name.end))]
+        n_start, n_end = name.start, name.end
+        clash = [e for e in out if e[0] < n_end and n_start < e[1]]  # overlaps, inline
         cover = [e for e in clash if e[2] == "PERSON" and e[0] <= name.start and name.end <= e[1]]
         if cover:  # the model's name already covers it (a longer name run wins the overlap),
             # with the run's score when higher: it then wins over a place or a title rule's
@@ -335,27 +347,38 @@ def _review_person(
     ("Victoria Station") is a place, one holding an organization word ("Van Lines") an
     organization, unless it is a name and a surname-like place word ("Fletcher Hill").
     """
-    cut = _CUT.search(text[start:end])
+    reviewed = _reviewed_span(text[start:end], common)
+    if reviewed is None:
+        return None
+    return start + reviewed[0], start + reviewed[1], reviewed[2]
+
+
+@functools.lru_cache(maxsize=8192)
+def _reviewed_span(span: str, common: frozenset[str]) -> tuple[int, int, str] | None:
+    """:func:`_review_person` on the span's text alone (it reads nothing around it), offsets
+    in the span; decided once per span text (names recur in a document)."""
+    start, end = 0, len(span)
+    cut = _CUT.search(span)
     if cut:
-        head = text[start : start + cut.start()].strip()
-        tail = text[start + cut.end() : end]
+        head = span[: cut.start()].strip()
+        tail = span[cut.end() :]
         if head.lower() in ROLE_WORDS | NAME_CUE_WORDS | IDENTIFIER_WORDS or not head:
             start = end - len(tail.lstrip(' "“”:'))
         else:
-            end = start + len(text[start : start + cut.start()].rstrip())
-        if end <= start or not (NAME_WORD.match(text[start:end]) or text[start:end].islower()):
+            end = len(span[: cut.start()].rstrip())
+        if end <= start or not (NAME_WORD.match(span[start:end]) or span[start:end].islower()):
             return None
-    if _only_identifier_words(text[start:end]) or text[start:end].lower() in NAME_CUE_WORDS:
+    if _only_identifier_words(span[start:end]) or span[start:end].lower() in NAME_CUE_WORDS:
         return None
-    junk = _TRAILING_JUNK.search(text[start:end])
+    junk = _TRAILING_JUNK.search(span[start:end])
     if junk and junk.start() > 0:  # "Darijo Čurin ג€": a name ends at its last Latin word
         end = start + junk.start()
-    if text[start:end].islower():
-        for m in _LOWER_AFTER_SPACE.finditer(text[start:end]):
+    if span[start:end].islower():
+        for m in _LOWER_AFTER_SPACE.finditer(span[start:end]):
             if m.group() in common and m.group() not in PARTICLES:  # "cormac had given ..."
-                end = start + len(text[start : start + m.start()].rstrip())
+                end = start + len(span[start : start + m.start()].rstrip())
                 break
-    return start, end, place_or_organisation(text[start:end]) or "PERSON"
+    return start, end, place_or_organisation(span[start:end]) or "PERSON"
 
 
 def place_or_organisation(span: str) -> str | None:
@@ -414,10 +437,13 @@ def _repeated_mentions(
             if not (_word_edge(text[i - 1 : i]) or _word_edge(text[j : j + 1])):
                 mentions.add((i, j))
             i = text.find(word, i + 1)
-    persons = [(a, b) for a, b, e, _ in out if e == "PERSON"]
+    persons = sorted((a, b) for a, b, e, _ in out if e == "PERSON")
+    starts = [a for a, _ in persons]
+    reach = list(itertools.accumulate((b for _, b in persons), max))  # furthest end so far
     for span in _leftmost_longest(mentions):
-        if any(overlaps((a, b), span) for a, b in persons):
-            continue
+        k = bisect.bisect_left(starts, span[1])  # persons[:k] start before the span ends
+        if k and reach[k - 1] > span[0]:
+            continue  # a person span overlaps it
         out = [
             e for e in out if not (e[2] in ("LOCATION", "ORGANIZATION") and (e[0], e[1]) == span)
         ]
