@@ -51,8 +51,10 @@ FRAMES = (
     "The new tenant at {a} asked about the heating",
     "Is {a} still your home address?",
 )
-#: Value kinds: the street address, with a unit, and the whole address in three layouts.
-KINDS = ("street", "street+unit", "address", "address, ", "address ")
+#: Value kinds: the street address, with a unit, the whole address in three layouts, and a
+#: listing as some generated corpora write one: a building number, the street address, a unit,
+#: the town, the country and the postcode ("20789 Allika 46, Suite 501, Riisa, Estonia 62488").
+KINDS = ("street", "street+unit", "address", "address, ", "address ", "listing")
 _TOKEN = re.compile(r"\{\{\s*(\w+)(?::\s*\w+?)?\s*\}\}")
 
 
@@ -87,6 +89,17 @@ def _pieces(fake, provider, kind: str) -> list[tuple[str, str]] | None:
 
     own_street = type(provider).street_address is Provider.street_address
     streets = getattr(provider, "street_address_formats", None) if own_street else None
+    if kind == "listing":
+        pieces = [(fake.building_number(), "building_number"), (" ", "literal")]
+        pieces += _pieces(fake, provider, "street") or []
+        for name in ("secondary_address", "city", "current_country", "postcode"):
+            try:
+                value = str(getattr(fake, name)()).strip()
+            except (AttributeError, KeyError, ValueError, TypeError, IndexError):
+                continue
+            sep = " " if name == "postcode" else ", "
+            pieces += [(sep, "literal"), (value.replace("\n", " "), name)]
+        return pieces
     if kind.startswith("street"):
         if streets:
             pieces = _parse(fake, fake.random_element(streets), {})

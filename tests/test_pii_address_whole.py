@@ -46,6 +46,28 @@ def _found(text: str) -> list[str]:
             "From Tapolcavégi tér 26., H-8805 Miskolc it is a short walk.",
             "Tapolcavégi tér 26., H-8805 Miskolc",
         ),
+        # a country, with its stop words, and the postcode after it
+        (
+            "The invoice lists 47 Noutweg 15, Kantens, Kingdom of the Netherlands 4515 KJ as paid.",
+            "47 Noutweg 15, Kantens, Kingdom of the Netherlands 4515 KJ",
+        ),
+        (
+            "Our office at 98 McKnight Street, Tonicha Ville, Republic of Ireland E30A4NE, which",
+            "98 McKnight Street, Tonicha Ville, Republic of Ireland E30A4NE",
+        ),
+        # a military address; a month's name before a street type; a rural delivery line
+        (
+            "We looked at USNV Risch\nFPO AE 75282, one near the river.",
+            "USNV Risch\nFPO AE 75282",
+        ),
+        (
+            "Please send it to 1759 April Roads Suite 793\nJessicatown, LA 49380.",
+            "1759 April Roads Suite 793\nJessicatown, LA 49380",
+        ),
+        (
+            "He moved from 424 Doyle View\nRD 9\nManawahoro 2641 to a farm.",
+            "424 Doyle View\nRD 9\nManawahoro 2641",
+        ),
         # a town alone on its line, the sentence going on after it with a stop word
         (
             "He moved from Freddylaan 739\n7741\nWalsbets to a farm outside town.",
@@ -67,7 +89,8 @@ def test_the_parts_after_a_street_join_it(text, address):
         ("our office at 497 adekunle drive, which opened last spring", "497 adekunle drive"),
         ("the parcel was sent to haasestraße 9006, 52267 sebnitz yesterday.", "haasestraße 9006, 52267 sebnitz"),
         ("we looked at 067 larry fords townsendfurt, ma 49502, one near the river", "067 larry fords townsendfurt, ma 49502"),
-        # a year after a town is no postcode
+        # a year after a country or a town is no postcode
+        ("She moved to 12 Main Street, Springfield, United States in 2019.", "12 Main Street, Springfield, United States"),
         ("She lives at 4 Williams Street Springfield 2020 was good.", "4 Williams Street"),
     ],
 )  # fmt: skip
@@ -85,6 +108,8 @@ def test_the_sentence_after_an_address_stays_out(text, address):
         "chapter 12, page 88: the king dies.",
         "The score was 3 to 12 in 1998.",
         "Between 1990 and 2020 the town grew by 5000 people.",
+        "He was born on 12 June 1948, in Paris.",
+        "On 3 May 2019 Parks closed.",
     ],
 )
 def test_plain_sentences_with_numbers_hold_no_address(text):

@@ -4,6 +4,8 @@ before one ("lives at", "address:"). Read by :mod:`anon_core.pii.addresses`."""
 
 from __future__ import annotations
 
+import functools
+
 from anon_core.pii.address_parts import ENGLISH_STREET_TYPES
 
 #: Street words written before the name: Romance, Slavic, Dutch, German and others ("Via Tasso",
@@ -78,3 +80,24 @@ CUES = (
     r"\bwohnt?\s+(?:in|an|am|auf)|\banschrift|\badresse|\bdomicil|\bhabite\s+(?:au|à|le|la)|\bdirecci[oó]n|"
     r"\bindirizzo|\bmorada|\bendereço|\badres\b)\s*:?\s*$)"
 )
+
+#: Short names of countries written in addresses beside Faker's lists.
+COUNTRY_EXTRAS = (
+    "USA", "U.S.A.", "UK", "U.K.", "Great Britain", "England", "Scotland", "Wales",
+    "Northern Ireland", "Czechia", "Russia", "Vietnam", "The Netherlands", "Holland",
+)  # fmt: skip
+
+
+@functools.lru_cache(maxsize=1)
+def country_names() -> tuple[str, ...]:
+    """Country names, longest first: Faker's English list and its list of countries by code
+    (the names its ``current_country()`` writes after an address: "Kingdom of the Netherlands",
+    "Republic of Ireland"; MIT, offline), and :data:`COUNTRY_EXTRAS`."""
+    from faker.providers.address.en import Provider
+    from faker.providers.date_time import Provider as Dates
+
+    names = set(COUNTRY_EXTRAS)
+    for name in list(Provider.countries) + [c.name for c in Dates.countries]:
+        names.update((name, name.split(" (")[0]))
+    # a few of Faker's names are mis-encoded ("CÃ´te d'Ivoire"): left out
+    return tuple(sorted((n for n in names if "Ã" not in n), key=lambda n: (-len(n), n)))

@@ -53,6 +53,7 @@ from anon_core.pii.address_words import (
     PARTICLES,
     STOP_WORDS,
     STREET_WORDS,  # noqa: F401  (read by the place finders)
+    country_names,
 )
 
 #: Score of a street alone (with a part after it or a cue before it: ``ADDRESS_SCORE``).
@@ -107,7 +108,7 @@ def _patterns() -> dict[str, Any]:
     unit = rf"{unit_word}\s?(?:{number}|[A-Z\d]{{1,4}}\b)"
     # more unit words, only after a street (matched at one place, never searched for)
     unit_after = (
-        r"(?:(?i:dpto\.?|depto\.?|dto\.|oficina|interior|edif\.|bl\.|sc\.|ap\.|кв\.)"
+        r"(?:(?:(?i:dpto\.?|depto\.?|dto\.|oficina|interior|edif\.|bl\.|sc\.|ap\.|кв\.)|RD)"
         rf"\s?(?:{number}|[A-Z\d]{{1,4}}\b)|{unit})"
     )
     postcode = (
@@ -193,6 +194,7 @@ def _patterns() -> dict[str, Any]:
         # "Toronto ON M5V 2T6" after a street with no comma: a town, a state, a postcode
         "city_state_code": regex.compile(rf"{city},?[ \t]+{state},?[ \t]+{postcode}"),
         # "Wardleigh 9081", "Zaragoza, 24501" after a street and a space
+        "type_end": regex.compile(rf"(?<![\p{{L}}]){english}s?\.?$"),
         "city_code": regex.compile(rf"{city},?[ \t]+(?P<code>{postcode})"),
         # the rest of a line that goes on as a sentence: a lower-case word after a space
         "state_before_code": regex.compile(r"(?<=,[ \t]?)\p{L}{2,3}(?=,?[ \t]+\d)"),
@@ -223,6 +225,11 @@ def _patterns() -> dict[str, Any]:
             r"\d{1,6}[ \t]+[^\n,;:]{2,60}?,[ \t]+[^\n,.;:!?]{2,40}?(?:,[ \t]+[^\n,.;:!?]{2,40}?){0,2}"
             r"(?=[ \t]*(?:[.!?](?:\s|$)|\n|$))"
         ),
+        # a country, and the postcode after it ("Kingdom of the Netherlands 4515 KJ")
+        "country_code": regex.compile(
+            rf"{_alternation(list(country_names()))}(?![\p{{L}}\p{{M}}])"
+            rf"(?:,?[ \t]+{postcode}(?![\w-]))?"
+        ),
         "part_word": regex.compile(r"\p{L}+"),
         "token": regex.compile(r"[\p{L}\p{M}\d'’]+|[^\p{L}\p{M}\d'’]+"),
     }
@@ -235,6 +242,9 @@ def _end_of_part(text: str, start: int, pats: dict[str, Any], lower: bool) -> in
         m = pats[name].match(text, start)
         if m and m.end() > start and (best is None or m.end() > best):
             best = m.end()
+    country = pats["country_code"].match(text, start)
+    if country and (best is None or country.end() >= best):
+        return country.end()  # "Republic of Ireland E30A4NE": its stop words are no sentence's
     if best is None:
         return None
     piece = text[start:best]
@@ -276,6 +286,7 @@ def _grow_right(
             or pats["military"].fullmatch(piece)
             or pats["city_state_code"].fullmatch(piece)
             or _town_and_code(piece, pats)
+            or (pats["country_code"].fullmatch(piece) and pats["digit"].search(piece))
             or (lower_core and _line_rest(text, nxt) and _line_start(text, end, pats))
         ):
             break  # a part after a plain space: a unit, a postcode, or a town with both
@@ -444,8 +455,10 @@ def find_addresses(text: str) -> list[Found]:
         letters = "".join(pats["part_word"].findall(core))
         lower_core = letters == letters.lower()
         names = [w for w in pats["part_word"].findall(core) if len(w) > 1]
-        if has_stop_word(core, pats) or any(w.lower() in _CALENDAR for w in names):
-            continue  # "June 9, 1948": a date
+        if has_stop_word(core, pats) or (
+            any(w.lower() in _CALENDAR for w in names) and not pats["type_end"].search(core)
+        ):
+            continue  # "June 9, 1948": a date; not "1759 April Roads"
         if not lower_core and any(w.islower() and w not in LOWER_OK for w in names):
             continue  # "5 covers Spring": a street name is capitalised throughout, or not at all
         left = _grow_left(text, start, pats)
@@ -484,8 +497,10 @@ def _postcode_after(text: str, end: int, pats: dict[str, Any], spaced: bool = Fa
     """Whether a postcode follows ``end`` after a comma or line break, or (``spaced``) a
     postcode and a town after a space ("Kožarska 8a/4 57038 Vodnjan")."""
     sep = pats["sep"].match(text, end)
-    if sep is not None:
-        return bool(pats["postcode_city"].match(text, sep.end()))
+    if sep is not None:  # a postcode, or a military one ("USNV Piir, FPO AE 24655")
+        return bool(
+            pats["postcode_city"].match(text, sep.end()) or pats["military"].match(text, sep.end())
+        )
     space = pats["space"].match(text, end) if spaced else None
     if space is None:
         return False
