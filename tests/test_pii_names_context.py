@@ -75,6 +75,24 @@ def test_lower_case_names_not_found(text, found):
     assert _context(text) == found
 
 
+@pytest.mark.parametrize(
+    "text, found",
+    [
+        # a line of a surname, a comma and a given name, above a job title
+        ("virtanen, pirjo\nnurse", ["virtanen, pirjo"]),
+        ("zorvad, pirjo\ngraphic designer", ["zorvad, pirjo"]),  # a word in no list, a given name
+        ("green, fernando\njewellery designer", ["green, fernando"]),  # an English-word surname
+        # two words in no list, English words, one line only, or more words on the line
+        ("json, yaml\nformats", []),
+        ("apples, pears\nand more", []),
+        ("virtanen, pirjo", []),
+        ("virtanen, pirjo and more\nnurse", []),
+    ],
+)
+def test_comma_lines(text, found):
+    assert _context(text) == found
+
+
 def test_lower_case_names_english_only():
     """A text in another language: its words are no English words, so no rule runs."""
     assert _context("la lettre de zorvad kemblitu est arrivée.", english=False) == []
@@ -105,3 +123,52 @@ def test_lower_case_name_beats_the_models_piece():
 )
 def test_opening_surnames(text, found):
     assert _context(text) == found
+
+
+#: Frames for the generated set below, in lower case like the corpus's lower-cased sentences.
+_FRAMES = (
+    "the letter from {n} arrived on tuesday.",
+    "{n}\nmedical physicist\nbeard and sons",
+    "i met {n} at the station.",
+    "the new tenant, {n}, pays on time.",
+    "{n} and {m} signed the lease.",
+    "yesterday {n} called about the invoice.",
+)
+_LOCALES = (
+    "fi_FI",
+    "et_EE",
+    "hu_HU",
+    "pl_PL",
+    "pt_BR",
+    "tr_TR",
+    "yo_NG",
+    "de_DE",
+    "es_ES",
+    "nl_NL",
+)
+
+
+def test_lower_case_names_of_locales_left_out():
+    """Word recall of lower-case Faker names of ten locales that the gazetteer leaves out, so
+    most of their words are in no list. A run gave 386 of 442 words (0.87) with these rules and
+    212 (0.48) without them; the floor 0.8 leaves room for another Faker release's names."""
+    faker = pytest.importorskip("faker")
+    gaz = gazetteer(tuple(loc[:2] for loc in _LOCALES))
+    nlp = spacy.blank("en")
+    total = found = 0
+    for loc in _LOCALES:
+        fake = faker.Faker(loc)
+        fake.seed_instance(29)
+        for frame in _FRAMES:
+            for _ in range(3):
+                n, m = (f"{fake.first_name()} {fake.last_name()}".lower() for _ in range(2))
+                text = frame.format(n=n, m=m)
+                spans = find_names(nlp(text), gaz)
+                for name in [n, m] if "{m}" in frame else [n]:
+                    at = text.index(name)
+                    for w in name.split():
+                        a = at + name.index(w)
+                        total += 1
+                        found += any(s.start < a + len(w) and a < s.end for s in spans)
+    assert total > 400
+    assert found / total >= 0.8, (found, total)

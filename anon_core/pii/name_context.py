@@ -189,13 +189,36 @@ def opening_surnames(text: str, gaz: Any, no_name: frozenset[str]) -> list[tuple
     return out
 
 
+#: A line of two words and a comma between them ("virtanen, pirjo"): a surname and a given name.
+_COMMA_LINE = re.compile(rf"(?m)^ *([{LOWER}]{{3,}}), ([{LOWER}]{{3,}}) *$")
+
+
+def comma_lines(text: str, gaz: Any, no_name: frozenset[str]) -> list[tuple[int, int]]:
+    """In text written all in lower case and of two lines or more, a line of a surname, a comma
+    and a given name ("aliyev, sarvar" above a job title): both name words (see :func:`_kind`),
+    one at least listed, or a listed given name after a surname that is an English word too
+    ("green, fernando"); not "json, yaml"."""
+    if "\n" not in text.strip() or ", " not in text:
+        return []
+    out = []
+    for m in _COMMA_LINE.finditer(text):
+        last, first = m.group(1), m.group(2)
+        kl, kf = _kind(last, gaz, no_name), _kind(first, gaz, no_name)
+        if "g" in kf and not kl and _common_surname(last, gaz, no_name):
+            kl = "e"
+        if kl and kf and (kl + kf).strip("u"):
+            out.append((m.start(1), m.end(2)))
+    return out
+
+
 def context_names(
     text: str, gaz: Any, no_name: frozenset[str], english: bool
 ) -> list[tuple[int, int]]:
-    """Names found by where they stand (English text only): :func:`lower_case_pairs` in a text
-    written all in lower case, :func:`opening_surnames` elsewhere."""
+    """Names found by where they stand (English text only): :func:`lower_case_pairs` and
+    :func:`comma_lines` in a text written all in lower case, :func:`opening_surnames`
+    elsewhere."""
     if not english:
         return []
     if text == text.lower():
-        return lower_case_pairs(text, gaz, no_name)
+        return lower_case_pairs(text, gaz, no_name) + comma_lines(text, gaz, no_name)
     return opening_surnames(text, gaz, no_name)
