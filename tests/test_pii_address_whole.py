@@ -89,6 +89,10 @@ def test_the_parts_after_a_street_join_it(text, address):
         ("our office at 497 adekunle drive, which opened last spring", "497 adekunle drive"),
         ("the parcel was sent to haasestraße 9006, 52267 sebnitz yesterday.", "haasestraße 9006, 52267 sebnitz"),
         ("we looked at 067 larry fords townsendfurt, ma 49502, one near the river", "067 larry fords townsendfurt, ma 49502"),
+        # a capitalised stop word opening the sentence; the sentence's words after a street
+        ("Is Tabor 9c 0321 Lenart still your home address?", "Tabor 9c 0321 Lenart"),
+        ("From Elianeweg 72, 6516 Sohier it is a short walk.", "Elianeweg 72, 6516 Sohier"),
+        ("The invoice lists 978 chemin Isabelle as the billing address.", "978 chemin Isabelle"),
         # a year after a country or a town is no postcode
         ("She moved to 12 Main Street, Springfield, United States in 2019.", "12 Main Street, Springfield, United States"),
         ("She lives at 4 Williams Street Springfield 2020 was good.", "4 Williams Street"),

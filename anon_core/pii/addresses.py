@@ -388,8 +388,9 @@ def _cores(text: str, pats: dict[str, Any]) -> Iterator[tuple[int, int, bool]]:
                 first = m.group(0).split()[-2].lower()
                 if first in _NOT_STREETS or first.endswith("ing"):
                     continue
-            if i == 0 and has_stop_word(m.group(0), pats):
-                # "18185 Roberts Stream in Lake": the street ends before the sentence's word
+            if i in (0, 1) and has_stop_word(m.group(0), pats):
+                # "18185 Roberts Stream in Lake", "978 chemin Isabelle as the": the street ends
+                # before the sentence's word
                 stop = first_stop_word(m.group(0), pats)
                 m = pattern.match(text, m.start(), m.start() + stop) if stop else None
                 if m is None:
@@ -402,7 +403,9 @@ def _cores(text: str, pats: dict[str, Any]) -> Iterator[tuple[int, int, bool]]:
                 start = _after_stop_words(text, start, pats)
             yield start, m.end(), True
     for m in pats["weak"].finditer(text, overlapped=True):
-        yield m.start(), m.end(), False
+        start = _after_stop_words(text, m.start(), pats)  # "Is Tabor 9c": "Tabor 9c"
+        if not text[start : start + 1].isdigit():  # "From 793": no name left
+            yield start, m.end(), False
 
 
 #: English street types kept in lower case when text is re-cased ("17 Street" reads as a name).
