@@ -4,6 +4,8 @@ common; each expected span is worked out by hand from the sentence."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from anon_core.pii.names import gazetteer
@@ -97,6 +99,12 @@ def test_a_name_before_a_place_is_no_common_word():
         ("Entertainment Weekly ranked the album first.", "Entertainment Weekly", "ORGANIZATION"),
         ("Winter Deals are back!", "Winter Deals", "PERSON"),
         ("Check out our new Spring Collection.", "Spring Collection", "ORGANIZATION"),
+        # one English word opening a sentence before "the", a pronoun, a preposition or a noun
+        ("Love from all of us in Weimar.", "Love", "PERSON"),
+        ("Mark the date in your calendar.", "Mark", "PERSON"),  # a known place too: still a verb
+        ("Bill me later, please.", "Bill", "PERSON"),
+        ("Grace period ends on Friday.", "Grace", "PERSON"),
+        ("Sunny mornings are the best.", "Sunny", "PERSON"),
     ],
 )
 def test_spans_naming_nothing_personal_are_dropped(text, span, entity):
@@ -115,6 +123,13 @@ def test_spans_naming_nothing_personal_are_dropped(text, span, entity):
         ("Winter Smith called.", "Winter Smith", "PERSON"),  # a season, then a surname
         ("Lisbon is lovely.", "Lisbon", "LOCATION"),  # a known place
         ("Acme Weekly Deals", "Acme Weekly Deals", "ORGANIZATION"),  # no periodical's last word
+        # a name opening a sentence before a verb, a conjunction, a comma or a family noun
+        ("Mark called yesterday about the refund.", "Mark", "PERSON"),
+        ("Frank said the order was late.", "Frank", "PERSON"),
+        ("Grace and Tom arrived.", "Grace", "PERSON"),
+        ("Joy, can you call me?", "Joy", "PERSON"),
+        ("Baker family moved out.", "Baker", "PERSON"),
+        ("We thank Grace for the tea.", "Grace", "PERSON"),  # not opening the sentence
     ],
 )
 def test_names_and_firms_are_not_dropped(text, span, entity):
@@ -137,3 +152,71 @@ def test_the_whole_engine_reports_the_name_alone(english):
         ("DATE_TIME", "2017"),
         ("NRP", "Polish"),
     ]
+
+
+#: Sentences of customer service, travel and letters opening with an inviting verb, a greeting
+#: or a common word before a name or a place; {p} is a person, {c} a town, {k} a country.
+_FRAMES = (
+    "Meet {p} at the front desk of our hotel.",
+    "Call {p} if the parcel does not arrive.",
+    "Email {p} with your questions.",
+    "Dear {p}, thank you for shopping with us.",
+    "Greetings from {c}! The weather here is lovely.",
+    "Discover {k} with our guided tours.",
+    "Enjoy {k} with the family.",
+    "Historic {c} is full of museums.",
+    "Wonderful {k}, we will be back.",
+    "Visit {p} in {c} next month.",
+    "Thanks {p}, the refund has been processed.",
+    "Welcome to {c}, the friendliest town in {k}.",
+)
+_LEADS = ("Meet", "Call", "Email", "Dear", "Greetings", "Discover", "Enjoy", "Historic")
+
+
+def _generated(seed: int = 11) -> list[tuple[str, list[tuple[int, int]]]]:
+    from faker import Faker
+
+    rows = []
+    for i, locale in enumerate(("en_US", "en_GB", "de_DE", "pl_PL", "fr_FR", "it_IT")):
+        fake = Faker(locale)
+        fake.seed_instance(seed + i)
+        for frame in _FRAMES:
+            values = {"p": fake.name(), "c": fake.city(), "k": fake.country()}
+            text, spans = "", []
+            for part in frame.replace("{", "\0{").replace("}", "}\0").split("\0"):
+                if part.startswith("{") and part.endswith("}"):
+                    value = values[part[1]]
+                    spans.append((len(text), len(text) + len(value)))
+                    text += value
+                else:
+                    text += part
+            rows.append((text, spans))
+    return rows
+
+
+def test_generated_sentences_keep_names_whole_and_leave_lead_words(english):
+    """On 72 generated sentences (84 labelled names and places, about 155 words; Faker's draws
+    vary a little between processes), the words around a name stay out of its span. Floors from
+    runs: with the review, 142 to 145 words of 153 to 156 covered (the misses are titles such as
+    "Sig." and "pani" and long country names, the same without the review), 68 of 84 spans exact
+    and 1 sentence's lead word covered ("Dear Marie Dean" read as a job title); without it, 50 of
+    84 exact and 20 lead words covered."""
+    from anon_core.pii.scan import resolve_overlaps
+
+    rows = _generated()
+    results = english.analyze_batch([t for t, _ in rows])
+    words = covered = exact = total = leads = 0
+    for (text, spans), res in zip(rows, results, strict=True):
+        found = [(s.start, s.end) for s in resolve_overlaps(res, text)]
+        for a, b in spans:
+            total += 1
+            over = [(s, e) for s, e in found if s < b and a < e]
+            exact += any(s == a and e in (b, b + 1) for s, e in over)
+            for m in re.finditer(r"\S+", text[a:b]):
+                words += 1
+                covered += any(s < a + m.end() and a + m.start() < e for s, e in found)
+        if text.split()[0].rstrip(",!") in _LEADS:
+            leads += any(s == 0 for s, _ in found)
+    assert covered >= 0.9 * words
+    assert leads <= 3
+    assert exact >= 0.75 * total

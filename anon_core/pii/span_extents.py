@@ -15,8 +15,9 @@ are done:
 * :func:`spurious` drops one capitalised English word that no list knows as a name or a place
   opening a sentence or greeting ("Subscribe", "Welcome"; "later became Adaptive" is a firm), the title of a work (after or before "film", "movie", "book", "song", "show",
   "magazine", "newspaper"..., in quotes after them, or the subject of "... is a 2017 Polish comedy
-  film"), a periodical named by English words ("Entertainment Weekly") and a season's offer
-  ("Winter Deals", "Spring Collection").
+  film"), a periodical named by English words ("Entertainment Weekly"), a season's offer
+  ("Winter Deals", "Spring Collection") and one English word opening a sentence before "the", a
+  pronoun, a preposition or a noun ("Love from all of us", "Grace period ends", "Mark the date").
 
 A word that is a given name or a surname of the gazetteer is never cut, and a span that holds a
 given name and another word is never dropped as a title: recall before precision.
@@ -45,6 +46,8 @@ LEAD_WORDS = frozenset(
 _PLACE_OPENERS = NOT_NAME_WORDS | frozenset(
     "bad great grand little big old long upper lower fort sankt st ste sainte le la el los".split()
 )
+#: First words of towns' names ("Historic East Sara": a town, though the model calls it a firm).
+_TOWN_OPENERS = frozenset("north south east west new lake port mount fort saint san santa".split())
 #: Nouns of works whose title the model takes for a name or an organisation ("the film Inception").
 WORK_WORDS = (
     "film|movie|book|novel|song|album|single|show|series|sitcom|magazine|newspaper|journal|"
@@ -160,7 +163,7 @@ def trim_span(
         # word ("Historic Ostróda", "Sunny Volania"; "General Motors" stays a firm)
         opener = (
             _sentence_start(text, a)
-            and (low in _verbs() or entity != "ORGANIZATION")
+            and (low in _verbs() or entity != "ORGANIZATION" or _bare(nxt) in _TOWN_OPENERS)
             and common_word(low, gaz)
             and (low in _verbs() or len(words) > 2 or words[1][1] - words[1][0] > 2)
         )  # "Collective Ip": a firm's name, no common word before two letters
@@ -195,6 +198,8 @@ def spurious(text: str, start: int, end: int, entity: str, gaz: Gazetteer) -> bo
     words = _words(text, start, end)
     if not words:
         return False
+    if _word_opening_a_phrase(text, start, end, words, gaz):
+        return True  # "Love from all of us", "Grace period ends", "Mark the date"
     bare = [_bare(text[a:b]) for a, b in words]
     if known_place(" ".join(bare), gaz):
         return False
@@ -227,6 +232,50 @@ def spurious(text: str, start: int, end: int, entity: str, gaz: Gazetteer) -> bo
     ):
         return all(w in _SEASONS or generic_word(w) or common_word(w, gaz) for w in bare)
     return False
+
+
+#: Words that follow a verb or a noun, never a person's name opening a sentence ("Love the new
+#: design", "Faith in the brand", "Bill me later").
+_AFTER_A_WORD = frozenset(
+    "the a an this that these those my your our their its me us them it of in to for from with "
+    "on at into".split()
+)
+#: Nouns after a surname that make it a family's or a file's ("Smith family", "Baker account").
+_FAMILY_NOUNS = frozenset(
+    "family household residence estate account case file report house home children kids "
+    "brothers sisters twins group team".split()
+)
+
+
+def _word_opening_a_phrase(
+    text: str, start: int, end: int, words: list[tuple[int, int]], gaz: Gazetteer
+) -> bool:
+    """Whether the span is one capitalised English word opening a sentence before a word that
+    follows no name there: "the", a pronoun or a preposition ("Love from all of us", "Joy to the
+    world", "Mark the date") or a lower-case noun that is no verb ("Grace period", "Ginger tea",
+    "Sunny mornings"). A name opening a sentence comes before a verb ("Mark called", "Frank
+    said") or a surname, and is kept."""
+    if len(words) != 1 or not _sentence_start(text, start):
+        return False
+    word = text[start:end]
+    if not (word[:1].isupper() and word[1:].islower()) or not english(word):
+        return False
+    follower = _FOLLOWER.match(text, end)
+    if not follower:
+        return False
+    nxt = follower.group(1)
+    if nxt in _AFTER_A_WORD:
+        return True
+    index = wordnet_index()
+    if not index or nxt in _FAMILY_NOUNS or gaz.is_listed(nxt):
+        return False
+    forms = [nxt, nxt[:-1]] if nxt.endswith("s") else [nxt]
+    return any(f in index["noun"] for f in forms) and not any(
+        f in index["verb"] or f in index["adj"] for f in forms
+    )
+
+
+_FOLLOWER = re.compile(r" ([a-z]+)\b")
 
 
 def common_or_noun(word: str) -> bool:
