@@ -125,6 +125,24 @@ def test_opening_surnames(text, found):
     assert _context(text) == found
 
 
+@pytest.mark.parametrize(
+    "text, found",
+    [
+        # a sentence written in title case: a given name then a surname inside the long run
+        ("Follow Up With Patricia Desrosiers In A Couple Of Months.", ["Patricia Desrosiers"]),
+        ("Local Man Rudi Kraus Wins The Award", ["Rudi Kraus"]),
+        ("I Met Cathy Stuart At The Station.", ["Cathy Stuart"]),  # "stuart" is in WordNet
+        ("I Met Tyler Rose At The Station.", []),  # both English words (and "rose" common)
+        # common or English words only; a run of four words is the run rules' own
+        ("The Grace Period Ends On Monday Morning", []),
+        ("Measured On The Evaluation Corpus Of Presidio", []),
+        ("We met Patricia Desrosiers today.", []),
+    ],
+)
+def test_title_case_names(text, found):
+    assert _context(text) == found
+
+
 #: Frames for the generated set below, in lower case like the corpus's lower-cased sentences.
 _FRAMES = (
     "the letter from {n} arrived on tuesday.",

@@ -189,6 +189,31 @@ def opening_surnames(text: str, gaz: Any, no_name: frozenset[str]) -> list[tuple
     return out
 
 
+#: A run of five capitalised words or more on one line: a sentence written in title case
+#: ("Follow Up With Patricia Desrosiers In A Couple Of Months"), which the run rules leave.
+_TITLE_RUN = re.compile(rf"(?:[{UPPER}][{LOWER}]+(?:['’]s)? ){{4,}}[{UPPER}][{LOWER}]+")
+_TITLE_WORD = re.compile(rf"[{UPPER}][{LOWER}]+")
+
+
+def title_case_names(text: str, gaz: Any) -> list[tuple[int, int]]:
+    """In a run of five capitalised words or more, a given name of the gazetteer ``gaz`` then a
+    surname of it, neither a common word and not both English words ("Patricia Desrosiers" of
+    "Follow Up With Patricia Desrosiers In A Couple Of Months", "Tyler Wilson")."""
+    out = []
+    for run in _TITLE_RUN.finditer(text):
+        words = list(_TITLE_WORD.finditer(run.group()))
+        for a, b in zip(words, words[1:], strict=False):
+            first, last = a.group(), b.group()
+            if (
+                run.group()[a.end() : b.start()] == " "
+                and gaz.is_given(first)
+                and gaz.is_family(last)
+                and not (_english(first.lower()) and _english(last.lower()))
+            ):
+                out.append((run.start() + a.start(), run.start() + b.end()))
+    return out
+
+
 #: A line of two words and a comma between them ("virtanen, pirjo"): a surname and a given name.
 _COMMA_LINE = re.compile(rf"(?m)^ *([{LOWER}]{{3,}}), ([{LOWER}]{{3,}}) *$")
 
@@ -215,10 +240,10 @@ def context_names(
     text: str, gaz: Any, no_name: frozenset[str], english: bool
 ) -> list[tuple[int, int]]:
     """Names found by where they stand (English text only): :func:`lower_case_pairs` and
-    :func:`comma_lines` in a text written all in lower case, :func:`opening_surnames`
-    elsewhere."""
+    :func:`comma_lines` in a text written all in lower case, :func:`opening_surnames` and
+    :func:`title_case_names` elsewhere."""
     if not english:
         return []
     if text == text.lower():
         return lower_case_pairs(text, gaz, no_name) + comma_lines(text, gaz, no_name)
-    return opening_surnames(text, gaz, no_name)
+    return opening_surnames(text, gaz, no_name) + title_case_names(text, gaz)
