@@ -46,6 +46,18 @@ def _found(text: str) -> list[str]:
             "From Tapolcavégi tér 26., H-8805 Miskolc it is a short walk.",
             "Tapolcavégi tér 26., H-8805 Miskolc",
         ),
+        # lower-case text: a province and a Canadian postcode; a street word, a name that is no
+        # English word and a house number of three digits
+        (
+            "the tenant at 35291 taylor keys apt. 001 ashleyhaven, on k2t7l3 asked about it",
+            "35291 taylor keys apt. 001 ashleyhaven, on k2t7l3",
+        ),
+        (
+            "deliveries to pasaje de custodia santamaria 407 are made on tuesdays.",
+            "pasaje de custodia santamaria 407",
+        ),
+        # a ship and its military post office after a space
+        ("He moved from USNS Wolf FPO AE 39237 to a farm.", "USNS Wolf FPO AE 39237"),
         # a country, with its stop words, and the postcode after it
         (
             "The invoice lists 47 Noutweg 15, Kantens, Kingdom of the Netherlands 4515 KJ as paid.",
@@ -93,6 +105,8 @@ def test_the_parts_after_a_street_join_it(text, address):
         ("Is Tabor 9c 0321 Lenart still your home address?", "Tabor 9c 0321 Lenart"),
         ("From Elianeweg 72, 6516 Sohier it is a short walk.", "Elianeweg 72, 6516 Sohier"),
         ("The invoice lists 978 chemin Isabelle as the billing address.", "978 chemin Isabelle"),
+        # a verb in the past tense after a town in lower-case text
+        ("the new tenant at backgatan 1 99155 nyköping asked about it", "backgatan 1 99155 nyköping"),
         # a year after a country or a town is no postcode
         ("She moved to 12 Main Street, Springfield, United States in 2019.", "12 Main Street, Springfield, United States"),
         ("She lives at 4 Williams Street Springfield 2020 was good.", "4 Williams Street"),
@@ -113,6 +127,7 @@ def test_the_sentence_after_an_address_stays_out(text, address):
         "The score was 3 to 12 in 1998.",
         "Between 1990 and 2020 the town grew by 5000 people.",
         "He was born on 12 June 1948, in Paris.",
+        "we went there via route 101 and back.",
         "On 3 May 2019 Parks closed.",
     ],
 )

@@ -52,7 +52,7 @@ from anon_core.pii.address_words import (
     PARTICLE_SET,
     PARTICLES,
     STOP_WORDS,
-    STREET_WORDS,  # noqa: F401  (read by the place finders)
+    STREET_WORDS,
     country_names,
 )
 
@@ -194,10 +194,12 @@ def _patterns() -> dict[str, Any]:
         # "Toronto ON M5V 2T6" after a street with no comma: a town, a state, a postcode
         "city_state_code": regex.compile(rf"{city},?[ \t]+{state},?[ \t]+{postcode}"),
         # "Wardleigh 9081", "Zaragoza, 24501" after a street and a space
+        # a house number of three digits or more opening or closing a street
+        "long_number": regex.compile(r"(?<![\d/-])\d{3,5}$"),
         "type_end": regex.compile(rf"(?<![\p{{L}}]){english}s?\.?$"),
         "city_code": regex.compile(rf"{city},?[ \t]+(?P<code>{postcode})"),
         # the rest of a line that goes on as a sentence: a lower-case word after a space
-        "state_before_code": regex.compile(r"(?<=,[ \t]?)\p{L}{2,3}(?=,?[ \t]+\d)"),
+        "state_before_code": regex.compile(r"(?<=,[ \t]?)\p{L}{2,3}(?=,?[ \t]+[\p{L}\d]*\d)"),
         "sentence_rest": regex.compile(r"[ \t]+(?P<word>\p{Ll}+)"),
         "lower_city": regex.compile(lower_city),
         "military": regex.compile(r"(?i:(?:APO|FPO|DPO)[ \t]+(?:AA|AE|AP))[ \t]+\d{5}"),
@@ -249,9 +251,10 @@ def _end_of_part(text: str, start: int, pats: dict[str, Any], lower: bool) -> in
         return None
     piece = text[start:best]
     words = pats["part_word"].findall(piece)
-    while (
-        words and words[-1] in STOP_WORDS and words[-1] not in PARTICLE_SET
-    ):  # "Berlin and" never ends an address
+    while words and (
+        (words[-1] in STOP_WORDS and words[-1] not in PARTICLE_SET)  # "Berlin and"
+        or (len(words) > 1 and _past_tense(words[-1]))  # "geesbrug asked" in lower-case text
+    ):  # never ends an address
         cut = piece.rfind(words.pop())
         piece = piece[:cut].rstrip(" \t,")
         best = start + len(piece)
@@ -260,6 +263,15 @@ def _end_of_part(text: str, start: int, pats: dict[str, Any], lower: bool) -> in
     if words and words[0].lower() in _NOT_PARTS:
         return None  # "Tel. 555 0100" under an address is a phone, not a city
     return best
+
+
+def _past_tense(word: str) -> bool:
+    """Whether ``word`` is an English verb in the past tense ("asked", "opened")."""
+    if len(word) < 5 or not word.endswith("ed"):
+        return False
+    from anon_core.pii.name_lists import is_english
+
+    return is_english(word)
 
 
 def _grow_right(
@@ -360,6 +372,20 @@ def _grow_left(text: str, start: int, pats: dict[str, Any]) -> int:
         if m:
             start -= len(before) - m.start()
     return start
+
+
+def _long_number(core: str, pats: dict[str, Any]) -> bool:
+    """Whether a street holds a house number of three digits or more, first ("849 chanya
+    turnpike") or last after a name word that is no English word ("pasaje de custodia santamaria
+    407"; not "via route 101")."""
+    if core[:3].isdigit():
+        return True
+    if not pats["long_number"].search(core):
+        return False
+    from anon_core.pii.name_lists import is_english
+
+    words = [w for w in pats["part_word"].findall(core) if w.lower() not in STREET_WORDS]
+    return any(len(w) > 2 and w.lower() not in PARTICLE_SET and not is_english(w) for w in words)
 
 
 def _after_stop_words(text: str, start: int, pats: dict[str, Any]) -> int:
@@ -469,10 +495,12 @@ def find_addresses(text: str) -> list[Found]:
         one_case = lower_core or recased
         right, parts = _grow_right(text, end, pats, one_case or cued, one_case)
         # a house number of three digits or more before a street type: "849 chanya turnpike"
-        long_number = strong and core[:3].isdigit()
+        long_number = strong and _long_number(core, pats)
         if lower_core and not (cued or parts or left < start or long_number):
             continue  # lower-case text needs a cue, a building number or a city after it
-        if not any(c.isdigit() for c in core) and not (cued or _postcode_after(text, end, pats)):
+        if not any(c.isdigit() for c in core) and not (
+            cued or _postcode_after(text, end, pats, spaced=not recased)
+        ):
             continue  # "place Monday", "Place Green": a street word without a number needs more
         if recased and not (
             cued or left < start or parts or long_number or _postcode_after(text, end, pats)
@@ -507,6 +535,8 @@ def _postcode_after(text: str, end: int, pats: dict[str, Any], spaced: bool = Fa
     space = pats["space"].match(text, end) if spaced else None
     if space is None:
         return False
+    if pats["military"].match(text, space.end()):
+        return True  # "USNS Wolf FPO AE 39237"
     m = pats["postcode_city"].match(text, space.end())
     return bool(m and any(len(w) > 2 for w in pats["part_word"].findall(m.group(0))))
 
