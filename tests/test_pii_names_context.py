@@ -44,6 +44,12 @@ def _context(text: str, english: bool = True) -> list[str]:
         ("yesterday gareth hill called about the invoice.", "gareth hill"),
         ("the new tenant, carly green, pays on time.", "carly green"),
         ("gareth hill and eileen russell signed the lease.", "gareth hill"),
+        # particles between the words, a given name of two listed parts joined by a hyphen
+        ("the new tenant, georges de smet, pays on time.", "georges de smet"),
+        ("please send the forms to caio da costa, 12 main street", "caio da costa"),
+        ("yesterday anna-liisa ojala called about the invoice.", "anna-liisa ojala"),
+        # a given name that is an English word, a listed surname that is none, where a name stands
+        ("hope oshodi (naval architect)", "hope oshodi"),
     ],
 )
 def test_lower_case_names_found(text, name):
@@ -65,6 +71,10 @@ def test_lower_case_names_found(text, name):
         (":param zorvad kemblitu: the size", []),
         # an English-word surname after a given name where no name stands ("gave ... apples")
         ("i gave carly green apples.", []),
+        # an English-word given name before a listed surname where no name stands
+        ("we hope oshodi street stays open.", []),
+        # a particle alone is no name word ("the van driver")
+        ("the van driver arrived at noon.", []),
         # a given name that is a place before an English-word surname
         ("the road from paris west and back", []),
         # text with capitals: the lower-case rule does not run

@@ -21,6 +21,9 @@ from anon_core.pii.name_lists import LOWER, SURNAME_PLACE_WORDS, UPPER, english_
 #: A word in lower case: three letters or more, maybe two parts joined by a hyphen
 #: ("hans-hermann").
 _WORD = re.compile(rf"[{LOWER}]{{3,}}(?:-[{LOWER}]{{2,}})?")
+#: Particles inside a name ("de", "van den"): skipped between the words of a pair.
+_PARTICLES = frozenset("de da do dos das del della di du van der den von la le".split())
+_GAP = re.compile(r" (?:(?:de|da|do|dos|das|del|della|di|du|van|der|den|von|la|le) )*")
 #: Words after which a name may stand ("the letter from ...", "i met ...", "tenant, ...").
 _BEFORE = frozenset(
     """
@@ -83,6 +86,8 @@ def _kind(word: str, gaz: Any, no_name: frozenset[str]) -> str:
     """How a lower-case word may be part of a name: "g" a listed given name, "f" a listed
     surname ("gf" both), "u" a word in no list, "" no name word (an English, stop, common,
     organization or place word)."""
+    if "-" in word and all(p in gaz.given or p in gaz.family for p in word.split("-")):
+        return "g" if word.split("-")[0] in gaz.given else "f"  # "anna-liisa", "hans-willi"
     if word in no_name or word in _stop_words() or _english(word):
         return ""
     kind = ("g" if word in gaz.given else "") + ("f" if word in gaz.family else "")
@@ -91,6 +96,12 @@ def _kind(word: str, gaz: Any, no_name: frozenset[str]) -> str:
     if word in gaz.common or word in gaz.places:
         return ""
     return "u"
+
+
+def _english_given(word: str, gaz: Any, no_name: frozenset[str]) -> bool:
+    """Whether a lower-case word is a given name of the gazetteer that is an English word too
+    ("hope", "grace"), no stop word and no organization or place word."""
+    return word in gaz.given and word not in _stop_words() and word not in no_name
 
 
 def _common_surname(word: str, gaz: Any, no_name: frozenset[str]) -> bool:
@@ -132,19 +143,23 @@ def lower_case_pairs(text: str, gaz: Any, no_name: frozenset[str]) -> list[tuple
     other two name words where a name stands, after a line start or a word such as "from",
     "met", "," and before a line end or a word such as "arrived", "and", ","
     ("the letter from pirjo virtanen arrived", "emeka udeh" on a line of its own)."""
-    words = list(_WORD.finditer(text))
+    words = [w for w in _WORD.finditer(text) if w.group() not in _PARTICLES]
     kinds: dict[str, str] = {}
     out: list[tuple[int, int]] = []
     i = 0
     while i + 1 < len(words):
         a, b = words[i], words[i + 1]
         i += 1
-        if text[a.end() : b.start()] != " ":
-            continue
+        if not _GAP.fullmatch(text, a.end(), b.start()):
+            continue  # one space, or particles between: "georges de smet", "rayan van den eijssel"
         ka = kinds.setdefault(a.group(), _kind(a.group(), gaz, no_name))
+        if not ka and _english_given(a.group(), gaz, no_name):
+            ka = "e"  # "hope oshodi": a given name that is an English word too
         kb = kinds.setdefault(b.group(), _kind(b.group(), gaz, no_name)) if ka else ""
+        if ka == "e" and "f" not in kb:
+            continue  # "hope" needs a listed surname that is no English word after it
         if "g" in ka and not kb and _common_surname(b.group(), gaz, no_name):
-            kb = "e"  # "wayne hill", "carly green": a surname that is an English word too
+            kb = "e"  # "gareth hill", "carly green": a surname that is an English word too
         if not (ka and kb):
             continue
         end = b.end()
@@ -155,7 +170,7 @@ def lower_case_pairs(text: str, gaz: Any, no_name: frozenset[str]) -> list[tuple
             ) in (_AFTER | {"$"}):
                 end, i = words[i + 1].end(), i + 1
         listed = "g" in ka and "f" in kb
-        if kb == "e" and a.group() in gaz.places:
+        if "e" in (ka, kb) and a.group() in gaz.places:
             continue  # "paris west"
         if text[a.start() - 1 : a.start()] not in _OPEN or text[end : end + 1] not in _CLOSE:
             continue  # a word of code ("def func(self)", ":param mtime:")
