@@ -67,6 +67,12 @@ def test_words_around_a_name_are_cut(text, span, entity, expected):
         ("meet anna kowalski today.", "anna kowalski", "PERSON"),  # nothing to cut
         ("we stayed at Historic Ostróda Inn.", "Historic Ostróda Inn", "ORGANIZATION"),
         ("Dear Will", "Will", "PERSON"),
+        ("Miss Kate Griffiths wrote to us.", "Miss Kate Griffiths", "PERSON"),  # a title stays
+        ("British Indian Ocean Territory is far.", "British Indian Ocean Territory", "LOCATION"),
+        ("Lao People's Democratic Republic", "Lao People's Democratic Republic", "LOCATION"),
+        ("Chine (Rép. pop.) is far.", "Chine (Rép. pop.)", "LOCATION"),  # a bracket between
+        ("1e Exloërmond is lovely.", "1e Exloërmond", "LOCATION"),  # the span's own ends
+        ("Visit Territori Francesi del sud", "Territori Francesi del sud", "LOCATION"),
     ],
 )
 def test_names_and_places_are_kept_whole(text, span, entity):
@@ -99,12 +105,9 @@ def test_a_name_before_a_place_is_no_common_word():
         ("Entertainment Weekly ranked the album first.", "Entertainment Weekly", "ORGANIZATION"),
         ("Winter Deals are back!", "Winter Deals", "PERSON"),
         ("Check out our new Spring Collection.", "Spring Collection", "ORGANIZATION"),
-        # one English word opening a sentence before "the", a pronoun, a preposition or a noun
-        ("Love from all of us in Weimar.", "Love", "PERSON"),
-        ("Mark the date in your calendar.", "Mark", "PERSON"),  # a known place too: still a verb
-        ("Bill me later, please.", "Bill", "PERSON"),
-        ("Grace period ends on Friday.", "Grace", "PERSON"),
-        ("Sunny mornings are the best.", "Sunny", "PERSON"),
+        # one English word, no name, opening a sentence before a preposition or a noun
+        ("Sparkle from the new range.", "Sparkle", "PERSON"),
+        ("Whisper edition is cheaper.", "Whisper", "PERSON"),
     ],
 )
 def test_spans_naming_nothing_personal_are_dropped(text, span, entity):
@@ -130,6 +133,16 @@ def test_spans_naming_nothing_personal_are_dropped(text, span, entity):
         ("Joy, can you call me?", "Joy", "PERSON"),
         ("Baker family moved out.", "Baker", "PERSON"),
         ("We thank Grace for the tea.", "Grace", "PERSON"),  # not opening the sentence
+        # a given name or surname of the gazetteer opening a sentence: kept whatever follows
+        ("Warren from Boston wrote to us.", "Warren", "PERSON"),
+        ("Grace the manager signed.", "Grace", "PERSON"),
+        ("Love from all of us in Weimar.", "Love", "PERSON"),
+        ("Mark the date in your calendar.", "Mark", "PERSON"),
+        ("Grace period ends on Friday.", "Grace", "PERSON"),
+        ("Nigeria from the air.", "Nigeria", "LOCATION"),  # a country, a noun only
+        ("Please show Warren the room.", "Warren", "PERSON"),  # "show" a verb before a name
+        ("Warren is a big fan of the show.", "Warren", "PERSON"),
+        ("Zyxel is a big fan of the show.", "Zyxel", "PERSON"),  # no genre between: no work
     ],
 )
 def test_names_and_firms_are_not_dropped(text, span, entity):

@@ -16,8 +16,8 @@ are done:
   opening a sentence or greeting ("Subscribe", "Welcome"; "later became Adaptive" is a firm), the title of a work (after or before "film", "movie", "book", "song", "show",
   "magazine", "newspaper"..., in quotes after them, or the subject of "... is a 2017 Polish comedy
   film"), a periodical named by English words ("Entertainment Weekly"), a season's offer
-  ("Winter Deals", "Spring Collection") and one English word opening a sentence before "the", a
-  pronoun, a preposition or a noun ("Love from all of us", "Grace period ends", "Mark the date").
+  ("Winter Deals", "Spring Collection") and one English word that no list knows as a name opening
+  a sentence before "the", a pronoun, a preposition or a noun ("Sparkle from the new range").
 
 A word that is a given name or a surname of the gazetteer is never cut, and a span that holds a
 given name and another word is never dropped as a title: recall before precision.
@@ -61,9 +61,12 @@ _TRADE_WORDS = (
 )
 _WORK_BEFORE = re.compile(rf"\b(?:{WORK_WORDS})s?\s+[\"“'‘]?$", re.IGNORECASE)
 _WORK_AFTER = re.compile(rf"^[\"”'’]?\s+(?:{WORK_WORDS})\b(?!\s+(?:{_TRADE_WORDS})\b)", re.I)
+#: Words that never stand between "is a" and a work's genre ("is a big fan of the show").
+_NOT_IN_A_GENRE = "(?:of|the|for|in|on|at|with|who|and|to|that|which|fan|member|part|host)"
 #: "Zoolander is a 2017 Polish action-comedy film": the subject of a sentence naming a work.
 _IS_A_WORK = re.compile(
-    rf"^\s+(?:is|was)\s+(?:an?|the)\s+(?:[\w'-]+\s+){{0,5}}?(?:{WORK_WORDS}|comedy|drama|"
+    rf"^\s+(?:is|was)\s+(?:an?|the)\s+(?:(?!{_NOT_IN_A_GENRE}\b)[\w'-]+\s+){{0,5}}?"
+    rf"(?:{WORK_WORDS}|comedy|drama|"
     rf"thriller|sequel|franchise)\b(?!\s+(?:{_TRADE_WORDS})\b)",
     re.IGNORECASE,
 )
@@ -115,7 +118,12 @@ def _cuttable(word: str, gaz: Gazetteer) -> bool:
     low = _bare(word)
     if low in LEAD_WORDS:
         return not gaz.is_listed(low)
-    return not gaz.is_listed(low) and low not in _PLACE_OPENERS and low not in ROLE_WORDS
+    return (
+        not gaz.is_listed(low)
+        and low not in _PLACE_OPENERS
+        and low not in ROLE_WORDS
+        and low not in _TITLES  # "Miss Kate Griffiths": the title stays with the name
+    )
 
 
 def place_suffix(text: str, words: list[tuple[int, int]], gaz: Gazetteer) -> int | None:
@@ -132,6 +140,8 @@ def place_suffix(text: str, words: list[tuple[int, int]], gaz: Gazetteer) -> int
         if not known_place(" ".join(_bare(text[a:b]) for a, b in tail), gaz):
             continue
         head = [text[a:b] for a, b in words[: len(words) - k]]
+        if text[words[len(words) - k - 1][1] : tail[0][0]].strip():
+            continue  # "Chine (Rép. pop.)": a bracket or a comma between, no run of words
         if all(
             _cuttable(w, gaz) and (_bare(w) in LEAD_WORDS or common_word(_bare(w), gaz))
             for w in head
@@ -148,9 +158,11 @@ def trim_span(
     words = _words(text, start, end)
     if not words:
         return start, end, entity
-    whole = " ".join(_bare(text[a:b]) for a, b in words)
-    if known_place(whole, gaz):
-        return start, end, entity
+    if any(known_place(text[words[0][0] : b], gaz) for _, b in words[1:]) or known_place(
+        " ".join(_bare(text[a:b]) for a, b in words), gaz
+    ):
+        return start, end, entity  # "British Indian Ocean Territory (...)", "Lao People's ..."
+    first, last = words[0], words[-1]
     lower = text[start:end].islower()
     # the words before the name: greetings, inviting verbs, "the", a sentence's opening verb
     while len(words) > 1:
@@ -159,6 +171,8 @@ def trim_span(
         low = _bare(word)
         if lower or not nxt[:1].isupper() or not _cuttable(word, gaz) and low != "the":
             break
+        if text[b : words[1][0]].strip(" ,"):
+            break  # "Chine (Rép. pop.)": a bracket between, one name
         # a verb opening the sentence ("Discover Kenya"), or for a person or a place any common
         # word ("Historic Ostróda", "Sunny Volania"; "General Motors" stays a firm)
         opener = (
@@ -176,21 +190,27 @@ def trim_span(
     while len(words) > 1 and not lower:
         a, b = words[-1]
         word = text[a:b]
+        previous = text[words[-2][0] : words[-2][1]]
         if not word.islower() or word in PARTICLES or len(word) < 3 or not english(word):
             break
+        if previous.islower():
+            break  # "Territori Francesi del sud": a particle and a word of the name
         words = words[:-1]
     cut = place_suffix(text, words, gaz)
     if cut is not None:
         words, entity = words[cut:], "LOCATION"
-    new_start, new_end = words[0][0], words[-1][1]
-    if new_start == start and new_end >= end - 1:
-        return start, end, entity  # nothing cut (a dot after the last word stays)
+    # the span's own ends where no word was cut ("'s-Heer Arendskerke", "Chine (Rép. pop.)")
+    new_start = start if words[0] == first else words[0][0]
+    new_end = end if words[-1] == last else words[-1][1]
     return new_start, new_end, entity
 
 
 def _person_like(text: str, words: list[tuple[int, int]], gaz: Gazetteer) -> bool:
-    """A given name of the gazetteer and another word ("Jane Eyre"): kept, a person may be meant."""
-    return len(words) > 1 and any(gaz.is_given(_bare(text[a:b])) for a, b in words)
+    """A given name of the gazetteer and another word ("Jane Eyre"), or one word that is a given
+    name or a surname ("Please show Warren the room"): kept, a person may be meant."""
+    if len(words) == 1:
+        return gaz.is_listed(_bare(text[words[0][0] : words[0][1]]))
+    return any(gaz.is_given(_bare(text[a:b])) for a, b in words)
 
 
 def spurious(text: str, start: int, end: int, entity: str, gaz: Gazetteer) -> bool:
@@ -250,24 +270,30 @@ _FAMILY_NOUNS = frozenset(
 def _word_opening_a_phrase(
     text: str, start: int, end: int, words: list[tuple[int, int]], gaz: Gazetteer
 ) -> bool:
-    """Whether the span is one capitalised English word opening a sentence before a word that
-    follows no name there: "the", a pronoun or a preposition ("Love from all of us", "Joy to the
-    world", "Mark the date") or a lower-case noun that is no verb ("Grace period", "Ginger tea",
-    "Sunny mornings"). A name opening a sentence comes before a verb ("Mark called", "Frank
-    said") or a surname, and is kept."""
+    """Whether the span is one capitalised English word that is no given name or surname of the
+    gazetteer, opening a sentence before a word that follows no name there: "the", a pronoun or a
+    preposition ("Sparkle from the new range") or a lower-case noun that is no
+    verb ("Whisper edition"). A name of the gazetteer is kept whatever follows ("Warren from
+    Boston", "Grace the manager", and so "Grace period" too): recall first."""
     if len(words) != 1 or not _sentence_start(text, start):
         return False
     word = text[start:end]
-    if not (word[:1].isupper() and word[1:].islower()) or not english(word):
-        return False
+    if not (word[:1].isupper() and word[1:].islower()) or not common_word(word, gaz):
+        return False  # "Nigeria", "Goldberg": nouns only, proper names among them
+    if known_place(_bare(word), gaz):
+        return False  # "Nice to meet you" may be the town
     follower = _FOLLOWER.match(text, end)
     if not follower:
         return False
     nxt = follower.group(1)
+    index = wordnet_index()
+    if not index:
+        return False
+    if gaz.is_listed(_bare(word)):
+        return False  # a name of the gazetteer ("Warren from Boston", "Grace the manager")
     if nxt in _AFTER_A_WORD:
         return True
-    index = wordnet_index()
-    if not index or nxt in _FAMILY_NOUNS or gaz.is_listed(nxt):
+    if nxt in _FAMILY_NOUNS or gaz.is_listed(nxt):
         return False
     forms = [nxt, nxt[:-1]] if nxt.endswith("s") else [nxt]
     return any(f in index["noun"] for f in forms) and not any(
