@@ -328,3 +328,26 @@ def test_a_file_large_against_the_batch_is_split_across_processes(monkeypatch):
     assert documents.large_files([100, 10, 10, 10]) == [True, False, False, False]
     assert documents.large_files([10] * 8) == [False] * 8
     assert documents.large_files([5]) == [True]
+
+
+def test_the_caller_and_the_worker_end_together(monkeypatch, caplog):
+    """Four tasks of 0.6 s (sleeps, so the machine's load does not change them) with one
+    worker: the worker holds one task at a time and gets the next as soon as it ends, so the
+    caller runs two and the worker two, and the batch takes about two tasks' time. Worked by
+    hand for a worker holding two tasks at once: it would take tasks 0, 1 and 2 while the
+    caller ran task 3, then the caller would wait for two of them (about 1.8 s)."""
+    import time
+
+    monkeypatch.setenv(workers.WORKERS_ENV, "1")
+    list(workers.run_tasks(time.sleep, [(0,), (0,)]))  # the worker is started and ready
+    for _ in range(600):
+        if workers._pool is not None and workers._pool[1].done():
+            break
+        time.sleep(0.1)
+    start = time.perf_counter()
+    with caplog.at_level(logging.INFO, logger="anon_core.pii.workers"):
+        outcomes = dict(workers.run_tasks(time.sleep, [(0.6,)] * 4))
+    elapsed = time.perf_counter() - start
+    assert outcomes == {0: None, 1: None, 2: None, 3: None}
+    assert _ran_tasks(caplog)[-1] == (4, 2)
+    assert elapsed < 1.6

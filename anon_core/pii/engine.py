@@ -462,6 +462,11 @@ def quiet_presidio_loggers() -> None:
             logger.setLevel(logging.WARNING)
 
 
+#: ``(model, language)`` of each engine :func:`load_engine` built in this process, the latest
+#: last (a worker process builds the same ones when it starts: :mod:`anon_core.pii.workers`).
+BUILT: dict[tuple[str | None, str], None] = {}
+
+
 @functools.lru_cache(maxsize=4)
 def load_engine(model: str | None = DEFAULT_MODEL, language: str = LANGUAGE) -> PiiEngine:
     """The cached analyzer for ``model`` (``None``: patterns only, no NER).
@@ -520,6 +525,8 @@ def load_engine(model: str | None = DEFAULT_MODEL, language: str = LANGUAGE) -> 
         "on" if loaded else "off",
         len(entities),
     )
+    BUILT.pop((model, language), None)
+    BUILT[(model, language)] = None
     return PiiEngine(
         analyzer=analyzer,
         model=str(model),

@@ -21,7 +21,8 @@ made with and without workers.
 * :data:`WORKERS_ENV` sets how many workers run besides the calling process (default: the
   number of CPU cores this process may use, minus one; ``0``: no worker).
 * Texts and results go over the executor's pipe between processes of this program; nothing is
-  written to a file. At most :data:`QUEUED` chunks per worker are in flight at a time.
+  written to a file. Each worker holds one chunk at a time and is given the next as soon as it
+  ends.
 * Whole tasks (:func:`run_tasks`, e.g. one document each) run the same way: the workers take
   the largest first, the calling process the smallest, and no process waits at the end of a
   document while another one is left. A task run here or in a worker analyses its texts in its
@@ -38,6 +39,7 @@ import contextlib
 import logging
 import multiprocessing
 import os
+import queue
 import signal
 import sys
 import threading
@@ -52,6 +54,7 @@ from typing import Any
 from anon_core.errors import ConfigError
 from anon_core.pii import names
 from anon_core.pii.engine import (
+    BUILT,
     DEFAULT_MODEL,
     LANGUAGE,
     PiiEngine,
@@ -70,8 +73,6 @@ MAX_WORKERS = 16
 CHUNK_CHARS = 20_000
 #: Inputs with fewer characters are analysed in the calling process only.
 PARALLEL_MIN_CHARS = 2 * CHUNK_CHARS
-#: Chunks queued per worker (the next one waits while it analyses one, so it never idles).
-QUEUED = 2
 #: Whether the calling process analyses chunks too (tests turn it off to send every chunk to a worker).
 CALLER_WORKS = True
 
@@ -151,12 +152,16 @@ def _analyse(engine: PiiEngine, job: Job, texts: list[str]) -> list[Found]:
 
 
 # ----------------------------------------------------------------------------- in the worker
-def _start_worker() -> None:
-    """Worker start: Ctrl-C is the caller's to handle; the English engine is loaded ahead."""
+def _start_worker(engines: Sequence[tuple[str | None, str]] = ()) -> None:
+    """Worker start: Ctrl-C is the caller's to handle; the English engine and the other
+    ``engines`` the caller had built (``(model, language)``) are loaded ahead, so that the
+    worker does not load them in the middle of a run while the caller analyses."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     os.environ[WORKERS_ENV] = "0"  # a task in a worker analyses in the worker only
     load_engine(DEFAULT_MODEL, LANGUAGE)
     names.gazetteer()
+    for model, language in engines:
+        load_engine(model, language)
 
 
 def _ready() -> bool:
@@ -215,6 +220,7 @@ def _executor(count: int) -> tuple[ProcessPoolExecutor, Future] | None:
                     max_workers=count,
                     mp_context=multiprocessing.get_context("spawn"),
                     initializer=_start_worker,
+                    initargs=(tuple(BUILT)[-3:],),  # the engine cache holds four
                 )
                 # One job per worker while none is idle spawns every worker now, under a plain
                 # __main__ (see _plain_main); the first job's end says a worker is ready.
@@ -329,42 +335,69 @@ def _schedule(
     tally: list[int],
 ) -> Iterator[tuple[int, Any]]:
     """``(i, value)`` for every ``i`` of ``order`` as each ends: the workers take items from
-    the start of ``order`` (at most :data:`QUEUED` each in flight), this process from the end
-    (none while :data:`CALLER_WORKS` is off and workers run). ``remote`` submits an item to the
-    pool, ``here`` runs it in this process, ``outcome`` reads a worker's future; ``tally[0]``
-    counts the items sent to workers. Closing the generator cancels the items not started."""
+    the start of ``order``, this process from the end (none while :data:`CALLER_WORKS` is off
+    and workers run). ``remote`` submits an item to the pool, ``here`` runs it in this process,
+    ``outcome`` reads a worker's future; ``tally[0]`` counts the items sent to workers. Closing
+    the generator cancels the items not started.
+
+    Each worker holds one item at a time and gets the next as soon as it ends (from the pool's
+    own thread, while this process analyses), so no item waits queued behind a worker's
+    current one while this process has nothing left to do: the processes end together, within
+    one item."""
     pool = _executor(count)
     pending = deque(order)
     running: dict[Future, int] = {}
+    ended: queue.SimpleQueue[tuple[int, Future]] = queue.SimpleQueue()
+    lock = threading.RLock()
+    stop = threading.Event()
+
+    def feed() -> None:
+        with lock:
+            while not stop.is_set() and pool is not None and pending and len(running) < count:
+                i = pending.popleft()
+                try:
+                    future = remote(pool[0], i)
+                except (BrokenProcessPool, RuntimeError):  # broken, or shut down meanwhile
+                    future = Future()
+                    future.set_exception(BrokenProcessPool("broken"))
+                running[future] = i
+                tally[0] += 1
+                future.add_done_callback(one_ended)
+
+    def one_ended(future: Future) -> None:
+        with lock:
+            ended.put((running.pop(future), future))
+        feed()
+
+    started = False
     try:
-        while pending or running:
-            if pool is not None and pool[1].done():
+        while True:
+            if not started and pool is not None and pool[1].done():
                 _result(pool[1])  # a pool that broke while starting: one clear error
-                while pending and len(running) < QUEUED * count:
-                    i = pending.popleft()
-                    try:
-                        future = remote(pool[0], i)
-                    except BrokenProcessPool:
-                        future = Future()
-                        future.set_exception(BrokenProcessPool("broken"))
-                    running[future] = i
-                    tally[0] += 1
-            for future in [f for f in running if f.done()]:
-                i = running.pop(future)
+                started = True
+            if started:
+                feed()
+            while not ended.empty():
+                i, future = ended.get()
                 yield i, outcome(future)
-            if pending and (CALLER_WORKS or pool is None):
-                i = pending.pop()
-                yield i, here(i)
-            elif running or pending:
-                waiting = list(running) or [pool[1]]  # type: ignore[index]
-                wait(
-                    waiting,
-                    timeout=None if running else 0.05,
-                    return_when=FIRST_COMPLETED,
-                )
+            with lock:
+                mine = pending.pop() if pending and (CALLER_WORKS or pool is None) else None
+                left = bool(pending or running)
+            if mine is not None:
+                yield mine, here(mine)
+            elif not left:
+                if ended.empty():
+                    return
+            elif started:
+                ended.put(ended.get())  # wait for a worker's item to end
+            else:  # this process leaves the items to workers still starting
+                wait([pool[1]], timeout=0.05, return_when=FIRST_COMPLETED)  # type: ignore[index]
     finally:
-        for future in running:
-            future.cancel()
+        stop.set()
+        with lock:
+            pending.clear()
+            for future in list(running):  # a cancelled future's callback leaves ``running``
+                future.cancel()
 
 
 # ----------------------------------------------------------------------------- whole tasks
