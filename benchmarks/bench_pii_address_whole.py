@@ -53,8 +53,9 @@ FRAMES = (
 )
 #: Value kinds: the street address, with a unit, the whole address in three layouts, and a
 #: listing as some generated corpora write one: a building number, the street address, a unit,
-#: the town, the country and the postcode ("20789 Allika 46, Suite 501, Riisa, Estonia 62488").
-KINDS = ("street", "street+unit", "address", "address, ", "address ", "listing")
+#: the town, the country and the postcode ("20789 Allika 46, Suite 501, Riisa, Estonia 62488"),
+#: and its street line alone ("20789 Allika 46 Suite 501").
+KINDS = ("street", "street+unit", "address", "address, ", "address ", "listing", "listing street")
 _TOKEN = re.compile(r"\{\{\s*(\w+)(?::\s*\w+?)?\s*\}\}")
 
 
@@ -89,6 +90,10 @@ def _pieces(fake, provider, kind: str) -> list[tuple[str, str]] | None:
 
     own_street = type(provider).street_address is Provider.street_address
     streets = getattr(provider, "street_address_formats", None) if own_street else None
+    if kind == "listing street":
+        pieces = [(fake.building_number(), "building_number"), (" ", "literal")]
+        unit = _pieces(fake, provider, "street+unit") or _pieces(fake, provider, "street")
+        return pieces + (unit or [])
     if kind == "listing":
         pieces = [(fake.building_number(), "building_number"), (" ", "literal")]
         pieces += _pieces(fake, provider, "street") or []

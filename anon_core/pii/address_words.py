@@ -101,3 +101,39 @@ def country_names() -> tuple[str, ...]:
         names.update((name, name.split(" (")[0]))
     # a few of Faker's names are mis-encoded ("CÃ´te d'Ivoire"): left out
     return tuple(sorted((n for n in names if "Ã" not in n), key=lambda n: (-len(n), n)))
+
+
+#: Locales whose Faker street prefixes (MIT, offline) are street words written before the name,
+#: in the Latin script and capitalised ("Calzada", "Carrera", "Soseaua", "Jalan"), and those
+#: whose street suffixes are a word after it ("Umgwaqo", "Indlela").
+_PREFIX_LOCALES = (
+    "es_AR", "es_CL", "es_CO", "es_ES", "es_MX", "fr_CA", "pt_BR", "pt_PT", "ro_RO", "en_MS",
+)  # fmt: skip
+_SUFFIX_LOCALES = ("zu_ZA",)
+#: Faker's Brazilian prefixes that name a place, not a street ("Parque Central 5 tour").
+_PLACE_PREFIXES = frozenset(
+    "Aeroporto Área Campo Distrito Favela Feira Lago Lagoa Morro Parque Praia Residencial Setor "
+    "Sítio Vale".split()
+)
+
+
+@functools.lru_cache(maxsize=1)
+def faker_street_words() -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(street words before the name, street words after it) of Faker's address providers of
+    :data:`_PREFIX_LOCALES` and :data:`_SUFFIX_LOCALES`: capitalised words of four letters or
+    more only (a lower-case one may be an English word: "he rang Martin 3 times"; "C." an
+    initial), and no word naming a place (:data:`_PLACE_PREFIXES`), longest first."""
+    import importlib
+
+    def words(locales: tuple[str, ...], attr: str) -> tuple[str, ...]:
+        out: set[str] = set()
+        for locale in locales:
+            module = importlib.import_module(f"faker.providers.address.{locale}")
+            out.update(
+                w.strip() for w in getattr(module.Provider, attr, ()) if w.strip()[:1].isupper()
+            )
+        # abbreviations of one to three letters ("C.", "Cr.") read as initials: left out
+        kept = {w for w in out if len(w.rstrip(".")) > 3 and w not in _PLACE_PREFIXES}
+        return tuple(sorted(kept, key=lambda w: (-len(w), w)))
+
+    return words(_PREFIX_LOCALES, "street_prefixes"), words(_SUFFIX_LOCALES, "street_suffixes")

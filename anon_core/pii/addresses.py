@@ -54,7 +54,9 @@ from anon_core.pii.address_words import (
     STOP_WORDS,
     STREET_WORDS,
     country_names,
+    faker_street_words,
 )
+from anon_core.pii.found import trie_pattern
 
 #: Score of a street alone (with a part after it or a cue before it: ``ADDRESS_SCORE``).
 STREET_SCORE = 0.6
@@ -92,8 +94,16 @@ def _patterns() -> dict[str, Any]:
         r"|(?<=(?<![\p{L}\p{M}])(?i:prof|blvd|dott|gral|pres|sgto)\.))"
     )
     particle = rf"(?:{_alternation(PARTICLES.split())}(?![\p{{L}}'’-]))"
-    english = _alternation(_words(_ENGLISH_TYPES), fold=True)
-    openers = _alternation(_words(OPENERS_CAPITALISED))
+    faker_openers, faker_types = faker_street_words()
+    # street types after the name: English, and Faker's of other languages ("Umgwaqo")
+    english = (
+        _alternation(_words(_ENGLISH_TYPES), fold=True) + "|" + _alternation(list(faker_types))
+    )
+    english = f"(?:{english})"
+    opener_words = set(OPENERS_CAPITALISED.split()) | set(faker_openers)
+    # one trie of the words: their common beginnings read once (a plain alternation of the
+    # longer list cost a seventh more time on text without addresses)
+    openers = f"(?:{trie_pattern(opener_words)})"
     french = _alternation(_words(OPENERS_FRENCH_LOWER))
     other_lower = _alternation(_words(OPENERS_OTHER_LOWER))
     endings = _alternation(_words(ENDINGS), fold=True)
