@@ -58,6 +58,11 @@ def _found(text: str) -> list[str]:
         ),
         # a ship and its military post office after a space
         ("He moved from USNS Wolf FPO AE 39237 to a farm.", "USNS Wolf FPO AE 39237"),
+        # lower-case text: a street type opening a town after a comma ("lake sandramouth")
+        (
+            "the new tenant at 27236 barron island, apt. 365, lake sandramouth, united states 31694 asked",
+            "27236 barron island, apt. 365, lake sandramouth, united states 31694",
+        ),
         # street words of Faker's lists: before the name (Romanian, Mexican), after it (Zulu)
         ("Send it to Soseaua Eftimie 12, Nadlac, 926413.", "Soseaua Eftimie 12, Nadlac, 926413"),
         (

@@ -453,7 +453,8 @@ def normal_case(text: str, *, street_types: bool = True) -> str | None:
 
     All lower-case or all-capitals text ("255 hersnapvej 18, københavn k") gets capitals at the
     start of words that are no stop words and particles; words with digits are upper-cased
-    ("sw1a 1aa"). English street types stay in lower case ("17 street") unless
+    ("sw1a 1aa"). English street types stay in lower case ("17 street"; not after a comma or
+    a line break: "..., lake sandramouth") unless
     ``street_types=False`` (towns: "lake deanmouth" is "Lake Deanmouth"). Offsets are kept, so
     spans found in the result are spans of ``text``.
     """
@@ -468,7 +469,7 @@ def normal_case(text: str, *, street_types: bool = True) -> str | None:
             not piece[0].isalpha()
             or low in STOP_WORDS
             or low in PARTICLE_SET
-            or (street_types and low in _TYPES)
+            or (street_types and low in _TYPES and not _part_start(out))
         ):
             piece = low
         else:
@@ -478,6 +479,12 @@ def normal_case(text: str, *, street_types: bool = True) -> str | None:
     # "lake michaelfort, mo 48235": two or three letters after a comma and before a number are
     # a state's or province's abbreviation ("MO 48235")
     return _patterns()["state_before_code"].sub(lambda m: m.group(0).upper(), "".join(out))
+
+
+def _part_start(out: list[str]) -> bool:
+    """Whether the next word opens an address part: after a comma or a line break, where a
+    street type is a town's first word ("..., lake sandramouth, ...")."""
+    return bool(out) and out[-1].rstrip(" \t")[-1:] in (",", "\n")
 
 
 def find_addresses(text: str) -> list[Found]:
