@@ -85,8 +85,13 @@ def _words(text: str, start: int, end: int) -> list[tuple[int, int]]:
     return [(start + m.start(), start + m.end()) for m in _WORD.finditer(text[start:end])]
 
 
+@functools.lru_cache(maxsize=8192)
 def _bare(word: str) -> str:
-    return re.sub(r"['’]s$", "", word).rstrip(".").lower()
+    """``word`` in lower case without a possessive or a closing dot ("Lee's": "lee")."""
+    return _POSSESSIVE.sub("", word).rstrip(".").lower()
+
+
+_POSSESSIVE = re.compile(r"['’]s$")
 
 
 @functools.lru_cache(maxsize=1)
