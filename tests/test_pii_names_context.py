@@ -40,6 +40,8 @@ def _context(text: str, english: bool = True) -> list[str]:
         ),
         ("the new tenant, zorvad kemblitu, pays on time.", "zorvad kemblitu"),
         ("i met zorvad kemblitu at the station.", "zorvad kemblitu"),
+        ("hello, this is zorvad kemblitu from the bank.", "zorvad kemblitu"),
+        ("please email zorvad kemblitu for the keys.", "zorvad kemblitu"),
         # a listed given name before a surname that is an English word too, where a name stands
         ("yesterday gareth hill called about the invoice.", "gareth hill"),
         ("the new tenant, carly green, pays on time.", "carly green"),
@@ -63,6 +65,9 @@ def test_lower_case_names_found(text, name):
         # English words, plurals and words joined by a hyphen with an English part
         ("the letter from the bank arrived on tuesday.", []),
         ("the aes keys, the fars rows and the sets:", []),
+        # irregular and other inflected forms ("went", "having", "copies", "formatted")
+        ("and then mdav went, and so on.", []),
+        ("is having copies of the formatted traceback for the log.", []),
         ("whitespace characters and the sign-off were removed.", []),
         # two unknown words where no name stands (after "discussed", before "strategies")
         ("we discussed zorvad kemblitu strategies yesterday.", []),

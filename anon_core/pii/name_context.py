@@ -16,7 +16,13 @@ import functools
 import re
 from typing import Any
 
-from anon_core.pii.name_lists import LOWER, SURNAME_PLACE_WORDS, UPPER, english_words
+from anon_core.pii.name_lists import (
+    LOWER,
+    SURNAME_PLACE_WORDS,
+    UPPER,
+    english_words,
+    irregular_forms,
+)
 
 #: A word in lower case: three letters or more, maybe two parts joined by a hyphen
 #: ("hans-hermann").
@@ -29,6 +35,7 @@ _BEFORE = frozenset(
     """
     from by to with met meet thank thanks dear hi hello hey neighbour neighbor tenant landlord
     and & , ( : ; . ! ? named called contact attn mr mrs ms dr yesterday today then
+    is am was i'm me about for via cc ask tell call email regards sincerely love
     """.split()
 )
 #: Words a name may stand before ("... arrived", "... signed the lease", "..., a nurse").
@@ -36,7 +43,7 @@ _AFTER = frozenset(
     """
     and & , ( ) . ; : ! ? 's ’s is was has had will would can could did does said says told
     asked called wrote works worked lives lived moved arrived signed pays paid joined left
-    at on
+    at on from of for in who with via here
     """.split()
 )
 #: Characters a name may stand right after and right before (not "(", "_", "=" of code).
@@ -68,17 +75,23 @@ _ES = re.compile(r"(?:s|x|z|ch|sh)es$")
 
 def _english(word: str) -> bool:
     """Whether a lower-case word is an English word of WordNet's index (:func:`english_words`):
-    listed, a plural ("rows"), inflected with a stem of four letters or more ("moved"), or joined
-    by a hyphen with an English part ("sign-off")."""
-    english = english_words()
+    listed, an irregular form ("went"), a plural ("rows", "copies"), inflected with a stem of
+    four letters or more or with its "e" or doubled letter ("moved", "having", "formatted"), or
+    joined by a hyphen with an English part ("sign-off")."""
+    english, irregular = english_words(), irregular_forms()
     for part in word.split("-"):
-        if part in english or (_ES.search(part) and part[:-2] in english):
+        if part in english or part in irregular or (_ES.search(part) and part[:-2] in english):
             return True
+        if part.endswith("ies") and part[:-3] + "y" in english:
+            return True  # "copies"
         for ending in _ENDINGS:
             stem = part[: -len(ending)]
             if part.endswith(ending) and len(stem) >= (3 if ending == "s" else 4):
-                if stem in english or stem + "e" in english:
-                    return True
+                if stem in english or (stem[-1] == stem[-2] and stem[:-1] in english):
+                    return True  # "moved", "formatted": the stem, or the stem's doubled letter
+            if part.endswith(ending) and len(stem) >= 3 and ending in ("ed", "ing", "er", "ers"):
+                if stem + "e" in english:
+                    return True  # "having", "moved"
     return False
 
 

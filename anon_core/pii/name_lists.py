@@ -170,6 +170,29 @@ def wordnet_index() -> dict[str, frozenset[str]]:
 
 
 @functools.lru_cache(maxsize=1)
+def irregular_forms() -> frozenset[str]:
+    """Irregular inflected forms of English words ("went", "children", "better"): the keys of the
+    lemmatizer's exception table in an installed spaCy English pipeline, or an empty set."""
+    try:
+        import spacy.util
+        from spacy.lookups import Lookups
+        from spacy.strings import get_string_id
+    except ImportError:
+        return frozenset()
+    for name in sorted(spacy.util.get_installed_models()):
+        if not name.startswith("en_core_web"):
+            continue
+        for folder in spacy.util.get_package_path(name).glob("*/lemmatizer/lookups"):
+            try:
+                table = Lookups().from_disk(folder).get_table("lemma_exc")
+            except (OSError, KeyError, ValueError) as exc:
+                log.warning("no English exception list from %s: %s", name, exc)
+                continue
+            return frozenset().union(*(table.get(get_string_id(p), {}) for p in WORDNET_PARTS))
+    return frozenset()
+
+
+@functools.lru_cache(maxsize=1)
 def english_words() -> frozenset[str]:
     """The English words of WordNet's index shipped in an installed spaCy English pipeline's
     lemmatizer tables (about 83,000, proper names among them), or an empty set without one."""
