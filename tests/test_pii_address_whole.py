@@ -95,6 +95,12 @@ def _found(text: str) -> list[str]:
             "He moved from 424 Doyle View\nRD 9\nManawahoro 2641 to a farm.",
             "424 Doyle View\nRD 9\nManawahoro 2641",
         ),
+        # a Hungarian house number's dot before a postcode on the next line or after a space
+        ("Pécsi utca 48.\nH-8299 Mártonnémeti is near.", "Pécsi utca 48.\nH-8299 Mártonnémeti"),
+        (
+            "At Tapolcavárosi utca 178. H-1143 Tapolcahalas.",
+            "Tapolcavárosi utca 178. H-1143 Tapolcahalas",
+        ),
         # a town alone on its line, the sentence going on after it with a stop word
         (
             "He moved from Freddylaan 739\n7741\nWalsbets to a farm outside town.",
@@ -122,6 +128,8 @@ def test_the_parts_after_a_street_join_it(text, address):
         ("The invoice lists 978 chemin Isabelle as the billing address.", "978 chemin Isabelle"),
         # a verb in the past tense after a town in lower-case text
         ("the new tenant at backgatan 1 99155 nyköping asked about it", "backgatan 1 99155 nyköping"),
+        # a sentence's full stop after a street
+        ("He lives at 12 Main Street. He likes it.", "12 Main Street"),
         # a year after a country or a town is no postcode
         ("She moved to 12 Main Street, Springfield, United States in 2019.", "12 Main Street, Springfield, United States"),
         ("She lives at 4 Williams Street Springfield 2020 was good.", "4 Williams Street"),

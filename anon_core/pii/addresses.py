@@ -189,8 +189,10 @@ def _patterns() -> dict[str, Any]:
         "cue": regex.compile(CUES),
         "cue_anywhere": regex.compile(CUES.replace(r"\s*:?\s*$)", ")")),
         "digit": regex.compile(r"\d"),
-        "sep": regex.compile(r"(?:\.(?=,))?[ \t]*(?:,[ \t]*(?:\n[ \t>]*)*|(?:\n[ \t>]*)+,?[ \t]*)"),
-        "space": regex.compile(r"[ \t]+"),
+        "sep": regex.compile(
+            r"(?:\.(?=,|[ \t]*\n[ \t>]*H-\d))?[ \t]*(?:,[ \t]*(?:\n[ \t>]*)*|(?:\n[ \t>]*)+,?[ \t]*)"
+        ),
+        "space": regex.compile(r"(?:\.(?=[ \t]+H-\d))?[ \t]+"),
         "unit": regex.compile(rf"{unit_after}(?![\w-])"),
         "postcode_city": regex.compile(
             rf"(?:{postcode}(?![\w-])(?:,?[ \t]+(?:{city}))?(?:[ \t]*{region})?"
