@@ -55,7 +55,6 @@ from anon_core.pii.name_lists import (
     is_english,
     place_names,
     provider_items,
-    unknown_name_run,
 )
 from anon_core.pii.name_shapes import (
     capital_word,
@@ -67,16 +66,18 @@ from anon_core.pii.name_shapes import (
     merge_overlapping,
     shape_names,
 )
+from anon_core.pii.names_fast import (
+    INITIAL,
+    LOWER_WORD,
+    NAME_WORD,
+    POSSESSIVE,
+    read_tokens,
+    unknown_run,
+    unknown_word,
+)
 
 log = logging.getLogger(__name__)
-#: A capitalised word ("Ines", "O'Neil", "Quinn-Royce"; "McDonald", "MacArthur", "DeShawn").
-NAME_WORD = re.compile(
-    rf"(?:Mc|Mac|De|Di|Du|La|Le|Fitz|O['’])?[{UPPER}][{LOWER}]+(?:[-'’][{UPPER}]?[{LOWER}]+)*"
-)
-_LOWER_WORD = re.compile(rf"[{LOWER}]{{3,}}")
-_INITIAL = re.compile(r"[A-Z]\.?")
-#: A possessive ending ("Ines Quinn's"): not part of the name.
-POSSESSIVE = re.compile(r"['’]s$")
+_LOWER_WORD, _INITIAL = LOWER_WORD, INITIAL
 _LATIN = re.compile(rf"[{UPPER}{LOWER}'’-]{{2,}}")
 #: Words inside a name ("Maika van de Noort", "Luiz da Silva", Irish "Corinna Ó Macháin").
 PARTICLES = frozenset("van de der den von da do dos das del della di du la le bin ben al Ó".split())
@@ -200,10 +201,10 @@ def _runs(tokens: Sequence[Any]) -> list[list[int]]:
     runs: list[list[int]] = []
     current: list[int] = []
     for i, tok in enumerate(tokens):
-        text = POSSESSIVE.sub("", tok.text)
+        text = tok.bare  # without "'s"; its shape read once per distinct word (names_fast)
         if (
-            NAME_WORD.fullmatch(text)
-            or (current and _INITIAL.fullmatch(text))
+            tok.name_word
+            or (current and tok.initial)
             or (
                 current
                 and text in PARTICLES
@@ -268,13 +269,13 @@ def _lower_case_names(tokens: Sequence[Any], gaz: Gazetteer, english: bool) -> l
     out: list[NameSpan] = []
     count = len(tokens)
     for i, a in enumerate(tokens):
-        if a.whitespace_ != " " or not _LOWER_WORD.fullmatch(a.text) or i + 1 >= count:
+        if a.whitespace_ != " " or not a.lower_word or i + 1 >= count:
             continue
         j = i + 1
         b = tokens[j]
         if len(b.text) == 1 and b.text.isalpha() and b.whitespace_ == " " and i + 2 < count:
             j, b = i + 2, tokens[i + 2]  # a middle initial
-        if not _LOWER_WORD.fullmatch(b.text) or a.text in gaz.common or b.text in gaz.common:
+        if not b.lower_word or a.text in gaz.common or b.text in gaz.common:
             continue
         if a.text in PARTICLES or (out and a.idx < out[-1].end):
             continue  # "van den" of "Fenne van den Bergh"; the rest of a name found
@@ -295,7 +296,7 @@ def _lower_case_names(tokens: Sequence[Any], gaz: Gazetteer, english: bool) -> l
 
 def _unknown(word: str, gaz: Gazetteer) -> bool:
     """A word in no list: no name, no English word, no common word, no place."""
-    return unknown_name_run([word], lambda _: False, gaz.common)
+    return unknown_word(word, gaz.common)
 
 
 def _initial_between(words: Sequence[str], gaz: Gazetteer) -> bool:
@@ -358,7 +359,7 @@ def _lower_case_given_names(
         w = tok.text
         span = (tok.idx, tok.idx + len(w))
         if (
-            _LOWER_WORD.fullmatch(w)
+            tok.lower_word
             and w in gaz.given
             and w not in gaz.common
             and w not in words
@@ -412,13 +413,13 @@ def _lower_case_lists(tokens: Sequence[Any], gaz: Gazetteer) -> list[NameSpan]:
     out: list[NameSpan] = []
     i = 0
     while i < len(tokens):
-        items = [tokens[i]] if _LOWER_WORD.fullmatch(tokens[i].text) else []
+        items = [tokens[i]] if tokens[i].lower_word else []
         j = i
         while items and j + 2 < len(tokens) and tokens[j + 1].text in _LIST_JOINERS:
             k = j + 2
             if tokens[j + 1].text == "," and tokens[k].text in ("and", "&") and k + 1 < len(tokens):
                 k += 1  # the serial comma: "a, b, and c"
-            if not _LOWER_WORD.fullmatch(tokens[k].text):
+            if not tokens[k].lower_word:
                 break
             items.append(tokens[k])
             j = k
@@ -444,7 +445,7 @@ def _after_lower_cues(tokens: Sequence[Any], gaz: Gazetteer) -> list[NameSpan]:
     out = []
     for i, tok in enumerate(tokens):
         w = tok.text
-        if not _LOWER_WORD.fullmatch(w) or w in gaz.common:
+        if not tok.lower_word or w in gaz.common:
             continue
         cue = i > 0 and tokens[i - 1].text in _LOWER_CUES
         subject = (
@@ -507,30 +508,8 @@ def _titled_or_speaking(
     )
 
 
-@dataclass(slots=True)
-class _Token:
-    """The attributes of a spaCy token the rules read, read once: each read of a spaCy token's
-    ``text`` builds a new string, and the rules read it many times."""
-
-    text: str
-    whitespace_: str
-    idx: int
-    is_space: bool
-    is_alpha: bool
-
-
-def _read_tokens(doc: Any, text: str) -> list[_Token]:
-    """The doc's tokens from its arrays (``Doc.to_array``): one call instead of five attribute
-    reads a token; ``text`` is the doc's text, so a token's text is the slice at its offset."""
-    from spacy.attrs import IDX, IS_ALPHA, IS_SPACE, LENGTH, SPACY
-
-    if not len(doc):
-        return []
-    rows = doc.to_array([IDX, LENGTH, SPACY, IS_SPACE, IS_ALPHA]).tolist()
-    return [
-        _Token(text[i : i + n], " " if ws else "", i, bool(space), bool(alpha))
-        for i, n, ws, space, alpha in rows
-    ]
+#: The doc's tokens, read once with each word's shape (:func:`names_fast.read_tokens`).
+_read_tokens = read_tokens
 
 
 def find_names(doc: Any, gaz: Gazetteer | None = None, text: str | None = None) -> list[NameSpan]:
@@ -568,7 +547,7 @@ def find_names(doc: Any, gaz: Gazetteer | None = None, text: str | None = None) 
         score = _run_score(names, gaz, _sentence_start(tokens, run[0]))
         if not score and _initial_between(words, gaz):
             score = MEDIUM  # "Faina D. Yefremova": a middle initial between two unknown names
-        elif not score and english and unknown_name_run(names, gaz.is_name, gaz.common):
+        elif not score and english and unknown_run(tuple(names), gaz):
             score = WEAK
         if not score and _titled_or_speaking(tokens, run, names, titled, gaz):
             score = MEDIUM
@@ -586,7 +565,7 @@ def find_names(doc: Any, gaz: Gazetteer | None = None, text: str | None = None) 
     found += [NameSpan(a, b, MEDIUM) for a, b in shape_names(text, tokens, gaz, _NO_NAME, english)]
     found += _lower_case_names(tokens, gaz, english)
     found += _after_name_cues(tokens, gaz)
-    found += _speakers(tokens, gaz)
+    found += _speakers(tokens, gaz) if ":" in text else []  # a speaker needs a colon
     if text == text.lower() and english:
         found += _lower_case_given_names(tokens, found, gaz)
         found += _lower_case_lists(tokens, gaz)
