@@ -339,11 +339,8 @@ def test_the_caller_and_the_worker_end_together(monkeypatch, caplog):
     import time
 
     monkeypatch.setenv(workers.WORKERS_ENV, "1")
-    list(workers.run_tasks(time.sleep, [(0,), (0,)]))  # the worker is started and ready
-    for _ in range(600):
-        if workers._pool is not None and workers._pool[1].done():
-            break
-        time.sleep(0.1)
+    list(workers.run_tasks(time.sleep, [(0,), (0,)]))  # starts the worker
+    workers._pool[1].result(timeout=600)  # ready: its engines are loaded
     start = time.perf_counter()
     with caplog.at_level(logging.INFO, logger="anon_core.pii.workers"):
         outcomes = dict(workers.run_tasks(time.sleep, [(0.6,)] * 4))
