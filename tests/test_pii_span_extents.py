@@ -143,6 +143,8 @@ def test_spans_naming_nothing_personal_are_dropped(text, span, entity):
         ("Please show Warren the room.", "Warren", "PERSON"),  # "show" a verb before a name
         ("Warren is a big fan of the show.", "Warren", "PERSON"),
         ("Zyxel is a big fan of the show.", "Zyxel", "PERSON"),  # no genre between: no work
+        # a common word in no list opening a sentence before a verb: a surname may be meant
+        ("Brisk confirmed the order.", "Brisk", "PERSON"),
     ],
 )
 def test_names_and_firms_are_not_dropped(text, span, entity):

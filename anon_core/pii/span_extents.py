@@ -9,15 +9,15 @@ are done:
 
 * :func:`trim_span` cuts a greeting or an inviting verb before a name ("Dear", "Meet", "Call",
   "Visit", :data:`LEAD_WORDS`), a verb of WordNet opening the sentence that no name takes (before
-  a person or a place, any common English word: "Historic Ostróda"), "the",
-  lower-case common words after a capitalised name ("Jacob Miller said"), and the English words
-  before a known town or country (:func:`place_suffix`: "Sunny Lisbon" is "Lisbon");
-* :func:`spurious` drops one capitalised English word that no list knows as a name or a place
-  opening a sentence or greeting ("Subscribe", "Welcome"; "later became Adaptive" is a firm), the title of a work (after or before "film", "movie", "book", "song", "show",
-  "magazine", "newspaper"..., in quotes after them, or the subject of "... is a 2017 Polish comedy
-  film"), a periodical named by English words ("Entertainment Weekly"), a season's offer
-  ("Winter Deals", "Spring Collection") and one English word that no list knows as a name opening
-  a sentence before "the", a pronoun, a preposition or a noun ("Sparkle from the new range").
+  a person or a place, any common English word: "Historic Ostróda"), "the", lower-case English
+  words after a capitalised name ("Jacob Miller said"), and the common words before a known town
+  or country (:func:`place_suffix`: "Lovely Lisbon" is "Lisbon");
+* :func:`spurious` drops a greeting or an inviting verb alone ("Welcome", "Thanks"), the title
+  of a work (after or before "film", "movie", "book", "song", "show", "magazine",
+  "newspaper"..., in quotes after them, or the subject of "... is a 2017 Polish comedy film"), a
+  periodical named by English words ("Entertainment Weekly"), a season's offer ("Winter Deals",
+  "Spring Collection") and one common English word that no list knows as a name opening a
+  sentence before "the", a pronoun, a preposition or a noun ("Subscribe to our newsletter").
 
 A word that is a given name or a surname of the gazetteer is never cut, and a span that holds a
 given name and another word is never dropped as a title: recall before precision.
@@ -237,10 +237,9 @@ def spurious(text: str, start: int, end: int, entity: str, gaz: Gazetteer) -> bo
         and text[start].isupper()
         and not text[start:end].isupper()
         and _cuttable(text[start:end], gaz)
-        and common_word(bare[0], gaz)
-        and (bare[0] in LEAD_WORDS or _sentence_start(text, start))
+        and bare[0] in LEAD_WORDS
     ):
-        return True  # "Subscribe", "Welcome": a word, no name ("became Adaptive": a firm)
+        return True  # "Welcome", "Thanks": a greeting, no name ("became Adaptive": a firm)
     if not _person_like(text, words, gaz):
         if _WORK_BEFORE.search(before) or _WORK_AFTER.match(after):
             return True  # "the film Inception", "Vogue magazine"
