@@ -163,14 +163,15 @@ def test_plain_sentences_with_numbers_hold_no_address(text):
 
 def test_whole_addresses_of_every_locale_floor():
     """Recall of the address finder alone (IoU >= 0.9) on whole addresses of every Faker locale,
-    one value of each kind a locale, seed 37 (the rules were looked at on seed 29). Observed:
-    seeds 31 / 37 gave 0.619 / 0.627 of 509 (the finder before these rules: 0.530 / 0.550);
-    many locales of other scripts (Arabic, Thai, Chinese, ...) stay unfound."""
+    one value of each of the seven kinds a locale, seed 37 (the rules were looked at on seed 29).
+    Observed: seeds 31 / 37 gave 0.662 / 0.655 of 731 (the finder before these rules: 0.570 /
+    0.551); many locales of other scripts (Arabic, Thai, Chinese, ...) stay unfound. A floor of
+    0.63 leaves room for Faker's own changes."""
     from benchmarks.bench_pii_address_whole import score, whole_set
     from benchmarks.bench_pii_corpus import _skip_words
 
     rows = whole_set(1, 37)
     preds = [[(f.start, f.end, "LOCATION") for f in find_addresses(r["text"])] for r in rows]
     res = score(rows, preds, _skip_words())
-    assert res["total"]["all"] > 400
-    assert res["found"]["all"] / res["total"]["all"] >= 0.60
+    assert res["total"]["all"] > 700
+    assert res["found"]["all"] / res["total"]["all"] >= 0.63
