@@ -122,6 +122,10 @@ def test_spans_naming_nothing_personal_are_dropped(text, span, entity):
         ("Zoolander is a film director.", "Zoolander", "PERSON"),  # a trade, not a work
         ("The film director Anna Quill spoke.", "Anna Quill", "PERSON"),
         ("Jane Eyre is a novel.", "Jane Eyre", "PERSON"),  # a given name: a person may be meant
+        # a name before a novel, a film, a painting: their maker, a person
+        ("I finished a Dickens novel last week.", "Dickens", "PERSON"),
+        ("We watched the Kubrowski film again.", "Kubrowski", "PERSON"),
+        ("She bought a Vantongerloo painting.", "Vantongerloo", "ORGANIZATION"),
         ("The film starring Ann Quill won.", "Ann Quill", "PERSON"),
         ("Winter Smith called.", "Winter Smith", "PERSON"),  # a season, then a surname
         ("Lisbon is lovely.", "Lisbon", "LOCATION"),  # a known place

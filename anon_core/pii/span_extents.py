@@ -60,7 +60,13 @@ _TRADE_WORDS = (
     "reviewer|publisher|agent|designer|developer|studio|company|festival|club|lover|lovers"
 )
 _WORK_BEFORE = re.compile(rf"\b(?:{WORK_WORDS})s?\s+[\"“'‘]?$", re.IGNORECASE)
-_WORK_AFTER = re.compile(rf"^[\"”'’]?\s+(?:{WORK_WORDS})\b(?!\s+(?:{_TRADE_WORDS})\b)", re.I)
+#: Works named by a title standing before the noun ("Vogue magazine", "Friends series"). Before
+#: a novel, a film, a song, a painting... a name is mostly their maker ("a Dickens novel", "the
+#: Spielberg film", "a Monet painting"): a person, kept.
+TITLE_FIRST_WORKS = "magazine|newspaper|journal|podcast|show|series|sitcom|documentary|game"
+_WORK_AFTER = re.compile(
+    rf"^[\"”'’]?\s+(?:{TITLE_FIRST_WORKS})\b(?!\s+(?:{_TRADE_WORDS})\b)", re.IGNORECASE
+)
 #: Words that never stand between "is a" and a work's genre ("is a big fan of the show").
 _NOT_IN_A_GENRE = "(?:of|the|for|in|on|at|with|who|and|to|that|which|fan|member|part|host)"
 #: "Zoolander is a 2017 Polish action-comedy film": the subject of a sentence naming a work.
