@@ -133,6 +133,8 @@ def test_a_phone_line_under_an_address_is_not_part_of_it():
         ("Code postal : 75011", "75011"),
         ("Our new office is in the M5V 2T6 area.", "M5V 2T6"),  # Canadian shape, no cue
         ("Billing ZIP+4 is on file as 30301-0042.", "30301-0042"),  # ZIP+4 shape
+        ("Her zipcode, 4896 VR, was missing.", "4896 VR"),  # a comma after the cue
+        ("Zip code: 557-2136", "557-2136"),  # Japan's layout, after a cue only
     ],
 )
 def test_postcodes_after_a_cue_or_of_an_unmistakable_shape(text, code):
@@ -140,7 +142,13 @@ def test_postcodes_after_a_cue_or_of_an_unmistakable_shape(text, code):
 
 
 @pytest.mark.parametrize(
-    "text", ["The order number is 60614.", "He paid 75011 euros.", "In 2019 we had 45402 visitors."]
+    "text",
+    [
+        "The order number is 60614.",
+        "He paid 75011 euros.",
+        "In 2019 we had 45402 visitors.",
+        "Call 555-1234 after noon.",  # Japan's postcode layout without a cue: a phone
+    ],
 )
 def test_a_number_alone_is_no_postcode(text):
     assert find_postcodes(text) == []

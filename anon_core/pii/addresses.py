@@ -221,8 +221,8 @@ def _patterns() -> dict[str, Any]:
         "postcode_cue": regex.compile(
             r"(?i:\b(?:zip|zip\s?code|zipcode|postal\s?code|post\s?code|postcode|postleitzahl|plz|"
             r"code\s+postal|cp|cap|c\.a\.p\.|c[oó]digo\s+postal|postnummer|postnr\.?|postinumero|"
-            r"kod\s+pocztowy|PSČ)\b(?:\s+(?:is|was|of|number|no\.?))?\s*[:#]?\s*)"
-            rf"(?P<code>{postcode})(?![\w-])"
+            r"kod\s+pocztowy|PSČ)\b(?:\s+(?:is|was|of|number|no\.?))?\s*[:#,]?\s*)"
+            rf"(?P<code>\d{{3}}-\d{{4}}|{postcode})(?![\w-])"  # Japan's 123-4567 after a cue only
         ),
         # the last line of an address block: a country (any script) and its postcode
         "block_end": regex.compile(
