@@ -22,6 +22,7 @@ import importlib
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 from anon_core.pii.found import Found
 from anon_core.pii.name_lists import LOWER, UPPER, is_english
@@ -395,6 +396,36 @@ def find_honorifics(text: str) -> list[Found]:
     return [Found(m.start(), m.end(), "TITLE", 0.6) for m in regex.finditer(text)]
 
 
+_HEAD, _STOP, _OTHER = 0, 1, 2
+#: Per distinct lower-case word, for the lists it was decided with: ``(kind, starts)``, kind
+#: :data:`_HEAD` (a head word or a job ending), :data:`_STOP` (a stop word but "and") or
+#: :data:`_OTHER`; ``starts``: a phrase of the lists starts with it or it has a job ending.
+_KINDS: list[Any] = [None, {}]
+#: Distinct words whose kind is remembered (then the table starts again).
+KIND_TABLE = 100_000
+
+
+def _word_kinds(lists: TitleLists) -> dict[str, tuple[int, bool]]:
+    if _KINDS[0] is not lists:  # title_lists() is built once; other lists get a new table
+        _KINDS[:] = [lists, {}]
+    return _KINDS[1]
+
+
+def _word_kind(
+    word: str, lists: TitleLists, kinds: dict[str, tuple[int, bool]]
+) -> tuple[int, bool]:
+    if len(kinds) >= KIND_TABLE:
+        kinds.clear()
+    if word in lists.heads or (len(word) > 6 and word.endswith(_JOB_ENDINGS)):
+        kind = _HEAD
+    elif word in _TITLE_STOP and word != "and":
+        kind = _STOP
+    else:
+        kind = _OTHER
+    kinds[word] = (kind, word in lists.prefixes or word.endswith(_JOB_ENDINGS))
+    return kinds[word]
+
+
 def find_titles(text: str) -> list[Found]:
     """Job titles in ``text`` (Faker's job lists, cue phrases, job head words), and courtesy
     titles before a name (:func:`find_honorifics`).
@@ -406,28 +437,30 @@ def find_titles(text: str) -> list[Found]:
     lists = title_lists()
     words = [(m.start(), m.end(), m.group().lower()) for m in _WORD.finditer(text)]
     heads = lists.heads
+    kinds = _word_kinds(lists)
     # near[i]: a job word ends a run of at most six words from word i with no stop word and no
     # punctuation but "-" between (what a title found by its head word needs): one look-up a word
     near = [False] * len(words)
+    starts = [False] * len(words)  # may word i start a title of the lists or be a job word?
     reach = 99
     for k in range(len(words) - 1, -1, -1):
-        word = words[k][2]
-        if word in heads or (len(word) > 6 and word.endswith(_JOB_ENDINGS)):
+        end, word = words[k][1], words[k][2]
+        kind = kinds.get(word) or _word_kind(word, lists, kinds)
+        starts[k] = kind[1]
+        if kind[0] == _HEAD:
             reach = 0
-        elif word in _TITLE_STOP and word != "and":
+        elif kind[0] == _STOP:
             reach = 99
+        elif k + 1 < len(words) and words[k + 1][0] == end + 1 and text[end] == " ":
+            reach += 1  # one space between: the gap of most words
         else:
-            gap = text[words[k][1] : words[k + 1][0]] if k + 1 < len(words) else "\n"
+            gap = text[end : words[k + 1][0]] if k + 1 < len(words) else "\n"
             reach = reach + 1 if "\n" not in gap and gap.strip() in ("", "-") else 99
         near[k] = reach <= 5
     out: list[Found] = []
     i = 0
     while i < len(words):
-        if (
-            not near[i]
-            and words[i][2] not in lists.prefixes
-            and not words[i][2].endswith(_JOB_ENDINGS)
-        ):
+        if not near[i] and not starts[i]:
             i += 1  # most words start no title
             continue
         # the longest run from word i that is still the start of a known title, on one line
