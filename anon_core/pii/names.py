@@ -244,7 +244,7 @@ def _run_score(words: Sequence[str], gaz: Gazetteer, sentence_start: bool) -> fl
     lowered = [w.lower() for w in words]
     if len(words) == 2 and gaz.is_given(words[0]) and lowered[1] in SURNAME_PLACE_WORDS:
         return MEDIUM  # "Fletcher Hill", "Ava West": a given name and a surname-like place word
-    if any(w in _NO_NAME for w in lowered) or len(words) > 4:
+    if not words or any(w in _NO_NAME for w in lowered) or len(words) > 4:
         return 0.0
     if len(words) == 1:
         if gaz.is_given(words[0]):

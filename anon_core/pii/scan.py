@@ -22,6 +22,7 @@ from anon_core.pii.engine import (
     build_recognizers,
     load_engine,
 )
+from anon_core.pii.honorifics import honorific_spans
 from anon_core.pii.settings import (
     DEFAULT_SCORE_THRESHOLD,
     IDENTIFIER,
@@ -134,6 +135,11 @@ def resolve_overlaps(results: Iterable[Any], text: str | None = None) -> list[Sp
             continue  # contained in a longer span
         elif all(span.score > k.score for k in clash):
             kept = [k for k in kept if k not in clash] + [span]
+    if text is not None and any(k.entity == "PERSON" for k in kept):  # "Sr. Anna", "Frau Ott"
+        kept += [
+            Span(*t)
+            for t in honorific_spans(text, [(k.start, k.end, k.entity, k.score) for k in kept])
+        ]
     return sorted(kept, key=lambda s: s.start)
 
 
