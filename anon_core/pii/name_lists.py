@@ -146,50 +146,47 @@ def place_names() -> frozenset[str]:
 WORDNET_PARTS = ("noun", "verb", "adj", "adv")
 
 
-@functools.lru_cache(maxsize=1)
-def wordnet_index() -> dict[str, frozenset[str]]:
-    """WordNet's index words by part of speech (:data:`WORDNET_PARTS`), from the lemmatizer
-    tables shipped in an installed spaCy English pipeline, or an empty dict without one."""
+def _english_lemma_table(table_name: str) -> Any:
+    """The lemmatizer table ``table_name`` of the first installed spaCy English pipeline that
+    has one, or None (no spaCy, no English pipeline, or an unreadable table)."""
     try:
         import spacy.util
         from spacy.lookups import Lookups
-        from spacy.strings import get_string_id
     except ImportError:
-        return {}
+        return None
     for name in sorted(spacy.util.get_installed_models()):
         if not name.startswith("en_core_web"):
             continue
         for folder in spacy.util.get_package_path(name).glob("*/lemmatizer/lookups"):
             try:
-                index = Lookups().from_disk(folder).get_table("lemma_index")
+                return Lookups().from_disk(folder).get_table(table_name)
             except (OSError, KeyError, ValueError) as exc:
-                log.warning("no English word list from %s: %s", name, exc)
-                continue
-            return {pos: frozenset(index.get(get_string_id(pos), ())) for pos in WORDNET_PARTS}
-    return {}
+                log.warning("no English %s from %s: %s", table_name, name, exc)
+    return None
+
+
+@functools.lru_cache(maxsize=1)
+def wordnet_index() -> dict[str, frozenset[str]]:
+    """WordNet's index words by part of speech (:data:`WORDNET_PARTS`), from the lemmatizer
+    tables shipped in an installed spaCy English pipeline, or an empty dict without one."""
+    index = _english_lemma_table("lemma_index")
+    if index is None:
+        return {}
+    from spacy.strings import get_string_id
+
+    return {pos: frozenset(index.get(get_string_id(pos), ())) for pos in WORDNET_PARTS}
 
 
 @functools.lru_cache(maxsize=1)
 def irregular_forms() -> frozenset[str]:
     """Irregular inflected forms of English words ("went", "children", "better"): the keys of the
     lemmatizer's exception table in an installed spaCy English pipeline, or an empty set."""
-    try:
-        import spacy.util
-        from spacy.lookups import Lookups
-        from spacy.strings import get_string_id
-    except ImportError:
+    table = _english_lemma_table("lemma_exc")
+    if table is None:
         return frozenset()
-    for name in sorted(spacy.util.get_installed_models()):
-        if not name.startswith("en_core_web"):
-            continue
-        for folder in spacy.util.get_package_path(name).glob("*/lemmatizer/lookups"):
-            try:
-                table = Lookups().from_disk(folder).get_table("lemma_exc")
-            except (OSError, KeyError, ValueError) as exc:
-                log.warning("no English exception list from %s: %s", name, exc)
-                continue
-            return frozenset().union(*(table.get(get_string_id(p), {}) for p in WORDNET_PARTS))
-    return frozenset()
+    from spacy.strings import get_string_id
+
+    return frozenset().union(*(table.get(get_string_id(p), {}) for p in WORDNET_PARTS))
 
 
 @functools.lru_cache(maxsize=1)
