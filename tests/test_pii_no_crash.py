@@ -96,3 +96,25 @@ def test_name_after_a_title_that_is_also_a_suffix(text, name):
     start = text.index(name)
     persons = [(s.start, s.end) for s in result.found if s.entity == "PERSON"]
     assert (start, start + len(name)) in persons
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Paris\r\n\r\nFrance 75001",
+        "Home\n\u00a0\nFrance 75001",
+        "a,\u2003,Berlin 10115",
+    ],
+)
+def test_blank_part_of_other_whitespace_before_a_block_end(text):
+    # a blank line holding only "\r" (Windows line ends) or a no-break space, before a last
+    # line of a word and a postcode, made the address blocks index an empty word list
+    [result] = deidentify_texts([text], _CFG)
+    assert result.original == text
+
+
+@pytest.mark.parametrize("newline", ["\n", "\r\n"])
+def test_address_block_with_a_blank_line_in_windows_line_ends(newline):
+    text = newline.join(["12 Main St", "", "London", "UK 12345"])
+    [result] = deidentify_texts([text], _CFG)
+    assert [(s.entity, s.start, s.end) for s in result.found] == [("STREET_ADDRESS", 0, len(text))]

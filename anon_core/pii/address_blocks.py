@@ -75,7 +75,7 @@ def blocks(text: str, pats: dict[str, Any]) -> Iterator[Found]:
             prev = max(text.rfind("\n", 0, start - 1), text.rfind(",", 0, start - 1)) + 1
             piece = text[prev : start - 1]
             body = piece.strip(" \t>")
-            if body:
+            if body and not body.isspace():  # a blank line may hold "\r" or a no-break space
                 words = body.split()
                 if len(words) > (8 if lines else 6) or has_stop_word(body, pats):
                     break
