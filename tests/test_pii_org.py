@@ -36,6 +36,14 @@ FIND = [
     ("Tomomi is from Hawkins, Richardson and Santana", ["Hawkins, Richardson and Santana"]),
     ("Alvir spent a year at Weeks-Rivas as the assistant.", ["Weeks-Rivas"]),
     ("The audit was done by Dekker & Reimes.", ["Dekker & Reimes"]),
+    # legal forms of more countries, as Faker's company providers write them
+    ("Faktura od Hruška a.s. přišla.", ["Hruška a.s."]),
+    ("Invoice from Lehtinen Kähkönen Ky attached.", ["Lehtinen Kähkönen Ky"]),
+    ("Payment to Schwarzl GesbR is due.", ["Schwarzl GesbR"]),
+    ("A letter from Pohjola Ronkainen ry came.", ["Pohjola Ronkainen ry"]),
+    # surnames listed with the Nordic and Dutch "and"
+    ("She joined Gundersen, Svendsen og Iversen in May.", ["Gundersen, Svendsen og Iversen"]),
+    ("We sued Bollen, Peeters en Goossens BV last year.", ["Bollen, Peeters en Goossens BV"]),
 ]
 NOT_AN_ORGANISATION = [
     "Phone formats of the US, GB, IE, FR, DE, AT, SE and NO.",  # country codes before "SE"
@@ -44,6 +52,8 @@ NOT_AN_ORGANISATION = [
     "Jean-Pierre met Marie at noon.",  # a compound given name
     "Ella Snider works for Ines Quinn.",  # a person after the cue
     "The group met in the park.",
+    "Tom, Ann og Lars went home.",  # people listed, no firm cue
+    "He met Ky at the bar.",  # a legal form alone is no firm
 ]
 
 

@@ -60,6 +60,16 @@ LEGAL_FORMS = (
     # Dutch, Belgian, Nordic, Polish
     "B.V.", "BV", "N.V.", "NV", "VOF", "BVBA", "Oy", "Oyj", "AB", "A/S", "ApS", "AS", "ASA",
     "Sp. z o.o.", "S.A", "sp. z o.o.", "s.c.", "Sp.j.", "Sp.k.", "S.K.A.",
+    # more of Faker's company providers (Central and Eastern Europe, the Nordics, Iberia, the
+    # Balkans, Greece, Latin America); two capitals that are also degrees or words ("BA",
+    # "CV", "EP", "AD") are left out
+    "a.s.", "k.s.", "v.o.s.", "o.s.", "s.r.o.", "d.o.o.", "j.d.o.o.", "d.d.", "Kft.", "Bt.",
+    "Zrt.", "Nyrt.", "Kkt.", "Kht.", "Lda.", "Ltda.", "Limitada", "S.L.N.E", "S.A. de C.V.",
+    "S. R.L. de C.V.", "S.A.D", "S.A.U", "S.C.P", "S.C.S.", "S.Com.", "S/A", "A.C.", "A.Ş.",
+    "Şti.", "GesbR", "OHG mbH", "CommV", "Groep", "Gruppen", "HB", "Ky", "ry", "As Oy", "Oy",
+    "& Partner", "& Söhne", "& Cie.", "e Filhos", "e Hijos", "og Sønner", "i syn s.c.",
+    "y Asociados", "Sociedad Anónima", "EOOD", "OOD", "EAD", "ADSITz", "Α.Ε.", "Ο.Ε.",
+    "Α.Β.Ε.Ε.", "ООД", "ЕООД", "ЕАД", "ДОО", "ДООЕЛ", "Лтд", "Инк",
 )  # fmt: skip
 #: Words that end an organisation's name ("... Insurance Group", "... Hospital").
 ORG_WORDS = (
@@ -105,13 +115,13 @@ _UP = "A-ZÀ-ÖØ-Þ\u0100-\u017f"
 _LOW = "a-zß-öø-ÿ\u0100-\u017f"
 #: A capitalised word of a name (with digits and inner capitals: "3M", "McKinsey", "eBay" no).
 _CAP = rf"(?:[{_UP}0-9][{_UP}{_LOW}0-9'’.]*)"
-_JOIN = r"(?: | & | and | und | et | y | e |-)"
+_JOIN = r"(?: | & | and | und | et | y | e | en | og | och |-)"
 _LOWER_JOIN = r"(?: (?:of|de|du|des|der|die|für|di|del|della|von|van|the|la|le) )"
 _NAME_RUN = rf"{_CAP}(?:(?:{_JOIN}|{_LOWER_JOIN}){_CAP}){{0,5}}"
 #: A surname particle that may open a firm's name in lower case ("van Vliet NV").
 _PARTICLE = r"(?:(?:van der|van den|van|von|ten|ter) )?"
 #: Surnames listed with commas and a last "and" ("Hawkins, Richardson and Santana").
-_LISTED = rf"{_CAP}(?:, {_CAP}){{1,6}},? (?:and|&|e|et|y|und) {_CAP}"
+_LISTED = rf"{_CAP}(?:, {_CAP}){{1,6}},? (?:and|&|e|et|y|und|en|og|och) {_CAP}"
 #: The word before an organisation word ("Sales" of "Sales Department of Bohlander").
 _WORD_BEFORE = re.compile(r"([\w&]+) \Z")
 #: A capitalised determiner that opens a sentence before an organisation word ("Our Sales ...").
