@@ -48,12 +48,17 @@ TITLE_CUES = (
 #: so only a known title or a phrase ending in a job word counts after them.
 TITLE_WEAK_CUES = (
     r"(?:is|was|am|are|were|became|become|I'm|I’m|he's|she's|as|been) an?",
-    r"as (?:the|our|their|his|her)", r"(?:is|was) (?:the|our|their|his|her)",
+    r"as (?:the|our|their|his|her)(?: new| current| acting| interim)?",
+    r"(?:is|was) (?:the|our|their|his|her)(?: new| current| acting| interim)?",
     r"(?:est|était|devenu|devenue)(?: un| une)?", r"(?:ist|war|wurde)(?: ein| eine)?",
     r"(?:es|era)(?: un| una)?", r"(?:è|era)(?: un| una| uno)?",
 )  # fmt: skip
 _TITLE_WEAK_CUE = re.compile(r"(?i:\b(?:" + "|".join(TITLE_WEAK_CUES) + r"))\s+$")
-_DEFINITE_BEFORE = re.compile(r"(?i:\b(?:the|our|their|his|her))\s+$")
+_DEFINITE_BEFORE = re.compile(
+    r"(?i:\b(?:the|our|their|his|her)(?:\s+(?:new|current|acting|interim))?)\s+$"
+)
+#: A place or firm after a job word: "is the new archivist at Castillo-Durham".
+_AT_AFTER = re.compile(r" at ")
 _TITLE_CUE = re.compile(r"(?i:\b(?:" + "|".join(TITLE_CUES) + r"))\s*$")
 _WORD = re.compile(r"[^\W\d_](?:[^\W\d_]|['’&/-])*")
 #: Words that never end an English title phrase taken by its head word ("the", "a").
@@ -179,7 +184,7 @@ def _own_line(text: str, start: int, end: int) -> bool:
 #: Words that begin no title phrase taken by its head word ("a good driver", "former mayor").
 _NOT_MODIFIERS = frozenset(
     "good great bad best big small little young old nice true very fine famous former "
-    "retired future full part same other another each every some any no not only also just "
+    "retired future full part same other another each every some any no not only also just current "
     "i you he she it we they me him us them who what which when where why how".split()
 )
 _BESIDE_BEFORE = re.compile(rf"(?:[{UPPER}][\w'’.-]*\s*,|[^\W\d_][\w'’.]*\s+[-–—|]|\()\s*$")
@@ -213,9 +218,9 @@ _CUE_LAST = frozenset(
 )
 _WEAK_LAST = frozenset(
     "a an the our their his her un une ein eine una uno est était devenu devenue ist war wurde "
-    "es era è".split()
+    "es era è new current acting interim".split()
 )
-_OWNER_LAST = frozenset("the our my your his her their new current former".split())
+_OWNER_LAST = frozenset("the our my your his her their new current former acting interim".split())
 _LAST_WORD = re.compile(r"([^\W\d_]+)\s*$")
 
 
@@ -337,9 +342,11 @@ def _title_score(
         return 0.7
     if _beside_name(text, end, ctx):
         return 0.6
-    if ctx.line_start and n == 1 and _name_next(text, end):
-        return 0.6  # "Programmer Teresa Woodward will lead": one job word opening the line
-    if ctx.weak_cue and (n >= 2 or text[start].isupper() or not ctx.definite):
+    if (ctx.owner or (ctx.line_start and n == 1)) and _name_next(text, end):
+        return 0.6  # "Programmer Teresa Woodward will lead", "our translator John Jones said"
+    if ctx.weak_cue and (
+        n >= 2 or text[start].isupper() or not ctx.definite or _AT_AFTER.match(text, end)
+    ):
         return 0.5  # "is a nurse"; "as the assistant to" is a role, "is the Lifeguard" a title
     if text[start].isupper() and ctx.owner:
         return 0.5  # "The Groundskeeper called", "our Sound engineer": a capital mid-sentence
@@ -486,6 +493,8 @@ def find_titles(text: str) -> list[Found]:
             last = chunk[-1][2]
             if n > known_upto and not (last in heads or last.endswith(_JOB_ENDINGS)):
                 continue  # neither a title of the lists nor ending in a job word
+            if n > known_upto and n >= 3 and _name_next(text, chunk[-3][1]):
+                continue  # "Youth Worker Denise Carpenter": the job word ends a name after it
             gaps = {text[a[1] : b[0]].strip() for a, b in zip(chunk, chunk[1:], strict=False)} - {
                 "",
                 "-",
