@@ -32,6 +32,17 @@ FIND = [
         "Regards,\nAnn Lee\nengineer, civil (contracting)\nAcme Inc.",
         ["engineer, civil (contracting)"],
     ),
+    # English job words in no Faker list as a last word, beside a name
+    ("Contact: Ann Lee, deputy sheriff\n", ["deputy sheriff"]),
+    ("Ann Lee (Tour Guide) met us.", ["Tour Guide"]),
+    ("Regards,\nAnn Lee\nTeam Leader\nAcme Inc.", ["Team Leader"]),
+    ("Ann Lee, qa tester, said no.", ["qa tester"]),
+    # "Of" in Title Case, and no name taken into the "of" phrase
+    ("Ann Lee, Vice President Of Operations, said no.", ["Vice President Of Operations"]),
+    ("I spoke to our Vice President Of Operations Laura Hayes.", ["Vice President Of Operations"]),
+    ("Job title: Director of Human Resources", ["Director of Human Resources"]),
+    # a surname-like word inside a Title Case title is no name ("Sales" is a surname)
+    ("Regards,\nAnn Lee\nRegional Sales Manager\nAcme Inc.", ["Regional Sales Manager"]),
 ]
 
 NOT_FIND = [
@@ -42,6 +53,9 @@ NOT_FIND = [
     "It will be used as the handler for option value pre-processing.",
     "as the new assistant to the director",
     "I told the manager about it.",
+    "The guide is on page four.",
+    "Ask the judge.",
+    "Who will lead the team this week?",
 ]
 
 

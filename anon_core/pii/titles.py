@@ -92,7 +92,10 @@ EXTRA_HEADS = frozenset(
     "counsellor trainer editor writer journalist anchor photographer producer curator "
     "archivist librarian ranger pilot controller repairer cutter server dishwasher host "
     "hostess nanny janitor surveyor auditor actuary economist statistician lifeguard porter "
-    "embalmer goldsmith silversmith blacksmith".split()
+    "embalmer goldsmith silversmith blacksmith "
+    # common English job words in no Faker list as a last word
+    "announcer sheriff farmhand fishmonger grocer historian judge guide leader tester "
+    "seamstress superintendent".split()
 )
 #: Head words that take an "of" phrase ("Head of marketing", "Vice president of sales"); "head"
 #: is a job word only so.
@@ -209,6 +212,17 @@ def _name_next(text: str, end: int) -> bool:
     from anon_core.pii.names import gazetteer  # loaded once, by the name rules already
 
     return gazetteer().is_listed(m.group(1)) or not is_english(m.group(1))
+
+
+def _given_next(text: str, end: int) -> bool:
+    """Whether a given name of the gazetteer and a capitalised word follow ("Denise Carpenter";
+    not "Sales Manager": "Sales" is a surname, no given name)."""
+    m = _NAME_NEXT.match(text, end)
+    if m is None:
+        return False
+    from anon_core.pii.names import gazetteer
+
+    return gazetteer().is_given(m.group(1))
 
 
 #: Last words of the cues (or a colon): the cue patterns run only after one of them.
@@ -353,7 +367,7 @@ def _title_score(
     return 0.0
 
 
-_OF_PHRASE = re.compile(r" of ((?:[^\W\d_][\w'’&-]*)(?: (?:and )?[^\W\d_][\w'’&-]*)?)")
+_OF_PHRASE = re.compile(r" [Oo]f ((?:[^\W\d_][\w'’&-]*)(?: (?:and )?[^\W\d_][\w'’&-]*)?)")
 #: Capitalised words an "of" phrase of a title may start with ("Director of Human Resources");
 #: another capitalised word after "of" starts a firm's or a place's name.
 DEPARTMENTS = frozenset(
@@ -384,7 +398,7 @@ def _of_end(text: str, end: int, last: str) -> int:
         return end  # "the Deputy director of Henderson, Kerr and Woods": a firm follows
     kept = end + len(" of ") + len(words[0])
     second = words[-1]
-    if len(words) > 1 and second.lower() not in _OF_STOP:
+    if len(words) > 1 and second.lower() not in _OF_STOP and not _given_next(text, kept):
         if len(words) == 3 or (words[0][0].isupper() and second[0].isupper()):
             kept = m.end(1)  # "Head of Human Resources", "Director of sales and marketing"
     return kept
@@ -493,7 +507,7 @@ def find_titles(text: str) -> list[Found]:
             last = chunk[-1][2]
             if n > known_upto and not (last in heads or last.endswith(_JOB_ENDINGS)):
                 continue  # neither a title of the lists nor ending in a job word
-            if n > known_upto and n >= 3 and _name_next(text, chunk[-3][1]):
+            if n > known_upto and n >= 3 and _given_next(text, chunk[-3][1]):
                 continue  # "Youth Worker Denise Carpenter": the job word ends a name after it
             gaps = {text[a[1] : b[0]].strip() for a, b in zip(chunk, chunk[1:], strict=False)} - {
                 "",
