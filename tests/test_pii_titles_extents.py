@@ -37,6 +37,9 @@ FIND = [
     ("Ann Lee (Tour Guide) met us.", ["Tour Guide"]),
     ("Regards,\nAnn Lee\nTeam Leader\nAcme Inc.", ["Team Leader"]),
     ("Ann Lee, qa tester, said no.", ["qa tester"]),
+    ("Kevin Lowe works as a project lead in the city.", ["project lead"]),
+    ("Contact: Ann Lee, IT support specialist\n", ["IT support specialist"]),
+    ("Job title: Head Of Sales", ["Head Of Sales"]),
     # "Of" in Title Case, and no name taken into the "of" phrase
     ("Ann Lee, Vice President Of Operations, said no.", ["Vice President Of Operations"]),
     ("I spoke to our Vice President Of Operations Laura Hayes.", ["Vice President Of Operations"]),
@@ -56,6 +59,8 @@ NOT_FIND = [
     "The guide is on page four.",
     "Ask the judge.",
     "Who will lead the team this week?",
+    "She took the lead in the second half.",
+    "Is it support you need?",
 ]
 
 

@@ -95,7 +95,7 @@ EXTRA_HEADS = frozenset(
     "embalmer goldsmith silversmith blacksmith "
     # common English job words in no Faker list as a last word
     "announcer sheriff farmhand fishmonger grocer historian judge guide leader tester "
-    "seamstress superintendent".split()
+    "seamstress superintendent lead".split()
 )
 #: Head words that take an "of" phrase ("Head of marketing", "Vice president of sales"); "head"
 #: is a job word only so.
@@ -311,8 +311,10 @@ def headed_words(text: str, chunk: list[tuple[int, int, str]]) -> bool:
     """Whether the words before a job word can be a title's modifiers ("Medical" in "Medical
     transcriptionist"): at most six words, no stop word but "and" inside ("Heating and air
     conditioning mechanic"), no "a good"."""
-    if len(chunk) > 6 or chunk[0][2] == "and" or chunk[0][2] in _NOT_MODIFIERS:
+    if len(chunk) > 6 or chunk[0][2] == "and":
         return False
+    if chunk[0][2] in _NOT_MODIFIERS and text[chunk[0][0] : chunk[0][1]] != "IT":
+        return False  # "a good driver"; "IT support specialist" is a title
     for k, (_, _, w) in enumerate(chunk):
         if w == "and":
             if text[chunk[k + 1][0]].isupper():
@@ -332,7 +334,8 @@ def _title_score(
     headed = (
         chunk[-1][2] in lists.heads
         and headed_words(text, chunk)
-        and (chunk[-1][2] != "head" or text.startswith(" of ", end))
+        and (chunk[-1][2] != "head" or text.startswith((" of ", " Of "), end))
+        and (chunk[-1][2] != "lead" or n >= 2)  # "project lead"; "took the lead" is none
     )
     last = chunk[-1][2]
     ending = (
