@@ -40,6 +40,7 @@ from anon_core.pii.not_entities import (
     plural_word,
     shouted_words,
 )
+from anon_core.pii.org_lines import find_block_organisations
 
 #: Legal forms, as written after a company name (case-sensitive), longest first at match time.
 LEGAL_FORMS = (
@@ -229,6 +230,7 @@ def find_organisations(text: str) -> list[Found]:
         if sum(_is_surname(w) for w in words) >= min(2, len(words)):
             end = _no_full_stop(text, m.end())
             found.append(Found(m.start(), end, "ORGANIZATION", CUE_SCORE))
+    found += find_block_organisations(text)
     trimmed = [Found(*trim_organisation(text, f.start, f.end), f.entity, f.score) for f in found]
     return _longest(
         [f for f in trimmed if f.end > f.start and not _form_alone(text[f.start : f.end])]
@@ -386,16 +388,16 @@ def fit_around_persons(found: Found, persons: list[tuple[int, int]], text: str) 
         elif start < a < end < b:
             end = a
     lead = re.match(
-        r"[\s,;:&'’s-]*(?:(?:of|de|du|des|der|für|di|del|della|at|from|and|et|und|y|e)\s+)?",
+        r"(?:[\s,;:&-]|['’]s?)*(?:(?:of|de|du|des|der|für|di|del|della|at|from|and|et|und|y|e)\s+)?",
         text[start:end],
     )
     start += lead.end() if lead else 0
     while end > start and not text[end - 1].isalnum() and text[end - 1] != ".":
         end -= 1
+    if (start, end) == (found.start, found.end):
+        return found  # uncut, in lower case too ("wilms gmbh" of a signature block)
     if end - start < 2 or not re.search(f"[{_UP}]", text[start:end]):
         return None
-    if (start, end) == (found.start, found.end):
-        return found
     return Found(start, end, found.entity, found.score)
 
 
