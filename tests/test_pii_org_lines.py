@@ -124,3 +124,50 @@ def test_recall_on_generated_signature_blocks():
             total += 1
             found += (len(head), len(head) + len(company)) in spans
     assert found / total >= 0.6, found / total
+
+
+@pytest.mark.parametrize(
+    ("text", "persons", "orgs"),
+    [
+        # after a name line, before another name line or an address line
+        (
+            "Oline Mikaelsen\n>Roadify Transit\n>Oline Mikaelsen\n>772 ul. Narewska 94",
+            [(0, 15), (34, 49)],
+            ["Roadify Transit"],
+        ),
+        ("Ann Lee\nBlue Harbor Analytics\n12 Main Street", [(0, 7)], ["Blue Harbor Analytics"]),
+        # the name repeated around it, the first taken for something else
+        (
+            "Gyala Antall\nFrontier Maps\nGyala Antall\n3369 Clarke Avenue",
+            [(27, 39)],
+            ["Frontier Maps"],
+        ),
+        # after a name and a job title line, before an address line
+        (
+            "Naomi Ryan\nSewer pipe cleaner\nHubbard Fox\n3747 Fourth Avenue",
+            [(0, 10)],
+            ["Hubbard Fox"],
+        ),
+    ],
+)
+def test_firm_lines_beside_names(text, persons, orgs):
+    from anon_core.pii.org_lines import firm_lines_beside_names
+
+    assert [text[f.start : f.end] for f in firm_lines_beside_names(text, persons)] == orgs
+
+
+@pytest.mark.parametrize(
+    ("text", "persons"),
+    [
+        ("John Smith\nBest Regards\n12 Main Street", [(0, 10)]),  # common words only
+        ("Anna Weber\nCustomer Service\n12 Main Street", [(0, 10)]),  # words of offices
+        ("Anna Weber\nData Scientist\n12 Main Street", [(0, 10)]),  # a job title
+        ("Anna Weber\nFrontier Maps\nsee you", [(0, 10)]),  # no name or address after it
+        ("Frontier Maps\nAnna Weber\n12 Main Street", [(14, 24)]),  # no name before it
+        ("Anna Weber\nAcme Maps 2\n12 Main Street", [(0, 10)]),  # a digit: no firm line
+    ],
+)
+def test_no_firm_lines_beside_names(text, persons):
+    from anon_core.pii.org_lines import firm_lines_beside_names
+
+    assert firm_lines_beside_names(text, persons) == []

@@ -25,8 +25,10 @@ from __future__ import annotations
 
 import re
 
+from anon_core.pii.attributes import title_lists
 from anon_core.pii.found import Found
 from anon_core.pii.names import gazetteer
+from anon_core.pii.not_entities import generic_phrase
 
 #: The score of a firm found here: above the model's PERSON (0.85) on the same words.
 LINE_SCORE = 0.86
@@ -230,3 +232,61 @@ def find_block_organisations(text: str) -> list[Found]:
         + _lower_forms(text)
         + _lower_surnames(text)
     )
+
+
+#: A line of a block that may name a firm: words only (no digit), at most six.
+_FIRM_WORDS = re.compile(rf"{_NAME}(?:(?: | & |, | - |\. ){_NAME}){{0,5}}\.?")
+
+
+def _title_line(line: str) -> bool:
+    """A job title of the lists ("Labor Relations Director") or one ending in a title's head."""
+    lists = title_lists()
+    words = re.findall(r"[^\W\d_]+", line.lower())
+    return bool(words) and (" ".join(words) in lists.phrases or words[-1] in lists.heads)
+
+
+def _same_line(text: str, a: tuple[int, int], b: tuple[int, int]) -> bool:
+    return a[1] > a[0] and text[a[0] : a[1]] == text[b[0] : b[1]]
+
+
+def firm_lines_beside_names(text: str, persons: list[tuple[int, int]]) -> list[Found]:
+    """Lines of a block that name a firm by their place: after a line that is a person's name
+    and before another name line or an address line ("Gyala Antall / Google Public Data Explorer
+    / 3369 Clarke Avenue"), or after a name and a job title line and before an address line
+    ("Naomi Ryan / Sewer pipe cleaner / Hubbard Fox / 3747 Fourth Avenue"). ``persons``: the
+    (start, end) of the names found. A job title, words of offices ("Customer Service") or
+    common words only are no firm."""
+    if "\n" not in text or not persons:
+        return []
+    lines = _lines(text)
+    whole = set(persons)
+    gaz = gazetteer()
+
+    def name_line(i: int) -> bool:
+        return 0 <= i < len(lines) and lines[i] in whole
+
+    def address_line(i: int) -> bool:
+        return 0 <= i < len(lines) and text[lines[i][0] : lines[i][0] + 1].isdigit()
+
+    found = []
+    for i, (start, end) in enumerate(lines):
+        line = text[start:end]
+        if not 3 <= len(line) <= 60 or not _FIRM_WORDS.fullmatch(line):
+            continue
+        after_name = (name_line(i - 1) and (name_line(i + 1) or address_line(i + 1))) or (
+            name_line(i + 1) and 0 < i and _same_line(text, lines[i - 1], lines[i + 1])
+        )  # the name repeated around the firm, the first one taken for a place
+        after_title = (
+            name_line(i - 2)
+            and address_line(i + 1)
+            and _title_line(text[lines[i - 1][0] : lines[i - 1][1]])
+        )
+        if not (after_name or after_title) or _title_line(line):
+            continue
+        words = re.findall(r"[^\W\d_]+", line)
+        if all(w.lower() in gaz.common for w in words) or generic_phrase(line, gaz):
+            continue  # "Best Regards", "Customer Service"
+        if any(s < end and start < e for s, e in persons):
+            continue  # a name of its own
+        found.append(Found(start, end, "ORGANIZATION", LINE_SCORE))
+    return found

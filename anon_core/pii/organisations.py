@@ -40,7 +40,7 @@ from anon_core.pii.not_entities import (
     plural_word,
     shouted_words,
 )
-from anon_core.pii.org_lines import find_block_organisations
+from anon_core.pii.org_lines import find_block_organisations, firm_lines_beside_names
 
 #: Legal forms, as written after a company name (case-sensitive), longest first at match time.
 LEGAL_FORMS = (
@@ -482,7 +482,7 @@ def reviewed_ner_class(base: type) -> type:
                     r.entity_type = "ORGANIZATION"  # "Stewart Inc", "Lindner KG"
             results = [r for r in results if r.entity_type]  # "" : a list of genres, dropped
             persons = [(r.start, r.end) for r in results if r.entity_type == "PERSON"]
-            for found in find_organisations(text):
+            for found in find_organisations(text) + firm_lines_beside_names(text, persons):
                 fitted = fit_around_persons(found, persons, text)
                 if fitted is not None:
                     results.append(presidio_result(self.name, fitted))
