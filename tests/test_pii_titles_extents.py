@@ -40,6 +40,15 @@ FIND = [
     ("Kevin Lowe works as a project lead in the city.", ["project lead"]),
     ("Contact: Ann Lee, IT support specialist\n", ["IT support specialist"]),
     ("Job title: Head Of Sales", ["Head Of Sales"]),
+    # a name, a comma and an article before the title ("the", "our", "a")
+    ("Laura Hayes, the sewer pipe cleaner, said no.", ["sewer pipe cleaner"]),
+    ("meet laura hayes, our labor relations director.", ["labor relations director"]),
+    ("Hi, I'm Laura Hayes, a line cook in Ohio.", ["line cook"]),
+    # a title under a name line before "at", and between bars
+    ("Laura Hayes\nsewer pipe cleaner at Acme Inc.", ["sewer pipe cleaner"]),
+    ("Laura Hayes | Account Manager | Acme Inc.", ["Account Manager"]),
+    # after a name and a comma before "at", in lower case
+    ("i am laura hayes, account manager at acme inc.", ["account manager"]),
     # "Of" in Title Case, and no name taken into the "of" phrase
     ("Ann Lee, Vice President Of Operations, said no.", ["Vice President Of Operations"]),
     ("I spoke to our Vice President Of Operations Laura Hayes.", ["Vice President Of Operations"]),
@@ -60,6 +69,9 @@ NOT_FIND = [
     "Ask the judge.",
     "Who will lead the team this week?",
     "She took the lead in the second half.",
+    "In the end, the manager said no.",
+    "Yesterday, the driver, who was late, called.",
+    "After lunch, our accountant at the office called.",
     "Is it support you need?",
 ]
 

@@ -191,7 +191,10 @@ _NOT_MODIFIERS = frozenset(
     "i you he she it we they me him us them who what which when where why how".split()
 )
 _BESIDE_BEFORE = re.compile(rf"(?:[{UPPER}][\w'’.-]*\s*,|[^\W\d_][\w'’.]*\s+[-–—|]|\()\s*$")
-_BESIDE_AFTER = re.compile(r"\s*(?:$|\n|[,;)]|\.\s*$|\s(?:at|for|with|of|in|from)\s)")
+_BESIDE_AFTER = re.compile(r"\s*(?:$|\n|[,;)]|\.\s*$|\s(?:at|for|with|of|in|from|\|)\s)")
+#: A name, a comma and an article before a title: "Laura Hayes, the sewer pipe cleaner, said".
+_APPOSITION = re.compile(r"([^\W\d_][\w'’-]*)[ \t]*,[ \t]*(?:the|our|a|an|my|his|her|their)[ \t]+$")
+_APPOSITION_LAST = frozenset("the our a an my his her their".split())
 _OWNER_BEFORE = re.compile(
     r"(?:\b(?:[Tt]he|[Oo]ur|[Mm]y|[Yy]our|[Hh]is|[Hh]er|[Tt]heir)(?:\s+(?:new|current|former))?\s+)$"
 )
@@ -279,6 +282,18 @@ class _Before:
             _BESIDE_BEFORE.search(self.before)
         )
 
+    @functools.cached_property
+    def apposition(self) -> bool:  # "Laura Hayes, the", "laura hayes, our"
+        if self.last not in _APPOSITION_LAST:
+            return False
+        m = _APPOSITION.search(self.before)
+        if m is None:
+            return False
+        from anon_core.pii.names import gazetteer
+
+        word = m.group(1)
+        return gazetteer().is_listed(word) or (word[0].isupper() and not is_english(word))
+
     @property
     def paren(self) -> bool:
         return self.mark == "("
@@ -290,7 +305,13 @@ class _Before:
     @property
     def any(self) -> bool:
         return (
-            self.line_start or self.cue or self.weak_cue or self.owner or self.beside or self.comma
+            self.line_start
+            or self.cue
+            or self.weak_cue
+            or self.owner
+            or self.beside
+            or self.comma
+            or self.apposition
         )
 
 
@@ -300,10 +321,12 @@ def _beside_name(text: str, end: int, ctx: _Before) -> bool:
     after = text[end : end + 40]
     if ctx.beside and _BESIDE_AFTER.match(after):
         return not ctx.paren or after.lstrip().startswith((")", ","))
-    if ctx.comma and _LINE_END.match(after):
-        return True  # "mallory legros, pharmacist" ending its line, in lower case too
-    if ctx.line_start and after.startswith(","):
-        return True  # a signature line "Kitchen porter, Benoit S.A." under the name
+    if ctx.comma and (_LINE_END.match(after) or _AT_AFTER.match(after)):
+        return True  # "mallory legros, pharmacist" ending its line or "at" a firm, in lower case
+    if ctx.line_start and (after.startswith(",") or _AT_AFTER.match(after)):
+        return True  # a signature line "Kitchen porter, Benoit S.A." or "Clerk at X" under the name
+    if ctx.apposition and _BESIDE_AFTER.match(after):
+        return True  # "Laura Hayes, the sewer pipe cleaner, said"; "I'm Ann Lee, a nurse in Ohio"
     return ctx.owner and bool(_NAME_AFTER.match(after))
 
 
