@@ -40,6 +40,9 @@ FIND = [
     # surnames joined as firms are, in lower case, after a cue
     ("i work for kingston-mcbride since 2019.", ["kingston-mcbride"]),
     ("she came from pineda, ortiz and nielsen in may.", ["pineda, ortiz and nielsen"]),
+    # a surname and "group" or "and sons" after a cue, in lower case
+    ("my cousin works at kelley group in leeds", ["kelley group"]),
+    ("we signed with myhre og sønner yesterday.", ["myhre og sønner"]),
 ]
 NOT_FOUND = [
     "Green, Brown and White\nare the colours\nof the flag",  # English words listed
@@ -52,6 +55,8 @@ NOT_FOUND = [
     "we talked about well-being at work",  # English words after a preposition
     "Mary and John\nwent home\nlate",  # two given names, no firm
     "anna smith, nurse, ward 5, floor 2",  # one surname between commas is no firm shape
+    "we met with the group at noon",  # "group" after a common word
+    "she came from home group meetings",  # "home" is a common word
 ]
 
 

@@ -73,10 +73,13 @@ _FORM_IN_TEXT = re.compile(
     rf"(?<=[^\W\d_]),? (?:{_forms(_DISTINCT_FORMS)})(?![\w&/])", re.IGNORECASE
 )
 #: A cue before surnames written in lower case ("i work for kingston-mcbride").
-_LOWER_CUE = re.compile(
-    r"\b(?:works? (?:at|for)|worked (?:at|for)|employed by|joined|at|from|for|with|by)\s+$"
+_LOWER_CUE = re.compile(r"\b(?:at|from|for|with|by|joined)[ \t]+")
+_LOWER_SURNAMES = re.compile(
+    rf"(?<![\w-])(?:{_WORD}-{_WORD}|{_LISTED.pattern}|"
+    rf"(?:{_WORD} )?{_WORD},? (?:{_AND} {_KIN}|group|gruppen))(?![\w-])"
 )
-_LOWER_SURNAMES = re.compile(rf"(?<![\w-])(?:{_WORD}-{_WORD}|{_LISTED.pattern})(?![\w-])")
+#: Words a firm's name ends with after a surname ("kelley group", "myhre og sønner").
+_FIRM_END = re.compile(rf",? (?:{_AND} {_KIN}|group|gruppen)\Z")
 
 
 def _surname(word: str) -> bool:
@@ -213,13 +216,18 @@ def _lower_forms(text: str) -> list[Found]:
 def _lower_surnames(text: str) -> list[Found]:
     """Surnames joined as firms name them, in lower case, after a cue ("for kingston-mcbride")."""
     found = []
-    for m in _LOWER_SURNAMES.finditer(text):
-        if any(c.isupper() for c in m.group()):
+    for cue in _LOWER_CUE.finditer(text):
+        m = _LOWER_SURNAMES.match(text, cue.end())
+        if m is None or any(c.isupper() for c in m.group()):
             continue  # capitals: the rules of the organisations module read them
-        if not _LOWER_CUE.search(text[max(0, m.start() - 30) : m.start()]):
+        end = _FIRM_END.search(m.group())
+        if end:  # surnames, none a common word, then "group" or "and sons"
+            words = m.group()[: end.start()].split()
+            if not all(_surname(w) and not _english(w) for w in words):
+                continue
+        elif not firm_shape(m.group()):
             continue
-        if firm_shape(m.group()):
-            found.append(Found(m.start(), m.end(), "ORGANIZATION", LINE_SCORE))
+        found.append(Found(m.start(), m.end(), "ORGANIZATION", LINE_SCORE))
     return found
 
 
