@@ -397,16 +397,19 @@ def spacy_engine_class() -> type:
     """Presidio's ``SpacyNlpEngine`` making :class:`LazyNlpArtifacts` (same entities, scores);
     Presidio's own when not :data:`ENABLED`."""
     from presidio_analyzer.nlp_engine import NlpArtifacts, SpacyNlpEngine
+    from spacy.attrs import IS_PUNCT, IS_STOP
 
     if not ENABLED:
         return SpacyNlpEngine
     lazy = lazy_artifacts_class()
+    _STOP, _PUNCT = SpacyNlpEngine.is_stopword, SpacyNlpEngine.is_punct
 
     class LazySpacyNlpEngine(SpacyNlpEngine):
         def keyword_parts_of(self, lemmas: set[str], language: str) -> list[tuple[str, ...]]:
             """Presidio's keywords of each lemma (``set_keywords`` of the one lemma), each
             distinct lemma filtered once per engine and language; the look-ups of the known
-            ones are one set difference and one ``map``, no Python step a lemma."""
+            ones are one set difference and one ``map``, no Python step a lemma. A lemma not in
+            the vocabulary gets the flags its lexeme would get, without adding it there."""
             caches = self.__dict__.setdefault("keyword_caches", {})
             cache = caches.setdefault(language, {})
             new = lemmas.difference(cache)
@@ -414,8 +417,16 @@ def spacy_engine_class() -> type:
                 if sum(len(c) for c in caches.values()) + len(new) > KEYWORD_CACHE:
                     for c in caches.values():
                         c.clear()
+                vocab, kind = self.nlp[language].vocab, type(self)
+                getters = vocab.lex_attr_getters or {}
+                own = kind.is_stopword is _STOP and kind.is_punct is _PUNCT
                 for lemma in new:
-                    cache[lemma] = tuple(NlpArtifacts.set_keywords(self, [lemma], language))
+                    if not own or not lemma or lemma in vocab:  # Presidio's own steps
+                        cache[lemma] = tuple(NlpArtifacts.set_keywords(self, [lemma], language))
+                    else:
+                        flags = [getters[a](lemma) for a in (IS_STOP, IS_PUNCT) if a in getters]
+                        skip = any(flags) or lemma in ("-PRON-", "be")
+                        cache[lemma] = () if skip else tuple(lemma.lower().split(":"))
             return list(map(cache.__getitem__, lemmas))
 
         def process_batch(self, texts, language, batch_size=1, n_process=1, as_tuples=False):
