@@ -47,6 +47,13 @@ FIND = [
     # a title under a name line before "at", and between bars
     ("Laura Hayes\nsewer pipe cleaner at Acme Inc.", ["sewer pipe cleaner"]),
     ("Laura Hayes | Account Manager | Acme Inc.", ["Account Manager"]),
+    # a title after "our new" before "is" and a name; "the" title, a comma, a name in lower case
+    ("Our new sewer pipe cleaner is Laura Hayes.", ["sewer pipe cleaner"]),
+    ("the account manager, laura hayes, called.", ["account manager"]),
+    # a title of several words opening a line before a given name, its words after the first
+    # all in one case (not "Compared Care songwriter Zoe Young")
+    ("Sewer Pipe Cleaner Laura Hayes will lead the meeting.", ["Sewer Pipe Cleaner"]),
+    ("Labor relations director Laura Hayes will lead.", ["Labor relations director"]),
     # after a name and a comma before "at", in lower case
     ("i am laura hayes, account manager at acme inc.", ["account manager"]),
     # "Of" in Title Case, and no name taken into the "of" phrase
@@ -72,6 +79,8 @@ NOT_FIND = [
     "In the end, the manager said no.",
     "Yesterday, the driver, who was late, called.",
     "After lunch, our accountant at the office called.",
+    "Our new driver is late again.",
+    "the manager, however, disagreed.",
     "Is it support you need?",
 ]
 

@@ -202,6 +202,8 @@ _LINE_START = re.compile(r"(?:\A|\n)[ \t]*$")
 _LINE_END = re.compile(r"[ \t]*(?:$|\n)")
 _COMMA_BEFORE = re.compile(r"[^\W\d_][\w'’.]*[ \t]*,[ \t]*$")
 _NAME_AFTER = re.compile(rf",\s+[{UPPER}][\w'’-]+")
+#: After a title, a comma or "is" and a word that may be a given name ("our new clerk is Ann").
+_LOWER_NAME_AFTER = re.compile(r"(?:,|\s+(?:is|was))\s+([^\W\d_]+)")
 #: Two capitalised words right after a title opening a line ("Programmer Teresa Woodward").
 _NAME_NEXT = re.compile(rf" (?:[A-Z]\. )?([{UPPER}][{LOWER}'’-]+) (?:[A-Z]\. )?[{UPPER}][{LOWER}]")
 
@@ -327,7 +329,16 @@ def _beside_name(text: str, end: int, ctx: _Before) -> bool:
         return True  # a signature line "Kitchen porter, Benoit S.A." or "Clerk at X" under the name
     if ctx.apposition and _BESIDE_AFTER.match(after):
         return True  # "Laura Hayes, the sewer pipe cleaner, said"; "I'm Ann Lee, a nurse in Ohio"
-    return ctx.owner and bool(_NAME_AFTER.match(after))
+    if not ctx.owner:
+        return False
+    if _NAME_AFTER.match(after):
+        return True
+    m = _LOWER_NAME_AFTER.match(after)  # "the account manager, laura hayes, called"
+    if m is None:
+        return False
+    from anon_core.pii.names import gazetteer
+
+    return gazetteer().is_given(m.group(1))
 
 
 def headed_words(text: str, chunk: list[tuple[int, int, str]]) -> bool:
@@ -384,6 +395,9 @@ def _title_score(
         return 0.6
     if (ctx.owner or (ctx.line_start and n == 1)) and _name_next(text, end):
         return 0.6  # "Programmer Teresa Woodward will lead", "our translator John Jones said"
+    if ctx.line_start and len({text[a].isupper() for a, _, _ in chunk[1:]}) == 1:
+        if _given_next(text, end):  # "Sewer pipe cleaner Laura Hayes will lead"; words after
+            return 0.6  # the first all in one case: not "Compared Care songwriter Zoe Young"
     if ctx.weak_cue and (
         n >= 2 or text[start].isupper() or not ctx.definite or _AT_AFTER.match(text, end)
     ):
