@@ -33,6 +33,11 @@ FIND = [
         ["ward, hartman and hampton"],
     ),
     ("mervi niemelä, graafikko, rajala ry, malminkartanonkatu 405", ["rajala ry"]),
+    # a firm line's legal forms are not cut as a clause ("as" of "as oy")
+    (
+        "veijo nurmi\ntaideamanuenssi\nniemelä salminen as oy\n17421 vöyri",
+        ["niemelä salminen as oy"],
+    ),
     # a legal form no English word is spelt as, in lower case, anywhere
     ("i work for bruno s.r.l. since 2019.", ["bruno s.r.l."]),
     ("i work for römer tlustek ohg mbh since 2019.", ["römer tlustek ohg mbh"]),
@@ -153,6 +158,12 @@ def test_recall_on_generated_signature_blocks():
             [(0, 10)],
             ["Hubbard Fox"],
         ),
+        # the street before its number
+        (
+            "wiebke weber\nchirurgiemechaniker\naustermühle\npechelallee 3287",
+            [(0, 12)],
+            ["austermühle"],
+        ),
     ],
 )
 def test_firm_lines_beside_names(text, persons, orgs):
@@ -170,6 +181,7 @@ def test_firm_lines_beside_names(text, persons, orgs):
         ("Anna Weber\nFrontier Maps\nsee you", [(0, 10)]),  # no name or address after it
         ("Frontier Maps\nAnna Weber\n12 Main Street", [(14, 24)]),  # no name before it
         ("Anna Weber\nAcme Maps 2\n12 Main Street", [(0, 10)]),  # a digit: no firm line
+        ("Anna Weber\nNurse\nSee You Soon\nRoom 5", [(0, 10)]),  # common words only
     ],
 )
 def test_no_firm_lines_beside_names(text, persons):

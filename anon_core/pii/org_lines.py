@@ -276,6 +276,9 @@ def firm_lines_beside_names(text: str, persons: list[tuple[int, int]]) -> list[F
     def address_line(i: int) -> bool:
         return 0 <= i < len(lines) and text[lines[i][0] : lines[i][0] + 1].isdigit()
 
+    def number_line(i: int) -> bool:  # a street first, its number after ("Pechelallee 3287")
+        return 0 <= i < len(lines) and any(c.isdigit() for c in text[lines[i][0] : lines[i][1]])
+
     found = []
     for i, (start, end) in enumerate(lines):
         line = text[start:end]
@@ -286,7 +289,7 @@ def firm_lines_beside_names(text: str, persons: list[tuple[int, int]]) -> list[F
         )  # the name repeated around the firm, the first one taken for a place
         after_title = (
             name_line(i - 2)
-            and address_line(i + 1)
+            and number_line(i + 1)
             and _title_line(text[lines[i - 1][0] : lines[i - 1][1]])
         )
         if not (after_name or after_title) or _title_line(line):

@@ -230,8 +230,8 @@ def find_organisations(text: str) -> list[Found]:
         if sum(_is_surname(w) for w in words) >= min(2, len(words)):
             end = _no_full_stop(text, m.end())
             found.append(Found(m.start(), end, "ORGANIZATION", CUE_SCORE))
-    found += find_block_organisations(text)
     trimmed = [Found(*trim_organisation(text, f.start, f.end), f.entity, f.score) for f in found]
+    trimmed += find_block_organisations(text)  # whole lines and forms: nothing to trim
     return _longest(
         [f for f in trimmed if f.end > f.start and not _form_alone(text[f.start : f.end])]
     )
