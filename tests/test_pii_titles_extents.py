@@ -80,6 +80,8 @@ NOT_FIND = [
     "Yesterday, the driver, who was late, called.",
     "After lunch, our accountant at the office called.",
     "Our new driver is late again.",
+    "Vazquez-Riggs songwriter Jarmila Chloupkova employs corporate lingo.",
+    "Estately songwriter Michele Ostrem employs corporate lingo.",
     "the manager, however, disagreed.",
     "Is it support you need?",
 ]

@@ -395,9 +395,12 @@ def _title_score(
         return 0.6
     if (ctx.owner or (ctx.line_start and n == 1)) and _name_next(text, end):
         return 0.6  # "Programmer Teresa Woodward will lead", "our translator John Jones said"
-    if ctx.line_start and len({text[a].isupper() for a, _, _ in chunk[1:]}) == 1:
-        if _given_next(text, end):  # "Sewer pipe cleaner Laura Hayes will lead"; words after
-            return 0.6  # the first all in one case: not "Compared Care songwriter Zoe Young"
+    if ctx.line_start and n >= 3 and len({text[a].isupper() for a, _, _ in chunk[1:]}) == 1:
+        # "Sewer pipe cleaner Laura Hayes will lead": three words or more (a firm's name and a
+        # job word: "Estately songwriter Michele Østrem"), those after the first in one case
+        # (not "Compared Care songwriter Zoe Young"), the first an English word
+        if is_english(text[start : chunk[0][1]]) and _given_next(text, end):
+            return 0.6
     if ctx.weak_cue and (
         n >= 2 or text[start].isupper() or not ctx.definite or _AT_AFTER.match(text, end)
     ):
