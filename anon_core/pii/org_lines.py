@@ -26,7 +26,7 @@ from __future__ import annotations
 import re
 
 from anon_core.pii.attributes import title_lists
-from anon_core.pii.found import Found
+from anon_core.pii.found import Found, trie_pattern
 from anon_core.pii.names import gazetteer
 from anon_core.pii.not_entities import generic_phrase
 
@@ -70,7 +70,7 @@ _FORM_LINE = re.compile(
 )
 #: A legal form no word is spelt as, after a word, anywhere in a text (lower case included).
 _FORM_IN_TEXT = re.compile(
-    rf"(?<=[^\W\d_]),? (?:{_forms(_DISTINCT_FORMS)})(?![\w&/])", re.IGNORECASE
+    rf"(?<=[^\W\d_]),? (?:{trie_pattern(_DISTINCT_FORMS)})(?![\w&/])", re.IGNORECASE
 )
 #: A cue before surnames written in lower case ("i work for kingston-mcbride").
 _LOWER_CUE = re.compile(r"\b(?:at|from|for|with|by|joined)[ \t]+")
@@ -143,6 +143,12 @@ def _lines(text: str) -> list[tuple[int, int]]:
     return out
 
 
+#: What a firm line holds: a hyphen, a comma or a word joining names ("White-Campbell").
+_JOINED = re.compile(rf"[-,&]| {_AND} ", re.IGNORECASE)
+#: The last words of a firm line without a join: legal forms ("Collins Llc").
+_LAST_WORDS = frozenset(f.rsplit(" ", 1)[-1] for f in _DISTINCT_FORMS + _LINE_ONLY_FORMS)
+
+
 def _firm_lines(text: str, lines: list[tuple[int, int]]) -> list[Found]:
     found = []
     for i, (start, end) in enumerate(lines):
@@ -151,7 +157,10 @@ def _firm_lines(text: str, lines: list[tuple[int, int]]) -> list[Found]:
         neighbours = [lines[j] for j in (i - 1, i + 1) if 0 <= j < len(lines)]
         if not any(b > a for a, b in neighbours):
             continue  # a line alone: no block
-        if firm_shape(text[start:end]):
+        line = text[start:end]
+        if not _JOINED.search(line) and line.rsplit(" ", 1)[-1].lower() not in _LAST_WORDS:
+            continue  # no hyphen, comma, "&" or "and" and no legal form: no firm's shape
+        if firm_shape(line):
             found.append(Found(start, end, "ORGANIZATION", LINE_SCORE))
     return found
 
