@@ -77,3 +77,23 @@ def test_a_title_that_is_also_a_name_suffix_does_not_break_the_name_rules(englis
     found = found_entities(english, "I met Sr. Anna Kowalczyk yesterday.")
     assert ("PERSON", "Anna Kowalczyk") in found
     assert ("TITLE", "Sr.") in found
+
+
+def test_a_person_span_starting_inside_a_title_starts_after_it():
+    from anon_core.pii.honorifics import persons_after_titles
+
+    text = "Data Entry Clerk Renee Reed called."
+    spans = [(0, 16, "TITLE", 0.6), (11, 27, "PERSON", 0.9)]
+    assert persons_after_titles(text, spans) == [(0, 16, "TITLE", 0.6), (17, 27, "PERSON", 0.9)]
+    # a person span inside the title, or one that would keep no letter, is left as it is
+    assert persons_after_titles("Head Nurse", [(0, 10, "TITLE", 0.6), (5, 10, "PERSON", 0.9)]) == [
+        (0, 10, "TITLE", 0.6),
+        (5, 10, "PERSON", 0.9),
+    ]
+
+
+def test_the_engine_keeps_both_the_title_and_the_name(english):
+    from tests.conftest import found_entities
+
+    found = found_entities(english, "Data Entry Clerk Renee Reed called.")
+    assert found == [("TITLE", "Data Entry Clerk"), ("PERSON", "Renee Reed")]

@@ -81,3 +81,25 @@ def honorific_spans(
             taken.append((a, b))
             edge = a
     return out
+
+
+def persons_after_titles(
+    text: str, spans: list[tuple[int, int, str, float]]
+) -> list[tuple[int, int, str, float]]:
+    """``spans`` with each ``PERSON`` span that starts inside a ``TITLE`` span and runs past it
+    starting after the title instead ("Data Entry Clerk Renee Reed": the model's person "Clerk
+    Renee Reed" becomes "Renee Reed" beside the title "Data Entry Clerk"), so that neither
+    the title nor the name is dropped when overlaps are resolved."""
+    titles = [(a, b) for a, b, entity, _ in spans if entity == "TITLE"]
+    if not titles:
+        return spans
+    out = []
+    for start, end, entity, score in spans:
+        if entity == "PERSON":
+            for a, b in titles:
+                if a < start < b < end:
+                    new_start = b + len(text[b:end]) - len(text[b:end].lstrip())
+                    if any(c.isalpha() for c in text[new_start:end]):
+                        start = new_start
+        out.append((start, end, entity, score))
+    return out

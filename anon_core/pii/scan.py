@@ -22,7 +22,7 @@ from anon_core.pii.engine import (
     build_recognizers,
     load_engine,
 )
-from anon_core.pii.honorifics import honorific_spans
+from anon_core.pii.honorifics import honorific_spans, persons_after_titles
 from anon_core.pii.settings import (
     DEFAULT_SCORE_THRESHOLD,
     IDENTIFIER,
@@ -119,6 +119,12 @@ def resolve_overlaps(results: Iterable[Any], text: str | None = None) -> list[Sp
         if any(s.entity in EXACT_ENTITIES for s in spans):  # no address runs into a phone
             cut = cut_at_exact_entities(text, [(s.start, s.end, s.entity, s.score) for s in spans])
             spans = [Span(*c) for c in cut]
+        spans = [  # a name the model ran into a job title starts after the title
+            Span(*t)
+            for t in persons_after_titles(
+                text, [(s.start, s.end, s.entity, s.score) for s in spans]
+            )
+        ]
         spans = [  # a date without a leading duration or a trailing clock time
             Span(*trim_date_span(text, s.start, s.end), s.entity, s.score)
             if s.entity == "DATE_TIME"
