@@ -54,6 +54,17 @@ def english():
     return load_engine()
 
 
+def names_found(text: str) -> list[str]:
+    """The distinct names the name rules (:func:`anon_core.pii.names.find_names`) find in
+    ``text`` tokenized by a blank English pipeline, sorted."""
+    import spacy
+
+    from anon_core.pii.names import find_names
+
+    doc = spacy.blank("en")(text)
+    return sorted({text[n.start : n.end] for n in find_names(doc)})
+
+
 def found_entities(engine, text: str) -> list[tuple[str, str]]:
     """(entity type, text) of what ``engine`` finds in ``text``, overlaps resolved as the
     de-identification resolves them."""

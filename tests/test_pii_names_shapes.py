@@ -11,13 +11,10 @@ import pytest
 spacy = pytest.importorskip("spacy")
 
 from anon_core.pii.name_shapes import extend_name, extend_start  # noqa: E402
-from anon_core.pii.names import find_names  # noqa: E402
 from anon_core.pii.titles import find_honorifics  # noqa: E402
+from tests.conftest import names_found  # noqa: E402
 
-
-def _names(text: str) -> list[str]:
-    doc = spacy.blank("en")(text)
-    return sorted({text[n.start : n.end] for n in find_names(doc)})
+_names = names_found  # the names the name rules find, distinct and sorted
 
 
 @pytest.mark.parametrize(
