@@ -57,6 +57,7 @@ from anon_core.pii.address_words import (
     faker_street_words,
 )
 from anon_core.pii.found import trie_pattern
+from anon_core.pii.name_lists import is_english, place_names
 
 #: Score of a street alone (with a part after it or a cue before it: ``ADDRESS_SCORE``).
 STREET_SCORE = 0.6
@@ -281,8 +282,6 @@ def _past_tense(word: str) -> bool:
     """Whether ``word`` is an English verb in the past tense ("asked", "opened")."""
     if len(word) < 5 or not word.endswith("ed"):
         return False
-    from anon_core.pii.name_lists import is_english
-
     return is_english(word)
 
 
@@ -331,21 +330,12 @@ def _sentence_line(text: str, piece: str, end: int, pats: dict[str, Any], one_ca
         return False
     if first.group(0).lower() in STOP_WORDS:
         return True  # "Please call ..."
-    from anon_core.pii.name_lists import is_english
-
     if one_case:
         words = pats["part_word"].findall(piece)
-        return all(is_english(w) for w in words) and piece.lower() not in _place_names()
+        return all(is_english(w) for w in words) and piece.lower() not in place_names()
     if rest.group("word") in STOP_WORDS:
         return False  # "Cartagena de Indias to a farm": the town, then the sentence goes on
-    return is_english(first.group(0)) and piece.lower() not in _place_names()
-
-
-@functools.lru_cache(maxsize=1)
-def _place_names() -> frozenset[str]:
-    from anon_core.pii.name_lists import place_names
-
-    return place_names()
+    return is_english(first.group(0)) and piece.lower() not in place_names()
 
 
 def _town_and_code(piece: str, pats: dict[str, Any]) -> bool:
@@ -394,8 +384,6 @@ def _long_number(core: str, pats: dict[str, Any]) -> bool:
         return True
     if not pats["long_number"].search(core):
         return False
-    from anon_core.pii.name_lists import is_english
-
     words = [w for w in pats["part_word"].findall(core) if w.lower() not in STREET_WORDS]
     return any(len(w) > 2 and w.lower() not in PARTICLE_SET and not is_english(w) for w in words)
 

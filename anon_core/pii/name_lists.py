@@ -117,6 +117,7 @@ def provider_items(provider: Any, keep: Callable[[str], bool]) -> Iterable[Any]:
             continue
 
 
+@functools.lru_cache(maxsize=1)
 def place_names() -> frozenset[str]:
     """Every Latin-script city, region and country name of Faker's address providers, and the
     cities of the time zone database."""
@@ -205,7 +206,7 @@ def unknown_name_run(
     word, no word of a place, organization or identifier), and one at least is in none; the run
     is no place of :func:`place_names` (one of its words may be: "Reet" is a Belgian town).
     For English text only: other languages capitalise their nouns."""
-    english, places = english_words(), _places()
+    english, places = english_words(), place_names()
     if not english or not 1 <= len(words) <= 3:
         return False
     lowered = [w.lower() for w in words]
@@ -218,11 +219,6 @@ def unknown_name_run(
         return False
     unknown = [not _english(w, english) and not is_name(w) for w in lowered]
     return any(unknown) and all(u or is_name(w) for u, w in zip(unknown, lowered, strict=True))
-
-
-@functools.lru_cache(maxsize=1)
-def _places() -> frozenset[str]:
-    return place_names()
 
 
 def is_english(word: str) -> bool:
