@@ -41,7 +41,9 @@ def _load() -> dict[str, Callable]:
 
         # Callees first: the callers resolve them as module globals when they compile.
         globals()["_group_keys"] = jit(getattr(_group_keys, "py_func", _group_keys))
-        _compiled["group_keys"] = globals()["_group_keys"]
+        # built aside and published at once: a reader outside the lock that sees a non-empty
+        # table must find every kernel in it
+        built = {"group_keys": globals()["_group_keys"]}
         for name, fn in (
             ("column_counts", _column_counts),
             ("rows_at", _rows_at),
@@ -57,7 +59,8 @@ def _load() -> dict[str, Callable]:
             ("equal_emd", _equal_emd),
             ("hierarchical_cost", _hierarchical_cost),
         ):
-            _compiled[name] = jit(fn)
+            built[name] = jit(fn)
+        _compiled.update(built)
     return _compiled
 
 
