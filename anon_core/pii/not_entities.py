@@ -60,12 +60,39 @@ GENERIC_WORDS = frozenset(
     truly unsubscribe warm wishes year yours shipped delivered pending cancelled
     landlord landlady tenant neighbour neighbor colleague coworker roommate flatmate boss
     mom mum dad grandma grandpa granny auntie sweetheart darling honey buddy
+    passenger gentleman gentlemen ladies guest visitor shopper subscriber applicant everyone
+    everybody folks student resident patron staff faithfully respectfully cordially
+    """.split()
+)
+#: Words of events, venues, menus and offers that name no firm and no place beside another
+#: generic word ("Charity Gala", "Grand Opening", "Breakfast Buffet"), lower case, singular; a
+#: name of the gazetteer among them ("Gala") counts only beside another generic word.
+EVENT_WORDS = frozenset(
+    """
+    festival gala opening ceremony party dinner brunch lunch breakfast buffet concert show
+    fair exhibition conference summit workshop webinar seminar launch sale collection edition
+    package bundle plan tier option menu guarantee committee food value experience selection
+    special offer deal idea club ballroom lounge lobby auditorium series episode sequel
+    """.split()
+)
+#: Adjectives of praise, blame and offers, seasons and feasts, that name nothing beside a
+#: generic word ("Great Service", "Premium Membership", "Friendly Staff", "Summer Sale").
+QUALIFIERS = frozenset(
+    """
+    great excellent amazing awesome fantastic wonderful outstanding superb brilliant perfect
+    friendly helpful lovely nice terrible awful horrible poor bad worst slow fast quick rude
+    valued premium deluxe exclusive free annual grand special official charity
+    spring summer autumn fall winter easter christmas halloween thanksgiving weekend weekday
+    gold silver platinum bronze basic standard plus ultimate organic vegan vegetarian homemade
+    gluten
     """.split()
 )
 #: Words a generic phrase may hold besides :data:`GENERIC_WORDS` ("the", "our", "and", "of").
 _GLUE = frozenset(
     "the a an our your my their his her this that all and & of for to on in with".split()
 )
+#: Inviting verbs that open a sentence before a generic phrase ("Call Customer Service").
+_LEAD_VERBS = frozenset("call visit meet contact ask email join see try dear".split())
 #: Acronyms that name no organisation ("FAQ", "HR", "CEO", "PDF"), upper case.
 ACRONYMS = frozenset(
     """
@@ -124,13 +151,24 @@ def generic_phrase(span: str, gaz: Gazetteer) -> bool:
     """Whether ``span`` is made of :data:`GENERIC_WORDS` and glue words only, one generic word at
     least ("Customer Service", "the Billing Department", "Account Number"; "Credit Karma" and
     "Wilson Group" are not). A generic word that is a surname too ("Sales", "Page", "Key") counts
-    only beside another generic word ("Sales Department"): alone it may be the person."""
+    only beside another generic word ("Sales Department"): alone it may be the person. Beside
+    another word, words of :data:`EVENT_WORDS` count as generic ("Charity Gala"), adjectives of
+    :data:`QUALIFIERS` are allowed ("Great Service", not "Great" alone) and an inviting verb may
+    open the span ("Call Customer Service")."""
     words = _words(span)
+    if len(words) > 1 and words[0].lower() in _LEAD_VERBS:
+        words = words[1:]  # "Call Customer Service": the verb opens the sentence
     content = [w for w in words if w.lower() not in _GLUE]
-    return bool(content) and all(
-        (_generic(w) or w.lower() in ACRONYMS) and (len(content) > 1 or not _named(w, gaz))
-        for w in content
+    core = [w for w in content if w.lower() not in QUALIFIERS]
+    return bool(core) and all(
+        (_generic(w) or w.lower() in ACRONYMS or (len(content) > 1 and _event(w)))
+        and (len(content) > 1 or not _named(w, gaz))
+        for w in core
     )
+
+
+def _event(word: str) -> bool:
+    return any(f in EVENT_WORDS for f in _base_forms(word.lower()))
 
 
 def shouted_words(span: str, gaz: Gazetteer) -> bool:

@@ -32,6 +32,7 @@ from anon_core.pii.settings import (
     check_columns,
 )
 from anon_core.pii.span_extents import refine_spans
+from anon_core.pii.spurious_spans import drop_spurious
 from anon_core.pii.web_addresses import EXACT_ENTITIES, cut_at_exact_entities
 from anon_core.validation import (
     check_float,
@@ -131,6 +132,7 @@ def resolve_overlaps(results: Iterable[Any], text: str | None = None) -> list[Sp
             else s
             for s in spans
         ]
+        spans = drop_spurious(text, spans)  # "Dear Customer", "Great Service": words, no name
     spans.sort(key=lambda s: (-(s.end - s.start), -s.score, s.start))
     kept: list[Span] = []
     for span in spans:

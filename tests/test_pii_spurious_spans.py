@@ -1,0 +1,117 @@
+"""Person, organisation and place spans that hold no name (:mod:`anon_core.pii.spurious_spans`)
+and the wider generic phrases of :func:`anon_core.pii.not_entities.generic_phrase` (events,
+praise, an inviting verb before the phrase).
+
+Every expected value is written by hand from the sentence: a greeting to a role ("Dear
+Customer"), a review's praise ("Great Service"), an event ("Charity Gala") hold no personal
+data; a name after the same words, or a title before a common word ("Mr Cloud"), does.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from anon_core.pii.names import gazetteer
+from anon_core.pii.not_entities import generic_phrase
+from anon_core.pii.spurious_spans import drop_spurious, spurious
+
+
+@pytest.mark.parametrize(
+    "span",
+    ["Great Service", "Excellent Customer Service", "Premium Membership", "Friendly Staff",
+     "Charity Gala", "Grand Opening", "Summer Sale", "Gold Plan", "Call Customer Service",
+     "Breakfast Buffet", "Passengers", "Yours Faithfully"],
+)  # fmt: skip
+def test_generic_phrases_of_events_and_praise(span):
+    assert generic_phrase(span, gazetteer())
+
+
+@pytest.mark.parametrize(
+    "span",
+    [
+        "Great",  # a praising word alone: nothing generic in it
+        "Gala",  # an event word alone that is a given name and a surname
+        "Call Smith",  # the verb, then a surname
+        "Grand Hotel Wilson",  # a surname
+        "Department of Health",  # "health" is no generic word
+        "Silver Wilson",  # a tier word and a surname
+        "Charity",  # a given name alone
+        "Summer",  # a season alone may be the given name
+    ],
+)
+def test_not_generic_phrases(span):
+    assert not generic_phrase(span, gazetteer())
+
+
+def _span(text: str, words: str) -> tuple[int, int]:
+    start = text.index(words)
+    return start, start + len(words)
+
+
+@pytest.mark.parametrize(
+    "text, words, entity",
+    [
+        ("Dear Customer, your order has shipped.", "Customer", "PERSON"),
+        ("Dear Valued Customer, we are sorry for the delay.", "Valued Customer", "PERSON"),
+        ("Dear Team, the meeting moved.", "Team", "PERSON"),
+        ("Dear Sir or Madam, please find the invoice.", "Sir", "PERSON"),
+        ("Good Morning, Passengers.", "Passengers", "PERSON"),
+        ("Call Customer Service to reset it.", "Customer Service", "ORGANIZATION"),
+        ("Great Service, Friendly Staff!", "Great Service", "ORGANIZATION"),
+        ("Meet us at the Grand Opening.", "Grand Opening", "LOCATION"),
+        ("Event: Annual Charity Gala, Grand Ballroom.", "Charity Gala", "PERSON"),
+    ],
+)
+def test_spurious_spans(text, words, entity):
+    assert spurious(text, *_span(text, words), entity)
+
+
+@pytest.mark.parametrize(
+    "text, words, entity",
+    [
+        ("Dear Anna, your order has shipped.", "Anna", "PERSON"),
+        ("Dear Mr Cloud, your order has shipped.", "Cloud", "PERSON"),  # a title before it
+        ("Dear Dr. Sales, thank you.", "Sales", "PERSON"),
+        ("Dear Ms Page, thank you.", "Page", "PERSON"),
+        ("Love from Rose.", "Rose", "PERSON"),  # a given name
+        ("Ask for Hall at reception.", "Hall", "PERSON"),  # a surname alone
+        ("Visit Wilson Group today.", "Wilson Group", "ORGANIZATION"),
+        ("Greetings from Paris!", "Paris", "LOCATION"),
+        ("The Sales Team meets on Monday.", "Monday", "DATE_TIME"),  # other types untouched
+    ],
+)
+def test_spans_kept(text, words, entity):
+    assert not spurious(text, *_span(text, words), entity)
+
+
+class _Found:
+    def __init__(self, start: int, end: int, entity: str) -> None:
+        self.start, self.end, self.entity = start, end, entity
+
+
+def test_drop_spurious_keeps_order_and_objects():
+    text = "Dear Customer, Anna Kowalski from Acme Inc will call on Monday."
+    spans = [
+        _Found(*_span(text, "Customer"), "PERSON"),
+        _Found(*_span(text, "Anna Kowalski"), "PERSON"),
+        _Found(*_span(text, "Acme Inc"), "ORGANIZATION"),
+        _Found(*_span(text, "Monday"), "DATE_TIME"),
+    ]
+    kept = drop_spurious(text, spans)
+    assert kept == spans[1:]
+
+
+def test_engine_drops_greeting_to_a_role(english):
+    from tests.conftest import found_entities
+
+    assert not [
+        f for f in found_entities(english, "Dear Customer, your order has shipped.")
+        if f[0] == "PERSON"
+    ]  # fmt: skip
+    assert ("PERSON", "Anna Kowalski") in found_entities(
+        english, "Dear Anna Kowalski, your order has shipped."
+    )
+    assert not [
+        f for f in found_entities(english, "Great Service, Friendly Staff, Excellent Food!")
+        if f[0] in ("PERSON", "ORGANIZATION", "LOCATION")
+    ]  # fmt: skip
