@@ -30,6 +30,7 @@ import functools
 import re
 from typing import Any
 
+from anon_core.pii.attribute_roles import age_of_a_thing, names_a_thing
 from anon_core.pii.dates import find_dates, find_named_dates
 from anon_core.pii.found import Found, presidio_result, trie_pattern
 from anon_core.pii.titles import find_titles, title_lists
@@ -277,6 +278,8 @@ def find_ages(text: str) -> list[Found]:
                 continue
             for m in regex.finditer(text, a, b):
                 number = m.start("n")
+                if age_of_a_thing(text, number, m.end("n")):
+                    continue
                 start = m.start("cue") if "cue" in regex.groupindex else number
                 has_unit = "unit" in regex.groupindex and m.group("unit")
                 end = m.end("unit") if has_unit else m.end("n")
@@ -506,6 +509,8 @@ def find_nrp(text: str, language: str = "en") -> list[Found]:
                 continue
             word = m.group().lower()
             if may_be_language and word in _LANGUAGE_WORDS and _after_language_cue(text, start):
+                continue
+            if may_be_language and names_a_thing(text, word, end, word in _LANGUAGE_WORDS):
                 continue
             taken.update(range(start, end))
             out.append(Found(start, end, "NRP", score))

@@ -47,7 +47,7 @@ _DURATION = re.compile(
     r"(?:(?:every|each|open|for|over|within|about|around|nearly|almost|roughly|some|up\s+to|"
     r"at\s+least|more\s+than|less\s+than|a\s+period\s+of|period\s+of|the\s+(?:first|past|next|"
     r"last|following|previous)|first|past|next|last|another|other)\s+)*"
-    rf"(?:{_NUMBER}[\s-]+)+(?:more\s+|full\s+|long\s+)?{_UNIT}"
+    rf"(?:{_NUMBER}[\s-]+)+(?:more\s+|full\s+|long\s+|business\s+|working\s+|calendar\s+|banking\s+|school\s+)?{_UNIT}"
     rf"(?:[\s-]+(?:a|per|each|every)\s+{_UNIT})?(?:[\s-]+(?:long|ago|later|earlier|old))?"
     r"(?:\s+(?:of|from|after|before))?",
     re.IGNORECASE,
@@ -97,8 +97,10 @@ def cut_from_number(text: str, start: int, end: int) -> bool:
 #: A day named relative to now, maybe after a number the model joined to it ("is turning 65
 #: tomorrow": the 65 is an age): no date of a person, and no labelled date.
 _RELATIVE = re.compile(
-    r"(?:\d{1,3}\s+)?(?:today|tomorrow|tonight|yesterday|now|(?:the )?day after tomorrow|"
-    r"(?:the )?day before yesterday)",
+    r"(?:\d{1,3}\s+)?(?:(?:earlier|later)\s+)?(?:today|tomorrow|tonight|yesterday|now|"
+    r"(?:the )?day after tomorrow|(?:the )?day before yesterday|"
+    # a period named relative to now after a number ("she turned 59 last month": an age)
+    r"(?<=\d )(?:last|this|next|past|coming)\s+(?:week|weekend|month|year|night|quarter))",
     re.IGNORECASE,
 )
 _BARE_YEAR = re.compile(r"\d{4}")
@@ -124,11 +126,96 @@ def _not_a_year(text: str, start: int, end: int) -> bool:
     return bool(_NUMBER_BEFORE.search(before) or _AMOUNT_AFTER.match(text, end))
 
 
+_WEEKDAY = r"(?:mon|tues|wednes|thurs|fri|satur|sun)day"
+_PART_OF_DAY = r"(?:\s+(?:morning|afternoon|evening|night))?"
+#: Weekdays in the plural ("on Saturdays", "Sundays evening"): a schedule, no day of a person.
+#: ("Every Monday" stays a date: a weekday a sentence names, as labelled corpora mark it.)
+_WEEKLY = re.compile(rf"(?:on\s+)?{_WEEKDAY}s{_PART_OF_DAY}", re.IGNORECASE)
+#: A range of weekdays ("Monday to Friday", "Mon-Fri"), read around a span of one of them:
+#: opening hours, no day of a person.
+_DAY_NAME = rf"(?:{_WEEKDAY}|mon|tues?|wed|thu(?:rs?)?|fri|sat|sun)\.?"
+_WEEK_RANGE = re.compile(
+    rf"(?<![\w-]){_DAY_NAME}\s*(?:-|–|to|through|thru|till|until)\s*{_DAY_NAME}(?![\w-])",
+    re.IGNORECASE,
+)
+_DAY_NAME_RE = re.compile(_DAY_NAME + r"(?![\w-])", re.IGNORECASE)
+_RANGE_BEFORE = re.compile(
+    rf"(?<![\w-]){_DAY_NAME}\s*(?:-|–|to|through|thru|till|until)\s*$", re.IGNORECASE
+)
+_EVENT_LEAD = re.compile(r"(?<![\w-])(?:black|cyber)\s+$", re.IGNORECASE)
+#: A weekday or holiday naming a thing, not a day: "Sunday newspaper", "the Sunday Times",
+#: "Black Friday deals", "Christmas sale", "Easter opening hours", "Halloween party".
+_DAY_AS_NAME = re.compile(
+    r"(?:(?:black|cyber)\s+(?:friday|monday)"
+    rf"|{_WEEKDAY}\s+(?:newspapers?|papers?|times|school|roast|brunch|supplement|editions?)"
+    r"|(?:christmas|xmas|easter|halloween|thanksgiving|new\s+year'?s?|valentine'?s(?:\s+day)?|"
+    r"mother'?s\s+day|father'?s\s+day|boxing\s+day)\s+(?:opening\s+)?"
+    r"(?:sales?|deals?|offers?|collection|hours|menu|party|parties|specials?|discounts?|"
+    r"shopping|markets?|editions?|gifts?|cards?|decorations?|lights|promotion))\b",
+    re.IGNORECASE,
+)
+#: A number that is no date: an age bracket ("kids under 12", "for ages 3"), a part of a work
+#: or a series ("Episode 5 of season 2", "Chapter 3").
+_AGE_BRACKET = re.compile(
+    r"(?:(?:kids|children|people|adults)\s+)?(?:under|over|above|below|ages?|aged)\s+\d{1,3}"
+    r"(?:\s*\+|\s+and\s+(?:up|over|above|older|under))?",
+    re.IGNORECASE,
+)
+_PART_OF_A_WORK = re.compile(
+    r"\b(?:episode|season|series|chapter|section|page|part|volume|vol\.|issue|level|round|"
+    r"stage|phase|grade)\s+\d",
+    re.IGNORECASE,
+)
+#: Lengths of time joined by "and" or a comma ("11 hours and 20 minutes").
+_DURATION_JOINT = re.compile(r"\s*,\s*and\s+|\s*,\s*|\s+and\s+", re.IGNORECASE)
+
+
+_LETTER = re.compile(r"[^\W\d_]")
+
+
+def not_a_day(text: str, start: int, end: int) -> bool:
+    """Whether a date span names no day of a person: weekdays in the plural (:data:`_WEEKLY`)
+    or a range of them (:data:`_WEEK_RANGE`), a weekday or holiday naming a thing
+    (:data:`_DAY_AS_NAME`), a number that is an age bracket (:data:`_AGE_BRACKET`) or a part
+    of a work (:data:`_PART_OF_A_WORK`), or lengths of time joined by "and"."""
+    value = text[start:end].strip()
+    if not _LETTER.search(value):
+        return False  # digits alone ("1994", "12/03/2024"): each rule needs a word
+    if _WEEKLY.fullmatch(value):
+        return True
+    before = text[max(0, start - 24) : start].rstrip().lower()
+    lead = before.endswith(("black", "cyber")) and _EVENT_LEAD.search(
+        text, max(0, start - 12), start
+    )
+    for regex, at in (
+        (_DAY_AS_NAME, start),
+        (_DAY_AS_NAME, lead.start() if lead else None),
+        (_WEEK_RANGE, start),
+    ):
+        m = regex.match(text, at) if at is not None else None
+        if m and m.end() >= end:
+            return True
+    if (
+        before.endswith(("-", "–", "to", "through", "thru", "till", "until"))
+        and _RANGE_BEFORE.search(text, max(0, start - 24), start)
+        and _DAY_NAME_RE.match(value)
+    ):
+        return True  # the second day of a range ("Friday" of "Monday to Friday")
+    if " " not in value:
+        return False
+    if _AGE_BRACKET.fullmatch(value) or _PART_OF_A_WORK.search(value):
+        return True
+    parts = _DURATION_JOINT.split(value)
+    return len(parts) > 1 and all(_DURATION.fullmatch(p) for p in parts)
+
+
 def date_span_ok(text: str, start: int, end: int) -> bool:
     """Whether a DATE_TIME span of the NER model is a date worth replacing.
 
     Dropped: a piece of a longer number (:func:`cut_from_number`); a clock time not right after
-    a date; a duration ("every 12 months"); a decade, a quarter, a season or a recurring day.
+    a date; a duration ("every 12 months"); a decade, a quarter, a season or a recurring day;
+    a weekly schedule, a day naming a thing, an age bracket or a part of a work
+    (:func:`not_a_day`).
     """
     value = text[start:end].strip()
     if not value or cut_from_number(text, start, end) or _RELATIVE.fullmatch(value):
@@ -137,7 +224,9 @@ def date_span_ok(text: str, start: int, end: int) -> bool:
         return False
     if _TIME_ONLY.fullmatch(value) and _CLOCK_MARK.search(value):
         return bool(_DATE_BEFORE.search(text[max(0, start - 24) : start]))
-    return not (_DURATION.fullmatch(value) or _VAGUE.fullmatch(value))
+    return not (
+        _DURATION.fullmatch(value) or _VAGUE.fullmatch(value) or not_a_day(text, start, end)
+    )
 
 
 _SEASON = r"(?:(?:the|early|late|mid)\s+)?(?:spring|summer|autumn|fall|winter)"
