@@ -115,3 +115,36 @@ def test_engine_drops_greeting_to_a_role(english):
         f for f in found_entities(english, "Great Service, Friendly Staff, Excellent Food!")
         if f[0] in ("PERSON", "ORGANIZATION", "LOCATION")
     ]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "text, words, entity",
+    [
+        ("We celebrate Valentine's Day every year.", "Valentine", "PERSON"),
+        ("St. Patrick's Day parade starts at noon.", "St. Patrick", "LOCATION"),
+        ("See you on New Year's Eve.", "Eve", "PERSON"),
+        ("The shop closes early on Christmas Eve.", "Eve", "PERSON"),
+        ("Dear All, the report is attached.", "All", "PERSON"),
+        ("Hi Everyone, see you at the party.", "Everyone", "PERSON"),
+        ("Dear Friends, thank you for coming.", "Friends", "PERSON"),
+        ("Chapter 3, Section 4, Page 120 explains it.", "3, Section 4, Page 120", "STREET_ADDRESS"),
+        ("Refer to Article 5, Paragraph 2.", "5, Paragraph 2", "STREET_ADDRESS"),
+    ],
+)
+def test_feasts_everyone_and_document_parts(text, words, entity):
+    assert spurious(text, *_span(text, words), entity)
+
+
+@pytest.mark.parametrize(
+    "text, words, entity",
+    [
+        ("Eve Smith called about the invoice.", "Eve Smith", "PERSON"),
+        ("Eve called about the invoice.", "Eve", "PERSON"),  # no feast before it
+        ("Valentine Dupont's day off is Monday.", "Valentine Dupont", "PERSON"),  # "day" lower
+        ("I live at 4 Page Street, Leeds.", "4 Page Street, Leeds", "STREET_ADDRESS"),
+        ("Send it to 12 Chapter Road.", "12 Chapter Road", "STREET_ADDRESS"),  # "Road": a street
+        ("Ask Paige about Page 4.", "Paige", "PERSON"),
+    ],
+)
+def test_names_beside_feasts_and_parts_kept(text, words, entity):
+    assert not spurious(text, *_span(text, words), entity)

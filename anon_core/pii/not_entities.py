@@ -61,7 +61,8 @@ GENERIC_WORDS = frozenset(
     landlord landlady tenant neighbour neighbor colleague coworker roommate flatmate boss
     mom mum dad grandma grandpa granny auntie sweetheart darling honey buddy
     passenger gentleman gentlemen ladies guest visitor shopper subscriber applicant everyone
-    everybody folks student resident patron staff faithfully respectfully cordially
+    everybody folks friends student resident patron staff faithfully respectfully cordially
+    internship apprenticeship
     """.split()
 )
 #: Words of events, venues, menus and offers that name no firm and no place beside another
@@ -72,7 +73,7 @@ EVENT_WORDS = frozenset(
     festival gala opening ceremony party dinner brunch lunch breakfast buffet concert show
     fair exhibition conference summit workshop webinar seminar launch sale collection edition
     package bundle plan tier option menu guarantee committee food value experience selection
-    special offer deal idea club ballroom lounge lobby auditorium series episode sequel
+    special offer deal idea club ballroom lounge lobby auditorium series episode sequel media
     """.split()
 )
 #: Adjectives of praise, blame and offers, seasons and feasts, that name nothing beside a
@@ -84,7 +85,7 @@ QUALIFIERS = frozenset(
     valued premium deluxe exclusive free annual grand special official charity
     spring summer autumn fall winter easter christmas halloween thanksgiving weekend weekday
     gold silver platinum bronze basic standard plus ultimate organic vegan vegetarian homemade
-    gluten
+    gluten city
     """.split()
 )
 #: Words a generic phrase may hold besides :data:`GENERIC_WORDS` ("the", "our", "and", "of").

@@ -12,13 +12,18 @@ reads the spans once more, just before overlaps are resolved, with the word test
   and shops (:func:`~anon_core.pii.not_entities.generic_phrase`), unless a title stands before
   it ("Mr Cloud" stays a person);
 * an organisation or place span made of generic words of offices, shops and events, with a
-  praising or plain adjective beside them ("Customer Service", "Great Service", "Grand Opening").
+  praising or plain adjective beside them ("Customer Service", "Great Service", "Grand Opening");
+* a person or place span before "'s Day" ("Valentine's Day", "St. Patrick's Day") or "Eve"
+  after "New Year's" or "Christmas": a feast, no name;
+* a place or street address span of numbers and parts of a document ("Chapter 3, Section 4,
+  Page 120"); "Dear All" and "Hi Everyone" as persons.
 
 Each test reads a few words per span; spans of other types pass untouched.
 """
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 from typing import Any, TypeVar
@@ -33,21 +38,59 @@ _TITLE_BEFORE = re.compile(
     r"(?i:\b(?:mr|mrs|ms|miss|mister|dr|doctor|prof|professor|sir|madam|lady|lord|dame)\.?)\s*$"
 )
 _NAMED_TYPES = frozenset(("PERSON", "ORGANIZATION", "LOCATION"))
+_PLACE_TYPES = frozenset(("LOCATION", "STREET_ADDRESS"))
+#: Words that address everyone, never a name ("Dear All", "Hi Everyone").
+_EVERYONE = frozenset("all everyone everybody both".split())
+#: A feast named after a saint or a person: "Valentine's Day", "St. Patrick's Day", "Presidents'
+#: Day" (the possessive and "Day" with a capital), or the eve of one ("New Year's Eve").
+_FEAST_AFTER = re.compile(r"(?:['’]s|s['’])\s+Day\b")
+_EVE = re.compile(r"(?i:new\s+year['’]?s|christmas|hallows['’]?)\s+$")
+#: Parts of a document, numbered: "Chapter 3, Section 4, Page 120" is no street address.
+_DOCUMENT_PARTS = frozenset(
+    """
+    chapter section page pages paragraph article clause figure table volume part appendix annex
+    verse line lines episode season step item question exercise slide footnote schedule
+    """.split()
+)
+_LETTERS = re.compile(r"[^\W\d_]+")
 
 
 def spurious(text: str, start: int, end: int, entity: str) -> bool:
     """Whether the ``entity`` span ``text[start:end]`` holds no name (see the module text)."""
+    if entity in _PLACE_TYPES and _document_parts(text, start, end):
+        return True
     if entity not in _NAMED_TYPES:
         return False
     span = text[start:end]
     if not any(c.isalpha() for c in span):
         return False
+    if _FEAST_AFTER.match(text, end) or (span == "Eve" and _EVE.search(text[:start][-20:])):
+        return True  # "Valentine's Day", "New Year's Eve"
+    titled = entity == "PERSON" and bool(_TITLE_BEFORE.search(text[max(0, start - 12) : start]))
+    return _words_no_name(span, entity, titled)
+
+
+@functools.lru_cache(maxsize=8192)
+def _words_no_name(span: str, entity: str, titled: bool) -> bool:
+    """The word tests of :func:`spurious`, decided once per span (names recur in a text)."""
     gaz = gazetteer()
     if entity == "PERSON":
-        if _TITLE_BEFORE.search(text[max(0, start - 12) : start]):
+        if titled:
             return False
+        if span.lower().strip(" ,.!") in _EVERYONE:
+            return True  # "Dear All"
         return english_not_name(span, gaz) or generic_phrase(span, gaz) or shouted_words(span, gaz)
     return generic_phrase(span, gaz)
+
+
+def _document_parts(text: str, start: int, end: int) -> bool:
+    """Whether a place span holds numbers and parts of a document only, the part word before
+    it included ("Chapter 3, Section 4, Page 120", "Article 5, Paragraph 2")."""
+    words = _LETTERS.findall(text[start:end])
+    if text[start : start + 1].isdigit():
+        before = _LETTERS.findall(text[max(0, start - 20) : start])
+        words += before[-1:]
+    return bool(words) and all(w.lower() in _DOCUMENT_PARTS for w in words)
 
 
 def drop_spurious(text: str, spans: Sequence[_S]) -> list[_S]:
