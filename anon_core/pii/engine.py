@@ -39,6 +39,7 @@ from typing import Any
 from anon_core.pii import speed
 from anon_core.pii.addresses import address_recognizer, postcode_recognizer
 from anon_core.pii.attributes import attribute_recognizers
+from anon_core.pii.gc_pause import fewer_collections
 from anon_core.pii.name_review import name_aware_recognizer_class
 from anon_core.pii.organisations import organisation_recognizer, reviewed_ner_class
 from anon_core.pii.phone_layouts import guarded_phone_recognizer_class, phone_extras_recognizer
@@ -381,7 +382,7 @@ class PiiEngine:
         if entities:
             kwargs["entities"] = list(entities)
         batch = BatchAnalyzerEngine(analyzer_engine=self.analyzer)
-        with speed.one_blas_thread():
+        with speed.one_blas_thread(), fewer_collections():
             return batch.analyze_iterator(
                 [str(t) for t in texts], language=self.language, batch_size=batch_size, **kwargs
             )

@@ -23,6 +23,7 @@ from anon_core.pii.engine import (
     quiet_presidio_loggers,
 )
 from anon_core.pii.fake import fake_value
+from anon_core.pii.gc_pause import fewer_collections
 from anon_core.pii.scan import Span, resolve_overlaps
 from anon_core.pii.settings import (
     AES_KEY_BYTES,
@@ -133,6 +134,7 @@ def _operators(
     return ops
 
 
+@fewer_collections()
 def deidentify_texts(
     texts: Sequence[str],
     cfg: TextConfig,
