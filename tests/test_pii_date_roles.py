@@ -46,6 +46,13 @@ def _span_ok(text: str, value: str) -> bool:
         ("Please process my refund within 5 business days.", "5 business days"),
         ("I called you earlier today.", "earlier today"),  # relative to now
         ("She turned 59 last month.", "59 last month"),  # an age joined to a relative period
+        ("Please call between 9 and 5.", "between 9 and 5"),  # hours of a working day
+        ("My account ending 1234 was charged.", "ending 1234"),  # the last digits of a card
+        ("My card ending in 1987 was charged.", "1987"),
+        ("My PIN is 1987.", "1987"),
+        ("I'm in the 30-39 age bracket.", "30-39"),  # no day and month either way
+        ("The support line is open 24/7.", "24/7"),
+        ("Week 3 of the diet was hard.", "Week 3"),  # a week of a plan
     ],
 )
 def test_days_of_no_person_are_dropped(text, value):
@@ -65,6 +72,12 @@ def test_days_of_no_person_are_dropped(text, value):
         ("Our fiscal year ends in June.", "June"),
         ("The meeting is on Monday, March 3.", "Monday, March 3"),
         ("We have lived here since 1941 and 1945.", "1941 and 1945"),  # years, no durations
+        ("I was there between 2019 and 2021.", "between 2019 and 2021"),  # years, no hours
+        ("Sid was 1987 born.", "1987"),  # "id" inside a word is no identifier
+        ("It is due 12-25.", "12-25"),  # a month and a day
+        ("Payment due 25/12.", "25/12"),  # a day and a month
+        ("In the year 2000 we moved.", "the year 2000"),
+        ("It was Monday, day 3 of the trip.", "Monday"),
     ],
 )
 def test_days_beside_them_stay_dates(text, value):
@@ -235,3 +248,31 @@ def test_generated_dates_and_ages_are_found_beside_things(english):
             ]
             exact += found == [(kind, value)]
     assert exact >= 0.9 * 50, f"{exact} of 50"
+
+
+@pytest.mark.parametrize(
+    ("text", "group"),
+    [
+        ("my neighbour is polish and very kind.", "polish"),
+        ("he is a danish citizen living abroad.", "danish"),
+        ("the english community met yesterday.", "english"),
+        ("she is a proud catholic.", "catholic"),
+        ("my wife is french.", "french"),
+    ],
+)
+def test_common_words_are_groups_in_lower_case_text_after_a_person_cue(text, group):
+    assert _groups(text) == [group]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "i polish the silver every week.",  # a verb
+        "we ordered an english breakfast.",  # a thing
+        "i speak english at home.",  # a language
+        "the grass is green and wet.",  # "green" is left out: mostly a colour
+        "My neighbour is polish.",  # not all lower case: the capitalised lists decide
+    ],
+)
+def test_common_words_without_a_person_cue_are_no_groups(text):
+    assert _groups(text) == []

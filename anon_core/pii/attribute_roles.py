@@ -98,3 +98,29 @@ def names_a_thing(text: str, word: str, end: int, language: bool) -> bool:
     if after is not None and after.match(text, end):
         return True
     return language and bool(_LANGUAGE_AFTER.match(text, end))
+
+
+#: Group words that are common words too ("polish", "english", "catholic"), which the lists
+#: leave out of text written all in lower case; with a person's cue they are groups ("my
+#: neighbour is polish.", "a danish citizen"). Words that are mostly something else ("green",
+#: "kiwi", "pole", "liberal") stay out.
+_LOWER_GROUPS = (
+    r"(?:polish|labour|danes?|swedes?|scots?|brits?|democrats?|republicans?|christians?|"
+    r"catholics?|jews?|jewish|arabs?|african|asian|european|english|french|german|danish|swiss|"
+    r"nordic|balkan|latinos?|latinas?)"
+)
+_LOWER_GROUP_CUES = re.compile(
+    r"\b(?:is|am|are|was|were|i'm|i’m|he's|he’s|she's|she’s)\s+(?:an?\s+)?"
+    r"(?:proud\s+|devout\s+|practi[cs]ing\s+)?(?P<g>" + _LOWER_GROUPS + r")"
+    r"(?=\s*(?:[.,;!?]|$)|\s+(?:and|but|too|by|from|myself|himself|herself)\b)"
+    r"|\b(?P<h>" + _LOWER_GROUPS + r")(?=\s+(?:citizens?|nationals?|nationality|community|"
+    r"people|man|men|woman|women|family|families|descent|origin|heritage|ancestry|immigrants?|"
+    r"friends?|neighbou?rs?|colleagues?|parents?|wife|husband|girlfriend|boyfriend|girl|boy|"
+    r"guy|lady|students?|voters?|roots)\b)"
+)
+
+
+def lower_case_groups(text: str) -> list[tuple[int, int]]:
+    """Groups in text written all in lower case that are common words too, after an "is" or
+    before a word for people (:data:`_LOWER_GROUP_CUES`): (start, end) of each."""
+    return [m.span("g") if m.group("g") else m.span("h") for m in _LOWER_GROUP_CUES.finditer(text)]

@@ -30,7 +30,7 @@ import functools
 import re
 from typing import Any
 
-from anon_core.pii.attribute_roles import age_of_a_thing, names_a_thing
+from anon_core.pii.attribute_roles import age_of_a_thing, lower_case_groups, names_a_thing
 from anon_core.pii.dates import find_dates, find_named_dates
 from anon_core.pii.found import Found, presidio_result, trie_pattern
 from anon_core.pii.titles import find_titles, title_lists
@@ -514,6 +514,9 @@ def find_nrp(text: str, language: str = "en") -> list[Found]:
                 continue
             taken.update(range(start, end))
             out.append(Found(start, end, "NRP", score))
+    for start, end in lower_case_groups(text) if all_lower else ():
+        if taken.isdisjoint(range(start, end)):
+            out.append(Found(start, end, "NRP", 0.5))
     return sorted(out, key=lambda f: f.start)
 
 

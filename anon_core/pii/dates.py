@@ -108,7 +108,10 @@ _BARE_YEAR = re.compile(r"\d{4}")
 _NUMBER_BEFORE = re.compile(
     r"(?:extension|ext\.?|room|no\.?|number|nr\.?|#|page|pages|flight|bus|route|unit|suite|apt\.?|"
     r"code|pin|order|invoice|ticket|model|version|account|box|line|gate|platform|item|ref\.?|"
-    r"id|\$|€|£|usd|eur|gbp)\s*:?\s*$",
+    r"id|\$|€|£|usd|eur|gbp)\s*:?\s*$"
+    # "My PIN is 1987", "the card ending in 1987", "last 4 digits: 1987"
+    r"|\b(?:pin|code|number|id|account|extension|room|order|invoice|ticket|version|model)\s+"
+    r"(?:is|was)\s+$|\b(?:ending|ends)(?:\s+(?:in|with))?\s+$|\bdigits\s*:?\s*$",
     re.IGNORECASE,
 )
 #: Words after a four-digit number that make it an amount ("1999 dollars", "2000 km").
@@ -163,9 +166,32 @@ _AGE_BRACKET = re.compile(
 )
 _PART_OF_A_WORK = re.compile(
     r"\b(?:episode|season|series|chapter|section|page|part|volume|vol\.|issue|level|round|"
-    r"stage|phase|grade)\s+\d",
+    r"stage|phase|grade)\s+\d"
+    # a day or week of a course or a plan ("Week 3 of the diet"; "the year 2000" is a year)
+    r"|\b(?:day|week)\s+\d{1,2}\b(?![\d/.:-])",
     re.IGNORECASE,
 )
+#: Hours of a working day ("between 9 and 5", "from 8 to 6"), the last digits of a card or an
+#: account ("ending 1234"), a range that is no day and month ("30-39") and "24/7".
+_NOT_A_DATE_NUMBER = re.compile(
+    r"(?:between|from)\s+(?:[1-9]|1\d|2[0-4])\s*(?:and|to|-|–)\s*(?:[1-9]|1\d|2[0-4])"
+    r"|(?:ending|ends)(?:\s+(?:in|with))?\s+\d{4}"
+    r"|24\s*/\s*7|24x7",
+    re.IGNORECASE,
+)
+_SHORT_PAIR = re.compile(r"(\d{1,2})\s*[-/]\s*(\d{1,2})")
+
+
+def _no_day_and_month(value: str) -> bool:
+    """Whether two short numbers joined by a dash or a slash ("30-39") can be no day and
+    month, read either way."""
+    m = _SHORT_PAIR.fullmatch(value)
+    if not m:
+        return False
+    a, b = int(m.group(1)), int(m.group(2))
+    return not ((1 <= a <= 12 and 1 <= b <= 31) or (1 <= a <= 31 and 1 <= b <= 12))
+
+
 #: Lengths of time joined by "and" or a comma ("11 hours and 20 minutes").
 _DURATION_JOINT = re.compile(r"\s*,\s*and\s+|\s*,\s*|\s+and\s+", re.IGNORECASE)
 
@@ -174,13 +200,17 @@ _LETTER = re.compile(r"[^\W\d_]")
 
 
 def not_a_day(text: str, start: int, end: int) -> bool:
-    """Whether a date span names no day of a person: weekdays in the plural (:data:`_WEEKLY`)
+    """Whether a date span names no day of a person: hours of a working day, the last digits
+    of an account or two numbers that are no day and month (:data:`_NOT_A_DATE_NUMBER`,
+    :func:`_no_day_and_month`), weekdays in the plural (:data:`_WEEKLY`)
     or a range of them (:data:`_WEEK_RANGE`), a weekday or holiday naming a thing
     (:data:`_DAY_AS_NAME`), a number that is an age bracket (:data:`_AGE_BRACKET`) or a part
     of a work (:data:`_PART_OF_A_WORK`), or lengths of time joined by "and"."""
     value = text[start:end].strip()
+    if _NOT_A_DATE_NUMBER.fullmatch(value) or _no_day_and_month(value):
+        return True
     if not _LETTER.search(value):
-        return False  # digits alone ("1994", "12/03/2024"): each rule needs a word
+        return False  # other digits ("1994", "12/03/2024"): each rule below needs a word
     if _WEEKLY.fullmatch(value):
         return True
     before = text[max(0, start - 24) : start].rstrip().lower()
