@@ -148,3 +148,18 @@ def test_feasts_everyone_and_document_parts(text, words, entity):
 )
 def test_names_beside_feasts_and_parts_kept(text, words, entity):
     assert not spurious(text, *_span(text, words), entity)
+
+
+@pytest.mark.parametrize(
+    "text, words, spurious_span",
+    [
+        ("Talk to Market Analyst about it.", "Market Analyst", True),  # nouns together
+        ("The Waiter forgot our Dessert.", "Dessert", False),  # a noun alone: may be a surname
+        ("I sent it to the Goldberg office.", "Goldberg", False),  # WordNet noun, no surname
+        ("The Loan Officer asked for documents.", "Loan Officer", False),  # "Loan": a given name
+        ("Where is the nearest Branch?", "Branch", False),  # a surname: kept, recall first
+        ("Say hello to Maria Market!", "Maria Market", False),  # a given name
+    ],
+)
+def test_nouns_together(text, words, spurious_span):
+    assert spurious(text, *_span(text, words), "PERSON") is spurious_span

@@ -72,15 +72,20 @@ def spurious(text: str, start: int, end: int, entity: str) -> bool:
 
 @functools.lru_cache(maxsize=8192)
 def _words_no_name(span: str, entity: str, titled: bool) -> bool:
-    """The word tests of :func:`spurious`, decided once per span (names recur in a text)."""
+    """The word tests of :func:`spurious`, decided once per span (names recur in a text),
+    ``titled`` when a title stands before the span."""
     gaz = gazetteer()
-    if entity == "PERSON":
-        if titled:
-            return False
-        if span.lower().strip(" ,.!") in _EVERYONE:
-            return True  # "Dear All"
-        return english_not_name(span, gaz) or generic_phrase(span, gaz) or shouted_words(span, gaz)
-    return generic_phrase(span, gaz)
+    if entity != "PERSON":
+        return generic_phrase(span, gaz)
+    if titled:
+        return False
+    if span.lower().strip(" ,.!") in _EVERYONE:
+        return True  # "Dear All"
+    if english_not_name(span, gaz) or generic_phrase(span, gaz) or shouted_words(span, gaz):
+        return True
+    # English nouns together, none a name of the gazetteer ("Market Analyst"); a noun alone
+    # ("Goldberg") may be a surname the gazetteer lacks
+    return english_not_name(span, gaz, nouns=True)
 
 
 def _document_parts(text: str, start: int, end: int) -> bool:
