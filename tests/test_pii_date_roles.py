@@ -276,3 +276,45 @@ def test_common_words_are_groups_in_lower_case_text_after_a_person_cue(text, gro
 )
 def test_common_words_without_a_person_cue_are_no_groups(text):
     assert _groups(text) == []
+
+
+class _Result:
+    """A Presidio result as the NER recognizer returns it (what resolve_overlaps reads)."""
+
+    def __init__(self, text: str, value: str, entity: str = "NRP", score: float = 0.85):
+        self.start = text.index(value)
+        self.end = self.start + len(value)
+        self.entity_type = entity
+        self.score = score
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("I bought a French press for the office.", "French"),
+        ("Please send me the English version of the manual.", "English"),
+        ("We had an English breakfast at the hotel.", "English"),
+        ("The German shepherd barked all night.", "German"),
+    ],
+)
+def test_a_model_group_span_naming_a_thing_is_dropped(text, value):
+    from anon_core.pii.scan import resolve_overlaps
+
+    assert resolve_overlaps([_Result(text, value)], text) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("The patient is French and lives in Lyon.", "French"),
+        ("Our new neighbour is English.", "English"),
+        ("A German engineer fixed the press.", "German"),
+    ],
+)
+def test_a_model_group_span_naming_people_is_kept(text, value):
+    from anon_core.pii.scan import resolve_overlaps
+
+    kept = resolve_overlaps([_Result(text, value)], text)
+    assert [(s.start, s.end, s.entity) for s in kept] == [
+        (text.index(value), text.index(value) + len(value), "NRP")
+    ]

@@ -7,7 +7,9 @@
   (:func:`names_a_thing`). A nationality describing a thing otherwise stays a group ("a
   Polish film"): labelled corpora mark those too.
 
-:mod:`anon_core.pii.attributes` asks these before it keeps an age or a group.
+:mod:`anon_core.pii.attributes` asks these before it keeps an age or a group, and
+:func:`anon_core.pii.scan.resolve_overlaps` asks :func:`group_span_names_a_thing` of every
+group span, the NER model's too.
 """
 
 from __future__ import annotations
@@ -81,6 +83,12 @@ _THING_AFTER_NRP = {
     word: re.compile(r"[\s-]+(?:" + names + r")\b", re.IGNORECASE)
     for word, names in _THING_NAMES.items()
 }
+#: Language names (lower case), which are group words too ("Polish").
+LANGUAGE_WORDS = frozenset(
+    "english french german spanish italian portuguese dutch greek russian chinese japanese "
+    "arabic polish swedish danish finnish norwegian turkish hungarian czech korean catalan "
+    "basque welsh irish hindi persian romanian ukrainian flemish".split()
+)
 #: Nouns after a language name that make it the language ("the English version", "a native
 #: Spanish speaker", "a French translation").
 _LANGUAGE_AFTER = re.compile(
@@ -98,6 +106,14 @@ def names_a_thing(text: str, word: str, end: int, language: bool) -> bool:
     if after is not None and after.match(text, end):
         return True
     return language and bool(_LANGUAGE_AFTER.match(text, end))
+
+
+def group_span_names_a_thing(text: str, start: int, end: int) -> bool:
+    """Whether a one-word group span ``text[start:end]`` from any recognizer (the NER model's
+    NORP label included: "Italian food", "the English version") names a thing or a language,
+    as :func:`names_a_thing` decides for the group lists' own matches."""
+    word = text[start:end].lower()
+    return names_a_thing(text, word, end, word in LANGUAGE_WORDS)
 
 
 #: Group words that are common words too ("polish", "english", "catholic"), which the lists

@@ -30,7 +30,12 @@ import functools
 import re
 from typing import Any
 
-from anon_core.pii.attribute_roles import age_of_a_thing, lower_case_groups, names_a_thing
+from anon_core.pii.attribute_roles import (
+    LANGUAGE_WORDS,
+    age_of_a_thing,
+    lower_case_groups,
+    names_a_thing,
+)
 from anon_core.pii.dates import find_dates, find_named_dates
 from anon_core.pii.found import Found, presidio_result, trie_pattern
 from anon_core.pii.titles import find_titles, title_lists
@@ -359,11 +364,7 @@ Neo-Nazi Fascist Fascists Social Democrat Social Democrats Christian Democrat Ga
 Brexiteer Remainer Green Party Labour Party Democratic Party Republican Party Conservative Party
 """
 #: Language names: after "speaks", "in", "into" or "from" they name a language, not a group.
-_LANGUAGE_WORDS = frozenset(
-    "english french german spanish italian portuguese dutch greek russian chinese japanese "
-    "arabic polish swedish danish finnish norwegian turkish hungarian czech korean catalan "
-    "basque welsh irish hindi persian romanian ukrainian flemish".split()
-)
+_LANGUAGE_WORDS = LANGUAGE_WORDS
 #: Words before a language name ("speaks French", "translated into Polish", "fluent in Dutch").
 _LANGUAGE_CUES = frozenset(
     "speak speaks spoke spoken speaking in into from fluent taught write writes wrote written "

@@ -13,6 +13,7 @@ from typing import Any
 import pandas as pd
 
 from anon_core.errors import PrivacyWarning
+from anon_core.pii.attribute_roles import group_span_names_a_thing
 from anon_core.pii.checksums import card_number_valid
 from anon_core.pii.dates import date_span_ok, trim_date_span
 from anon_core.pii.engine import (
@@ -88,6 +89,8 @@ def _plausible(span: Span, text: str) -> bool:
     if span.entity in ("PERSON", "LOCATION", "NRP"):
         # a word starting with a digit or '+' is no part of a name or place: the model tagged
         # "el +34" (Spanish "the" and a country code) a place, which would hide the phone number
+        if span.entity == "NRP" and group_span_names_a_thing(text, span.start, span.end):
+            return False  # "French press", "the English version": a thing or a language
         return any(c.isalpha() for c in value) and not _NUMBER_WORD.search(value)
     if span.entity != "DATE_TIME":
         return True
