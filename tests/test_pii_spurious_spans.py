@@ -9,11 +9,13 @@ data; a name after the same words, or a title before a common word ("Mr Cloud"),
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from anon_core.pii.names import gazetteer
 from anon_core.pii.not_entities import generic_phrase
-from anon_core.pii.spurious_spans import drop_spurious, spurious
+from anon_core.pii.spurious_spans import drop_spurious, role_words_before, spurious
 
 
 @pytest.mark.parametrize(
@@ -84,9 +86,11 @@ def test_spans_kept(text, words, entity):
     assert not spurious(text, *_span(text, words), entity)
 
 
+@dataclasses.dataclass(frozen=True)
 class _Found:
-    def __init__(self, start: int, end: int, entity: str) -> None:
-        self.start, self.end, self.entity = start, end, entity
+    start: int
+    end: int
+    entity: str
 
 
 def test_drop_spurious_keeps_order_and_objects():
@@ -163,3 +167,32 @@ def test_names_beside_feasts_and_parts_kept(text, words, entity):
 )
 def test_nouns_together(text, words, spurious_span):
     assert spurious(text, *_span(text, words), "PERSON") is spurious_span
+
+
+def test_drop_spurious_cuts_role_words_before_a_name():
+    text = "Dear Valued Customer Rachel Green, your order has shipped."
+    kept = drop_spurious(text, [_Found(*_span(text, "Valued Customer Rachel Green"), "PERSON")])
+    assert kept == [_Found(*_span(text, "Rachel Green"), "PERSON")]
+
+
+@pytest.mark.parametrize(
+    "text, words, name",
+    [
+        ("Customer Rachel Green asked for a refund.", "Customer Rachel Green", "Rachel Green"),
+        ("Dear Valued Customer Ann Lee,", "Valued Customer Ann Lee", "Ann Lee"),
+        ("Account Manager Ines Quinn called.", "Account Manager Ines Quinn", "Ines Quinn"),
+        # "Sales" is a surname too: the span stays whole
+        (
+            "Sales Manager Ines Quinn called.",
+            "Sales Manager Ines Quinn",
+            "Sales Manager Ines Quinn",
+        ),
+        ("Key Smith called.", "Key Smith", "Key Smith"),  # "Key": a given name too
+        ("Customer Service", "Customer Service", "Service"),  # the last word stays
+        ("Customer rachel green", "Customer rachel green", "Customer rachel green"),  # lower case
+        ("Rachel Green asked.", "Rachel Green", "Rachel Green"),
+    ],
+)
+def test_role_words_before(text, words, name):
+    start, end = _span(text, words)
+    assert text[role_words_before(text, start, end) : end] == name

@@ -62,7 +62,7 @@ GENERIC_WORDS = frozenset(
     mom mum dad grandma grandpa granny auntie sweetheart darling honey buddy
     passenger gentleman gentlemen ladies guest visitor shopper subscriber applicant everyone
     everybody folks friends student resident patron staff faithfully respectfully cordially
-    internship apprenticeship
+    internship apprenticeship employee
     """.split()
 )
 #: Words of events, venues, menus and offers that name no firm and no place beside another
@@ -82,7 +82,7 @@ QUALIFIERS = frozenset(
     """
     great excellent amazing awesome fantastic wonderful outstanding superb brilliant perfect
     friendly helpful lovely nice terrible awful horrible poor bad worst slow fast quick rude
-    valued premium deluxe exclusive free annual grand special official charity
+    valued premium deluxe exclusive free annual grand special official charity verified
     spring summer autumn fall winter easter christmas halloween thanksgiving weekend weekday
     gold silver platinum bronze basic standard plus ultimate organic vegan vegetarian homemade
     gluten city
@@ -90,7 +90,7 @@ QUALIFIERS = frozenset(
 )
 #: Words a generic phrase may hold besides :data:`GENERIC_WORDS` ("the", "our", "and", "of").
 _GLUE = frozenset(
-    "the a an our your my their his her this that all and & of for to on in with".split()
+    "the a an our your my their his her this that all and & of for to on in at with".split()
 )
 #: Inviting verbs that open a sentence before a generic phrase ("Call Customer Service").
 _LEAD_VERBS = frozenset("call visit meet contact ask email join see try dear".split())

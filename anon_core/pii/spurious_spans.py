@@ -23,15 +23,20 @@ Each test reads a few words per span; spans of other types pass untouched.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import re
 from collections.abc import Sequence
-from typing import Any, TypeVar
+from typing import Any
 
 from anon_core.pii.names import gazetteer
-from anon_core.pii.not_entities import english_not_name, generic_phrase, shouted_words
-
-_S = TypeVar("_S")
+from anon_core.pii.not_entities import (
+    QUALIFIERS,
+    english_not_name,
+    generic_phrase,
+    generic_word,
+    shouted_words,
+)
 
 #: Titles before a surname: "Mr Baker", "Dr. Cloud" stay persons.
 _TITLE_BEFORE = re.compile(
@@ -98,9 +103,40 @@ def _document_parts(text: str, start: int, end: int) -> bool:
     return bool(words) and all(w.lower() in _DOCUMENT_PARTS for w in words)
 
 
-def drop_spurious(text: str, spans: Sequence[_S]) -> list[_S]:
-    """``spans`` (objects with ``start``, ``end`` and ``entity``) without the spurious ones."""
-    return [s for s in spans if not spurious(text, *_bounds(s))]
+def drop_spurious(text: str, spans: Sequence[Any]) -> list[Any]:
+    """``spans`` (dataclasses with ``start``, ``end`` and ``entity``) without the spurious ones,
+    a person span without the role words before the name (:func:`role_words_before`)."""
+    out = []
+    for span in spans:
+        if spurious(text, *_bounds(span)):
+            continue
+        if span.entity == "PERSON":
+            start = role_words_before(text, span.start, span.end)
+            if start != span.start:
+                span = dataclasses.replace(span, start=start)
+        out.append(span)
+    return out
+
+
+_ROLE_WORD = re.compile(r"([^\W\d_]+)[ \t]+(?=[^\W\d_])")
+
+
+def role_words_before(text: str, start: int, end: int) -> int:
+    """Where the name of the person span ``text[start:end]`` starts: after the words of the
+    office vocabulary or praising adjectives that open it ("Valued Customer Rachel Green",
+    "Customer Rachel Green" give "Rachel Green"), none a given name or surname of the
+    gazetteer; the last word always stays ("Customer Service" is for :func:`spurious`)."""
+    gaz = gazetteer()
+    while True:
+        m = _ROLE_WORD.match(text, start, end)
+        if not m:
+            return start
+        low = m.group(1).lower()
+        if low in gaz.given or low in gaz.family or not (generic_word(low) or low in QUALIFIERS):
+            return start
+        if not text[m.end() : m.end() + 1].isupper():
+            return start
+        start = m.end()
 
 
 def _bounds(span: Any) -> tuple[int, int, str]:
