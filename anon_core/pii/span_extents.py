@@ -27,7 +27,8 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from typing import NamedTuple
 
 from anon_core.pii.name_lists import NOT_NAME_WORDS, PLACE_WORDS, ROLE_WORDS, wordnet_index
 from anon_core.pii.names import PARTICLES, Gazetteer, gazetteer
@@ -87,8 +88,16 @@ _WORD = re.compile(r"[^\W\d_]+(?:['’.-][^\W\d_]+)*\.?")
 _SENTENCE_END = re.compile(r"(?:^|[.!?:;\n>(\[\"“]|^\W+)\s*$")
 
 
-def _words(text: str, start: int, end: int) -> list[tuple[int, int]]:
-    return [(start + m.start(), start + m.end()) for m in _WORD.finditer(text[start:end])]
+def _words(text: str, start: int, end: int) -> tuple[tuple[int, int], ...]:
+    """(start, end) of each word between ``start`` and ``end`` of ``text``."""
+    offsets = _word_offsets(text[start:end])
+    return offsets if start == 0 else tuple((start + a, start + b) for a, b in offsets)
+
+
+@functools.lru_cache(maxsize=32768)
+def _word_offsets(piece: str) -> tuple[tuple[int, int], ...]:
+    """(start, end) of each word of ``piece``, once per distinct span text."""
+    return tuple(m.span() for m in _WORD.finditer(piece))
 
 
 @functools.lru_cache(maxsize=8192)
@@ -137,12 +146,13 @@ def _cuttable(word: str, gaz: Gazetteer) -> bool:
     )
 
 
-def place_suffix(text: str, words: list[tuple[int, int]], gaz: Gazetteer) -> int | None:
+def place_suffix(text: str, words: tuple[tuple[int, int], ...], gaz: Gazetteer) -> int | None:
     """The index of the first word of the known place that ends the span (one to three words)
     when every word before it is a common English word ("Sunny Lisbon", "Hotels Poland"), else
     None. A span that is a place as a whole ("Bad Kissingen", "New Carol") is left whole."""
-    whole = " ".join(_bare(text[a:b]) for a, b in words)
-    if len(words) < 2 or known_place(whole, gaz):
+    if len(words) < 2 or not _cuttable(text[words[0][0] : words[0][1]], gaz):
+        return None  # every run of words before the place opens with the first word
+    if known_place(" ".join(_bare(text[a:b]) for a, b in words), gaz):
         return None
     for k in range(min(3, len(words) - 1), 0, -1):
         tail = words[len(words) - k :]
@@ -166,14 +176,25 @@ def trim_span(
 ) -> tuple[int, int, str] | None:
     """The span without the words around the name or place (see the module's doc), or None when
     nothing of it is left."""
-    words = _words(text, start, end)
+    return _trim(text, start, end, entity, gaz, lambda at: _sentence_start(text, at))
+
+
+def _trim(
+    text: str,
+    start: int,
+    end: int,
+    entity: str,
+    gaz: Gazetteer,
+    opens_sentence: Callable[[int], bool],
+) -> tuple[int, int, str]:
+    """:func:`trim_span`'s rules. They read ``text`` between ``start`` and ``end`` only, and what
+    comes before a word only through ``opens_sentence`` (whether the word at an offset opens a
+    sentence): :func:`_trim_alone` relies on it to decide a span from its own text. A span that
+    is a known place is left whole; that is checked last, only when a word would be cut."""
+    words = whole = _words(text, start, end)
     if not words:
         return start, end, entity
-    if any(known_place(text[words[0][0] : b], gaz) for _, b in words[1:]) or known_place(
-        " ".join(_bare(text[a:b]) for a, b in words), gaz
-    ):
-        return start, end, entity  # "British Indian Ocean Territory (...)", "Lao People's ..."
-    first, last = words[0], words[-1]
+    first, last, kind = words[0], words[-1], entity
     lower = text[start:end].islower()
     # the words before the name: greetings, inviting verbs, "the", a sentence's opening verb
     while len(words) > 1:
@@ -187,7 +208,7 @@ def trim_span(
         # a verb opening the sentence ("Discover Kenya"), or for a person or a place any common
         # word ("Historic Ostróda", "Sunny Volania"; "General Motors" stays a firm)
         opener = (
-            _sentence_start(text, a)
+            opens_sentence(a)
             and (low in _verbs() or entity != "ORGANIZATION" or _bare(nxt) in _TOWN_OPENERS)
             and common_word(low, gaz)
             and (low in _verbs() or len(words) > 2 or words[1][1] - words[1][0] > 2)
@@ -210,13 +231,19 @@ def trim_span(
     cut = place_suffix(text, words, gaz)
     if cut is not None:
         words, entity = words[cut:], "LOCATION"
+    if (words[0], words[-1], entity) == (first, last, kind):
+        return start, end, entity
+    if any(known_place(text[first[0] : b], gaz) for _, b in whole[1:]) or known_place(
+        " ".join(_bare(text[a:b]) for a, b in whole), gaz
+    ):
+        return start, end, kind  # "British Indian Ocean Territory (...)", "Lao People's ..."
     # the span's own ends where no word was cut ("'s-Heer Arendskerke", "Chine (Rép. pop.)")
     new_start = start if words[0] == first else words[0][0]
     new_end = end if words[-1] == last else words[-1][1]
     return new_start, new_end, entity
 
 
-def _person_like(text: str, words: list[tuple[int, int]], gaz: Gazetteer) -> bool:
+def _person_like(text: str, words: tuple[tuple[int, int], ...], gaz: Gazetteer) -> bool:
     """A given name of the gazetteer and another word ("Jane Eyre"), or one word that is a given
     name or a surname ("Please show Warren the room"): kept, a person may be meant."""
     if len(words) == 1:
@@ -224,44 +251,97 @@ def _person_like(text: str, words: list[tuple[int, int]], gaz: Gazetteer) -> boo
     return any(gaz.is_given(_bare(text[a:b])) for a, b in words)
 
 
-def spurious(text: str, start: int, end: int, entity: str, gaz: Gazetteer) -> bool:
-    """Whether the span names nothing personal (see the module's doc)."""
-    words = _words(text, start, end)
+class _Facts(NamedTuple):
+    """What :func:`spurious` reads from a span's own words, apart from the text around it."""
+
+    one_common_word: bool  # one common English word, no name nor place (may open a phrase)
+    place: bool  # a known place as a whole: never dropped
+    greeting: bool  # a greeting or an inviting verb alone ("Welcome", "Thanks")
+    person_like: bool  # :func:`_person_like`: no title of a work
+    offer: bool  # a periodical ("Entertainment Weekly") or a season's offer ("Winter Deals")
+
+
+def _facts(piece: str, entity: str, gaz: Gazetteer) -> _Facts | None:
+    """:class:`_Facts` of a span that is ``piece``, or None when it holds no word."""
+    words = _words(piece, 0, len(piece))
     if not words:
-        return False
-    if _word_opening_a_phrase(text, start, end, words, gaz):
-        return True  # "Love from all of us", "Grace period ends", "Mark the date"
-    bare = [_bare(text[a:b]) for a, b in words]
-    if known_place(" ".join(bare), gaz):
-        return False
-    before, after = text[max(0, start - 30) : start], text[end : end + 80]
-    previous = re.search(r"(\w+)\.?\s*$", before)
-    if previous and previous.group(1).lower() in _TITLES:
-        return False  # "Mr Cloud"
-    if (
+        return None
+    bare = [_bare(piece[a:b]) for a, b in words]
+    index = wordnet_index()
+    one_common_word = (
         len(words) == 1
-        and text[start].isupper()
-        and not text[start:end].isupper()
-        and _cuttable(text[start:end], gaz)
+        and piece[:1].isupper()
+        and piece[1:].islower()
+        and common_word(piece, gaz)  # "Nigeria", "Goldberg": nouns only, proper names among them
+        and not known_place(bare[0], gaz)  # "Nice to meet you" may be the town
+        and bool(index)
+        and not gaz.is_listed(bare[0])  # "Warren from Boston", "Grace the manager"
+    )
+    greeting = (
+        len(words) == 1
+        and piece[0].isupper()
+        and not piece.isupper()
+        and _cuttable(piece, gaz)
         and bare[0] in LEAD_WORDS
-    ):
-        return True  # "Welcome", "Thanks": a greeting, no name ("became Adaptive": a firm)
-    if not _person_like(text, words, gaz):
-        if _WORK_BEFORE.search(before) or _WORK_AFTER.match(after):
-            return True  # "the film Inception", "Vogue magazine"
-        if _sentence_start(text, start) and _IS_A_WORK.match(after):
-            return True  # "Zoolander is a 2017 Polish comedy film"
-    if entity == "ORGANIZATION" and len(words) > 1 and bare[-1] in _PERIODICAL:
-        if all(not gaz.is_listed(w) and common_or_noun(w) for w in bare[:-1]):
-            return True  # "Entertainment Weekly"
+    )  # "became Adaptive": a firm
+    offer = (
+        entity == "ORGANIZATION"
+        and len(words) > 1
+        and bare[-1] in _PERIODICAL
+        and all(not gaz.is_listed(w) and common_or_noun(w) for w in bare[:-1])
+    )  # "Entertainment Weekly"
     last = bare[-1]
     if (
-        len(words) > 1
+        not offer
+        and len(words) > 1
         and any(w in _SEASONS for w in bare)
         and (generic_word(last) or common_word(last, gaz))
     ):
-        return all(w in _SEASONS or generic_word(w) or common_word(w, gaz) for w in bare)
-    return False
+        offer = all(w in _SEASONS or generic_word(w) or common_word(w, gaz) for w in bare)
+    return _Facts(
+        one_common_word,
+        known_place(" ".join(bare), gaz),
+        greeting,
+        _person_like(piece, words, gaz),
+        offer,
+    )
+
+
+@functools.lru_cache(maxsize=32768)
+def _known_facts(piece: str, entity: str) -> _Facts | None:
+    """:func:`_facts` with the default gazetteer, once per distinct span text and type."""
+    return _facts(piece, entity, gazetteer())
+
+
+def spurious(text: str, start: int, end: int, entity: str, gaz: Gazetteer) -> bool:
+    """Whether the span names nothing personal (see the module's doc)."""
+    facts = _facts(text[start:end], entity, gaz)
+    return facts is not None and _spurious_here(text, start, end, facts, gaz)
+
+
+def _spurious_here(text: str, start: int, end: int, facts: _Facts, gaz: Gazetteer) -> bool:
+    """:func:`spurious` of a span whose own words give ``facts``: the text around the span is read
+    only when a rule needs it (most names are person-like and no offer: nothing to read)."""
+    if facts.one_common_word and _opens_a_phrase(text, start, end, gaz):
+        return True  # "Love from all of us", "Grace period ends", "Mark the date"
+    if facts.place:
+        return False
+    if not (facts.greeting or facts.offer or not facts.person_like and _work(text, start, end)):
+        return False  # "Welcome", "Thanks": a greeting, no name; a title of a work; an offer
+    previous = _PREVIOUS_WORD.search(text[max(0, start - 30) : start])
+    return not (previous and previous.group(1).lower() in _TITLES)  # "Mr Cloud"
+
+
+def _work(text: str, start: int, end: int) -> bool:
+    """Whether the span is the title of a work: "the film Inception", "Vogue magazine",
+    "Zoolander is a 2017 Polish comedy film"."""
+    before, after = text[max(0, start - 30) : start], text[end : end + 80]
+    if _WORK_BEFORE.search(before) or _WORK_AFTER.match(after):
+        return True
+    return _sentence_start(text, start) and bool(_IS_A_WORK.match(after))
+
+
+_PREVIOUS_WORD = re.compile(r"(\w+)\.?\s*$")
 
 
 #: Words that follow a verb or a noun, never a person's name opening a sentence ("Love the new
@@ -277,34 +357,24 @@ _FAMILY_NOUNS = frozenset(
 )
 
 
-def _word_opening_a_phrase(
-    text: str, start: int, end: int, words: list[tuple[int, int]], gaz: Gazetteer
-) -> bool:
-    """Whether the span is one capitalised English word that is no given name or surname of the
-    gazetteer, opening a sentence before a word that follows no name there: "the", a pronoun or a
-    preposition ("Sparkle from the new range") or a lower-case noun that is no
-    verb ("Whisper edition"). A name of the gazetteer is kept whatever follows ("Warren from
-    Boston", "Grace the manager", and so "Grace period" too): recall first."""
-    if len(words) != 1 or not _sentence_start(text, start):
+def _opens_a_phrase(text: str, start: int, end: int, gaz: Gazetteer) -> bool:
+    """Whether the span, one capitalised common English word that is no given name or surname of
+    the gazetteer (:attr:`_Facts.one_common_word`), opens a sentence before a word that follows
+    no name there: "the", a pronoun or a preposition ("Sparkle from the new range") or a
+    lower-case noun that is no verb ("Whisper edition"). A name of the gazetteer is kept whatever
+    follows ("Warren from Boston", "Grace the manager", and so "Grace period" too): recall
+    first."""
+    if not _sentence_start(text, start):
         return False
-    word = text[start:end]
-    if not (word[:1].isupper() and word[1:].islower()) or not common_word(word, gaz):
-        return False  # "Nigeria", "Goldberg": nouns only, proper names among them
-    if known_place(_bare(word), gaz):
-        return False  # "Nice to meet you" may be the town
     follower = _FOLLOWER.match(text, end)
     if not follower:
         return False
     nxt = follower.group(1)
-    index = wordnet_index()
-    if not index:
-        return False
-    if gaz.is_listed(_bare(word)):
-        return False  # a name of the gazetteer ("Warren from Boston", "Grace the manager")
     if nxt in _AFTER_A_WORD:
         return True
     if nxt in _FAMILY_NOUNS or gaz.is_listed(nxt):
         return False
+    index = wordnet_index()
     forms = [nxt, nxt[:-1]] if nxt.endswith("s") else [nxt]
     return any(f in index["noun"] for f in forms) and not any(
         f in index["verb"] or f in index["adj"] for f in forms
@@ -320,22 +390,47 @@ def common_or_noun(word: str) -> bool:
     return bool(index) and any(word in part for part in index.values())
 
 
+@functools.lru_cache(maxsize=32768)
+def _trim_alone(piece: str, entity: str) -> tuple[int, int, str] | None:
+    """:func:`trim_span` of a span whose text is ``piece`` (offsets from its start), with the
+    default gazetteer, when no rule asked whether a word opens a sentence: then nothing outside
+    the span was read (see :func:`_trim`) and every span with this text and type is cut the
+    same. None when a rule asked: the span is cut in its text."""
+    asked = []
+
+    def opens_sentence(at: int) -> bool:
+        asked.append(at)
+        return False
+
+    out = _trim(piece, 0, len(piece), entity, gazetteer(), opens_sentence)
+    return None if asked else out
+
+
 def refine_spans(
     text: str, spans: Iterable[tuple[int, int, str, float]]
 ) -> list[tuple[int, int, str, float]]:
     """``spans`` (start, end, entity, score) with the PERSON, ORGANIZATION and LOCATION spans
-    trimmed (:func:`trim_span`) and the spurious ones dropped (:func:`spurious`); others as given."""
+    trimmed (:func:`trim_span`) and the spurious ones dropped (:func:`spurious`); others as given.
+
+    The same results as those two functions, with the default gazetteer: what a span's own text
+    decides is worked out once per distinct text and type (:func:`_trim_alone`,
+    :func:`_known_facts`, bounded caches), and the text around it is read only where a rule
+    needs it."""
     gaz = gazetteer()
     out = []
     for start, end, entity, score in spans:
         if entity not in KINDS:
             out.append((start, end, entity, score))
             continue
-        trimmed = trim_span(text, start, end, entity, gaz)
-        if trimmed is None:
-            continue
-        start, end, entity = trimmed
-        if spurious(text, start, end, entity, gaz):
+        cut = _trim_alone(text[start:end], entity)
+        if cut is None:
+            start, end, entity = _trim(
+                text, start, end, entity, gaz, lambda at: _sentence_start(text, at)
+            )
+        else:
+            start, end, entity = start + cut[0], start + cut[1], cut[2]
+        facts = _known_facts(text[start:end], entity)
+        if facts is not None and _spurious_here(text, start, end, facts, gaz):
             continue
         out.append((start, end, entity, score))
     return out
