@@ -168,6 +168,20 @@ def generic_phrase(span: str, gaz: Gazetteer) -> bool:
     )
 
 
+@functools.lru_cache(maxsize=16384)
+def phrase_word(word: str) -> bool:
+    """Whether ``word`` (lower case) may stand in a :func:`generic_phrase`: a generic word, an
+    acronym, a word of events, a qualifier, a glue word or an inviting verb."""
+    return (
+        word in _GLUE
+        or word in QUALIFIERS
+        or word in _LEAD_VERBS
+        or word in ACRONYMS
+        or _generic(word)
+        or _event(word)
+    )
+
+
 def _event(word: str) -> bool:
     return any(f in EVENT_WORDS for f in _base_forms(word.lower()))
 

@@ -35,6 +35,7 @@ from anon_core.pii.not_entities import (
     english_not_name,
     generic_phrase,
     generic_word,
+    phrase_word,
     shouted_words,
 )
 
@@ -67,15 +68,17 @@ def spurious(text: str, start: int, end: int, entity: str) -> bool:
     if entity not in _NAMED_TYPES:
         return False
     span = text[start:end]
-    if not any(c.isalpha() for c in span):
+    if not _LETTERS.search(span):
         return False
-    if _FEAST_AFTER.match(text, end) or (span == "Eve" and _EVE.search(text[:start][-20:])):
+    if _FEAST_AFTER.match(text, end) or (
+        span == "Eve" and _EVE.search(text[max(0, start - 20) : start])
+    ):
         return True  # "Valentine's Day", "New Year's Eve"
     titled = entity == "PERSON" and bool(_TITLE_BEFORE.search(text[max(0, start - 12) : start]))
     return _words_no_name(span, entity, titled)
 
 
-@functools.lru_cache(maxsize=8192)
+@functools.lru_cache(maxsize=65536)
 def _words_no_name(span: str, entity: str, titled: bool) -> bool:
     """The word tests of :func:`spurious`, decided once per span (names recur in a text),
     ``titled`` when a title stands before the span."""
@@ -84,13 +87,20 @@ def _words_no_name(span: str, entity: str, titled: bool) -> bool:
         return generic_phrase(span, gaz)
     if titled:
         return False
-    if span.lower().strip(" ,.!") in _EVERYONE:
+    low = span.lower()
+    if low.strip(" ,.!") in _EVERYONE:
         return True  # "Dear All"
-    if english_not_name(span, gaz) or generic_phrase(span, gaz) or shouted_words(span, gaz):
-        return True
-    # English nouns together, none a name of the gazetteer ("Market Analyst"); a noun alone
-    # ("Goldberg") may be a surname the gazetteer lacks
-    return english_not_name(span, gaz, nouns=True)
+    if not span.isupper() and any(
+        w in gaz.given and not phrase_word(w) for w in _LETTERS.findall(low)
+    ):
+        return False  # a given name that is no office word: none of the tests below holds
+    # English words none a name of the gazetteer, English nouns together ("Market Analyst"; a
+    # noun alone, "Goldberg", may be a surname the gazetteer lacks), office words, capitals
+    return (
+        english_not_name(span, gaz, nouns=True)
+        or generic_phrase(span, gaz)
+        or shouted_words(span, gaz)
+    )
 
 
 def _document_parts(text: str, start: int, end: int) -> bool:
@@ -126,7 +136,13 @@ def role_words_before(text: str, start: int, end: int) -> int:
     office vocabulary or praising adjectives that open it ("Valued Customer Rachel Green",
     "Customer Rachel Green" give "Rachel Green"), none a given name or surname of the
     gazetteer; the last word always stays ("Customer Service" is for :func:`spurious`)."""
-    gaz = gazetteer()
+    return start + _role_words_length(text[start:end])
+
+
+@functools.lru_cache(maxsize=65536)
+def _role_words_length(span: str) -> int:
+    """The length of the role words that open ``span`` (:func:`role_words_before`)."""
+    gaz, start, text, end = gazetteer(), 0, span, len(span)
     while True:
         m = _ROLE_WORD.match(text, start, end)
         if not m:
