@@ -17,8 +17,9 @@ the two on English, French, German, Spanish and Italian text.
 * **Prefilters** (:func:`add_prefilters`): a pattern recognizer is skipped on a text that lacks
   a character or word every one of its patterns needs (a digit for phone numbers, cards,
   national identifiers and dates; ``@`` for e-mail addresses; a dot before a letter for URLs;
-  the cue word for the title and "my name is" patterns). Its regular expressions would find
-  nothing there; the prefilter finds that out with one scan of the text for a single character.
+  the cue word for the "my name is" patterns; a reviewed shape such as "Word X Word" for
+  the middle-initial pattern, :data:`~anon_core.pii.speed_patterns.SHAPES`). Its regular
+  expressions would find nothing there; the prefilter finds that out with one scan of the text.
 * **Only the words that can hold a match** (:data:`RUNS`): Presidio's URL, e-mail, IP address,
   crypto wallet, US licence, passport and bank account patterns (reviewed by hand,
   presidio-analyzer 2.2) never match a space and look no further than the space next to a
@@ -56,7 +57,13 @@ import re
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
-from anon_core.pii.speed_patterns import lean_pattern_analysis
+from anon_core.pii.speed_patterns import (
+    cue_prefilter,
+    lean_pattern_analysis,
+    pattern_prefilter,
+    patterns_digest,
+    shape_prefilter,
+)
 
 #: Whether :func:`tune` changes anything (tests turn it off to build Presidio's plain analyzer).
 ENABLED = True
@@ -101,11 +108,6 @@ RUNS: dict[str, tuple[str, str]] = {
 }
 #: Distinct words whose keyword filter an engine remembers (then it starts again).
 KEYWORD_CACHE = 200_000
-#: Characters worth a prefilter when a pattern needs them (rare in prose), best first.
-_RARE = "@:/#"
-#: A pattern that opens with look-behind cues, ``(?:(?<=cue)|(?<=cue)|...)``, then more.
-_CUES = re.compile(r"\(\?:((?:\(\?<=(?:[^()\\]|\\.)+\)\|?)+)\)")
-_CUE = re.compile(r"\(\?<=((?:[^()\\]|\\.)+)\)")
 
 
 def numpy_ops() -> contextlib.AbstractContextManager:
@@ -134,90 +136,6 @@ def one_blas_thread() -> Iterator[None]:
         yield
 
 
-def cue_prefilter(regexes: Sequence[str], flags: int) -> Any | None:
-    """A pattern matching one of the look-behind cues every regex opens with, or None.
-
-    ``(?:(?<=Dr\\. )|(?<=Mrs )|...)NAME`` matches only where one of its cues ends, so a text in
-    which no cue occurs has no match. The cues are searched for with the same ``regex`` module
-    and flags as the patterns (case-insensitive when they are)."""
-    import regex
-
-    cues: list[str] = []
-    for pattern in regexes:
-        m = _CUES.match(pattern)
-        if m is None:
-            return None
-        cues += _CUE.findall(m.group(1))
-    if not cues:
-        return None
-    return regex.compile("|".join(f"(?:{c})" for c in cues), flags)
-
-
-def _needs(items: Any) -> set[str]:
-    """What every match of a parsed regular expression (``re._parser`` tree) needs in the
-    text: ``"digit"`` and non-letter literal characters, each one needed on its own."""
-    from re import _constants as c
-
-    out: set[str] = set()
-    for op, arg in items:
-        if op is c.LITERAL:
-            char = chr(arg)
-            if char.isdigit():
-                out.add("digit")
-            elif not char.isalpha():  # a letter may match in another case
-                out.add(char)
-        elif op is c.IN:
-            if all(
-                (o is c.CATEGORY and a is c.CATEGORY_DIGIT)
-                or (o is c.RANGE and 48 <= a[0] <= a[1] <= 57)
-                or (o is c.LITERAL and 48 <= a <= 57)
-                for o, a in arg
-            ):
-                out.add("digit")
-            elif len(arg) == 1 and arg[0][0] is c.LITERAL and not chr(arg[0][1]).isalpha():
-                out.add(chr(arg[0][1]))
-        elif op is c.SUBPATTERN:
-            out |= _needs(arg[-1])
-        elif op in (c.MAX_REPEAT, c.MIN_REPEAT, c.POSSESSIVE_REPEAT) and arg[0] >= 1:
-            out |= _needs(arg[2])
-        elif op is c.BRANCH:
-            branches = [_needs(b) for b in arg[1]]
-            out |= set.intersection(*branches) if branches else set()
-        elif op is c.ASSERT:  # a look-ahead or look-behind reads text that must be there
-            out |= _needs(arg[1])
-    return out
-
-
-def pattern_prefilter(regexes: Sequence[str]) -> re.Pattern[str] | None:
-    """A one-character pattern every one of ``regexes`` needs (a digit, or a rare symbol such
-    as ``@``), or None. Derived from the expressions themselves (Python's own parser; one
-    that it cannot read, e.g. ``\\p{Lu}``, gets no prefilter)."""
-    from re import _parser
-
-    common: set[str] | None = None
-    for regex_text in regexes:
-        try:
-            needs = _needs(_parser.parse(regex_text))
-        except (re.error, Exception):  # noqa: BLE001 - a syntax only the regex module reads
-            return None
-        common = needs if common is None else common & needs
-    if not common:
-        return None
-    if "digit" in common:
-        return _DIGIT
-    for char in _RARE:
-        if char in common:
-            return re.compile(re.escape(char))
-    return None
-
-
-def _patterns_digest(recognizer: Any) -> str:
-    import hashlib
-
-    text = "\n".join(p.regex for p in getattr(recognizer, "patterns", None) or ())
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
-
-
 def runs_for(recognizer: Any) -> Any | None:
     """What every match of ``recognizer`` holds, when it is one of :data:`RUNS` with the
     reviewed patterns and flags and Presidio's own ``analyze`` (else None)."""
@@ -230,7 +148,7 @@ def runs_for(recognizer: Any) -> Any | None:
         or not isinstance(recognizer, PatternRecognizer)
         or type(recognizer).analyze is not PatternRecognizer.analyze
         or recognizer.global_regex_flags != regex.DOTALL | regex.MULTILINE | regex.IGNORECASE
-        or _patterns_digest(recognizer) != reviewed[1]
+        or patterns_digest(recognizer) != reviewed[1]
     ):
         return None
     return _compiled(reviewed[0])
@@ -278,7 +196,7 @@ def prefilter_for(recognizer: Any) -> Any | None:
     found = pattern_prefilter(regexes)
     if found is None and recognizer.global_regex_flags is not None:
         found = cue_prefilter(regexes, recognizer.global_regex_flags)
-    return found
+    return found if found is not None else shape_prefilter(recognizer)
 
 
 def _guarded(analyze: Callable[..., Any], needed: Any) -> Callable[..., Any]:
