@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from anon_core.pii.phones_fast import region_matchers
 from anon_core.pii.recognizers import (
     IDENTIFIER_WORD,
     PHONE_LAYOUT,
@@ -137,7 +138,8 @@ def guarded_phone_recognizer_class() -> Any:
     of the matcher holds one), each matched string is parsed once for its explanation's region
     (not once per region that finds it), and a span found by several regions is made into a
     result once, the first, which is the one Presidio's de-duplication keeps (results of the
-    same type, span and score are equal)."""
+    same type, span and score are equal), and a candidate with a plus sign and a known calling
+    code is parsed for the first region only (:mod:`anon_core.pii.phones_fast`)."""
     import phonenumbers
     from presidio_analyzer import EntityRecognizer
     from presidio_analyzer.predefined_recognizers import PhoneRecognizer
@@ -147,9 +149,10 @@ def guarded_phone_recognizer_class() -> Any:
             if _DIGIT.search(text) is None:
                 return []
             results, seen, regions = [], set(), {}
-            for region in self.supported_regions:
+            matchers = region_matchers(text, self.supported_regions, self.leniency)
+            for region, matcher in zip(self.supported_regions, matchers, strict=True):
                 named = region  # Presidio names later matches after the last parsed one
-                for match in phonenumbers.PhoneNumberMatcher(text, region, leniency=self.leniency):
+                for match in matcher:
                     raw = text[match.start : match.end]
                     parsed = regions.get(raw, _UNSEEN)
                     if parsed is _UNSEEN:
