@@ -86,8 +86,8 @@ def phone_extras_recognizer(language: str) -> Any:
             return None
 
         def analyze(self, text: str, entities: Any, nlp_artifacts: Any = None):
-            if entities and "PHONE_NUMBER" not in entities:
-                return []
+            if (entities and "PHONE_NUMBER" not in entities) or _DIGIT.search(text) is None:
+                return []  # each of the three layouts needs a digit
             results = []
             for m in _NANP_SLASH.finditer(text):
                 results.append(RecognizerResult("PHONE_NUMBER", m.start(), m.end(), 0.6))

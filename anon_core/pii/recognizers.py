@@ -109,6 +109,8 @@ def iban_recognizer_class() -> type:
     return CaseInsensitiveIbanRecognizer
 
 
+#: Any digit (Unicode ``\d``, as in the phone patterns, which all need one).
+_ANY_DIGIT = re.compile(r"\d")
 _NOT_A_PHONE = re.compile(
     r"\d{4}[-/.]\d{1,2}[-/.]\d{1,2}|\d{1,2}[-/.]\d{1,2}[-/.]\d{2,4}"  # dates
     r"|\d{3}-\d{2}-\d{4}|\d{1,3}(?:\.\d{1,3}){3}|\d{5}-\d{4}"  # SSN, IPv4, ZIP+4
@@ -155,6 +157,8 @@ def national_phone_recognizer(language: str) -> Any:
         def analyze(
             self, text: str, entities: Any, nlp_artifacts: Any = None, regex_flags: Any = None
         ):
+            if _ANY_DIGIT.search(text) is None:
+                return []  # the pattern needs digits (the same answer, without its scan)
             results = super().analyze(text, entities, nlp_artifacts, regex_flags) or []
             return [
                 r

@@ -30,7 +30,8 @@ the two on English, French, German, Spanish and Italian text.
 * **Context words without copies** (:class:`FastContextEnhancer`): Presidio's enhancer
   deep-copies every result of every text before raising scores, and finds each result's token
   by walking the tokens from the start; the results it copies are never used again, and the
-  token is found by bisection here. Same scores.
+  token is found by bisection here, and the words around a result are lowered once, not once
+  per context word (:func:`supportive_word`). Same scores.
 * **No text rebuilt**: the batch yields each text as it was given, not ``doc.text`` (which
   spaCy joins token by token; it is the same string).
 * **Keywords on demand** (:class:`LazyNlpArtifacts`): the filtered lemmas Presidio computes for
@@ -390,6 +391,50 @@ def _token_index(nlp_artifacts: Any, word: str, start: int) -> int:
     return i
 
 
+#: Recognizers by id for each list of recognizers an engine passes (keyed by the objects' ids;
+#: the list is kept, so no id is reused while its entry lives).
+_BY_ID: dict[tuple[int, ...], tuple[list[Any], dict[str, Any]]] = {}
+
+
+def _by_id(recognizers: Sequence[Any]) -> dict[str, Any]:
+    """``{recognizer.id: recognizer}``, built once per list of recognizers (an engine passes
+    the same ones for every text of a language)."""
+    key = tuple(map(id, recognizers))
+    entry = _BY_ID.get(key)
+    if entry is None:
+        if len(_BY_ID) >= 64:
+            _BY_ID.clear()
+        entry = _BY_ID[key] = (list(recognizers), {r.id: r for r in recognizers})
+    return entry[1]
+
+
+@functools.lru_cache(maxsize=256)
+def _lowered(context: tuple[str, ...]) -> tuple[tuple[str, str], ...] | None:
+    if any("\n" in word for word in context):
+        return None
+    return tuple((word, word.lower()) for word in context)
+
+
+def supportive_word(words: list[str], context: Sequence[str] | None, mode: str) -> str:
+    """Presidio's ``_find_supportive_word_in_context`` (presidio-analyzer 2.2): the first
+    context word found in one of ``words`` (case-insensitive), each word lowered once, not once
+    per context word. In "substring" mode a context word without a line break is inside one of
+    the lowered words exactly when it is inside them joined by line breaks (a stretch of the
+    joined text without a line break lies within one word)."""
+    pairs = _lowered(tuple(context)) if context is not None and mode == "substring" else None
+    if pairs is None:
+        from presidio_analyzer.context_aware_enhancers import LemmaContextAwareEnhancer
+
+        return LemmaContextAwareEnhancer._find_supportive_word_in_context(words, context, mode)
+    if not words:
+        return ""
+    joined = "\n".join([word.lower() for word in words])
+    for word, lowered in pairs:
+        if lowered in joined:
+            return word
+    return ""
+
+
 @functools.lru_cache(maxsize=1)
 def fast_enhancer_class() -> type:
     from presidio_analyzer import RecognizerResult
@@ -410,7 +455,7 @@ def fast_enhancer_class() -> type:
             self, text, raw_results, nlp_artifacts, recognizers, context=None
         ):  # noqa: D102
             results = list(raw_results)
-            by_id = {recognizer.id: recognizer for recognizer in recognizers}
+            by_id = _by_id(recognizers)
             context = [word.lower() for word in context] if context else []
             if nlp_artifacts is None:
                 return results
@@ -425,9 +470,7 @@ def fast_enhancer_class() -> type:
                 word = text[result.start : result.end]
                 surrounding = self._extract_surrounding_words(nlp_artifacts, word, result.start)
                 surrounding.extend(context)
-                found = self._find_supportive_word_in_context(
-                    surrounding, recognizer.context, self.context_matching_mode
-                )
+                found = supportive_word(surrounding, recognizer.context, self.context_matching_mode)
                 if found != "":
                     result.score += self.context_similarity_factor
                     result.score = max(result.score, self.min_score_with_context_similarity)
