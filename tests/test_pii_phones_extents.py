@@ -28,6 +28,8 @@ def _phones(english, text: str) -> list[str]:
         ("Phone:0161 496 0123 (office)", "0161 496 0123"),  # no space after the colon
         ("Please call 0044 20 7946 0958 on Monday.", "0044 20 7946 0958"),
         ("Please call me at 8784005756682.", "8784005756682"),  # 13 digits after a strong cue
+        ("My cellphone is 9290810033 now.", "9290810033"),  # "cell..." words that are phones
+        ("Cellulare 3401234567, sempre acceso.", "3401234567"),
         ("Her number is 3649420555266, not the old one.", "3649420555266"),  # weak cue, 13 digits
         ("Try 86 9217-4218 or the front desk.", "86 9217-4218"),  # Brazil's 2-4-4, no cue
         ("Is 92-1742-1809 still valid?", "92-1742-1809"),  # Japan's 2-4-4, no cue
@@ -52,6 +54,10 @@ def test_phones_are_found_whole(english, text, phone):
         "IBAN DE89 3704 0044 0532 0130 00 is on file.",
         "The meeting is at 10:30:45 on 2024-03-12.",
         "Call us about the 2019-2020 season.",
+        "Our cellar holds 1234567 bottles of wine.",  # "cellar", "cello", ... are no phone words
+        "The cellist played 7654321 notes that night.",
+        "The television set 1234567 is on sale.",
+        "The telescope costs 1234567 yen.",
     ],
 )
 def test_numbers_that_are_no_phones_stay_untagged(english, text):

@@ -283,9 +283,11 @@ _NANP_LAYOUT = re.compile(r"(?:1[-. ])?\d{3}([-. ])\d{3}\1\d{4}|\d{3}-\d{7}|\d{2
 #: Thousands split by dots or commas ("12.345.678"); spaces also split phone groups ("0 800 123 456").
 _THOUSANDS = re.compile(r"\d{1,3}(?:[.,]\d{3}){2,}")
 _IBAN_HEAD = re.compile(r"[A-Za-z]{2}\d{2}[ -]$")
-#: Words that make a digit run a phone number when one of them ends within 60 characters before it.
+#: Words that make a digit run a phone number when one of them ends within 60 characters before it
+#: ("cellar", "cello", "television" and "telescope" are no phone words).
 _PHONE_CUE = re.compile(
-    r"\b(?:phone|tel|telephone|mobile|cell|call|called|calling|fax|contact|reach|dial|ring|text|"
+    r"\b(?:phone|tel(?!evision|escope)|telephone|mobile|cell(?!ars?\b|os?\b|ists?\b)|call|called|"
+    r"calling|fax|contact|reach|dial|ring|text|"
     r"sms|whatsapp|hotline|number|téléphone|portable|appeler|telefon|handy|rufen|teléfono|móvil|"
     r"llamar|telefono|cellulare|numero|número|chiamare)\w*\b",
     re.IGNORECASE,
@@ -294,7 +296,8 @@ _PHONE_CUE = re.compile(
 #: cues of :data:`_PHONE_CUE` without "number", "contact" and "text", which also precede order,
 #: account and card numbers ("text me", "text us" are strong).
 _STRONG_PHONE_CUE = re.compile(
-    r"\b(?:phone|tel|telephone|mobile|cell|call|called|calling|fax|reach|dial|ring|sms|whatsapp|"
+    r"\b(?:phone|tel(?!evision|escope)|telephone|mobile|cell(?!ars?\b|os?\b|ists?\b)|call|called|"
+    r"calling|fax|reach|dial|ring|sms|whatsapp|"
     r"hotline|téléphone|portable|appeler|telefon|handy|rufen|teléfono|móvil|llamar|telefono|"
     r"cellulare|chiamare)\w*\b|\btext(?:ed|ing)? (?:me|us|him|her|them)\b",
     re.IGNORECASE,
