@@ -316,7 +316,10 @@ def review_entities(
 def _compound_brand(span: str, gaz: Gazetteer) -> bool:
     """Whether a one-word person span is two English words of four letters or more run together
     and no name of the gazetteer ("Datamarket", "Hellowallet", "Poweradvocate"): a company's or
-    a product's name. It is relabelled, not dropped, so the word stays covered."""
+    a product's name. It is relabelled, not dropped, so the word stays covered. A span shorter
+    than 8 characters or with a space (no one capitalised word) is none, read first."""
+    if len(span) < 8 or " " in span:
+        return False  # most person spans: the rules below need one word of 8 letters or more
     word = POSSESSIVE.sub("", span)
     low = word.lower()
     if not NAME_WORD.fullmatch(word) or "-" in word or gaz.is_name(low) or len(low) < 8:
@@ -362,7 +365,7 @@ def _reviewed_span(span: str, common: frozenset[str]) -> tuple[int, int, str] | 
     if cut:
         head = span[: cut.start()].strip()
         tail = span[cut.end() :]
-        if head.lower() in ROLE_WORDS | NAME_CUE_WORDS | IDENTIFIER_WORDS or not head:
+        if head.lower() in _HEAD_WORDS or not head:
             start = end - len(tail.lstrip(' "“”:'))
         else:
             end = len(span[: cut.start()].rstrip())
@@ -381,12 +384,18 @@ def _reviewed_span(span: str, common: frozenset[str]) -> tuple[int, int, str] | 
     return start, end, place_or_organisation(span[start:end]) or "PERSON"
 
 
+#: Words of places and organizations (:func:`place_or_organisation`), joined once.
+_OTHER_WORDS = NOT_NAME_WORDS | ORG_EXTRA_WORDS
+#: Words before a colon that are no name ("Name:", "Tel:"), joined once.
+_HEAD_WORDS = ROLE_WORDS | NAME_CUE_WORDS | IDENTIFIER_WORDS
+
+
 def place_or_organisation(span: str) -> str | None:
     """The place or organization a span is by its words ("Victoria Station", "Van Lines"), or
     None (a person; "Fletcher Hill": a name and a surname-like place word). Both reviews use it."""
     words = [w.lower() for w in _LETTER_WORD.findall(span)]
-    other = NOT_NAME_WORDS | ORG_EXTRA_WORDS
-    if any(w in other for w in words) and not (
+    other = _OTHER_WORDS
+    if not other.isdisjoint(words) and not (
         len(words) == 2 and words[0] not in other and words[1] in SURNAME_PLACE_WORDS
     ):
         return "LOCATION" if any(w in PLACE_WORDS for w in words) else "ORGANIZATION"
@@ -430,11 +439,19 @@ def _repeated_mentions(
     if not words:
         return out
     mentions = set()
+    size = len(text)
     for word in words:
         i = text.find(word)
         while i >= 0:
             j = i + len(word)
-            if not (_word_edge(text[i - 1 : i]) or _word_edge(text[j : j + 1])):
+            # no character that continues a word (a letter, digit, "_" or "-") just before or
+            # after it, read in place (no slice and no call a match)
+            before = text[i - 1] if i else ""
+            after = text[j] if j < size else ""
+            if not (
+                (before and (before.isalnum() or before in "_-"))
+                or (after and (after.isalnum() or after in "_-"))
+            ):
                 mentions.add((i, j))
             i = text.find(word, i + 1)
     persons = sorted((a, b) for a, b, e, _ in out if e == "PERSON")
@@ -449,11 +466,6 @@ def _repeated_mentions(
         ]
         out.append((span[0], span[1], "PERSON", STRONG))
     return out
-
-
-def _word_edge(char: str) -> bool:
-    """Whether ``char`` (one character or none) continues a word: a letter, digit, _ or -."""
-    return bool(char) and (char.isalnum() or char in "_-")
 
 
 #: The words of a name in lower case ("eric g. samoylova": "eric", "samoylova").

@@ -71,6 +71,7 @@ from anon_core.pii.names_fast import (
     LOWER_WORD,
     NAME_WORD,
     POSSESSIVE,
+    may_hold_cue,
     read_tokens,
     unknown_run,
     unknown_word,
@@ -88,6 +89,7 @@ _TITLES = frozenset(
 )
 #: Suffixes written with a dot, the last word of a run ("Bjarni Haddad Sr.").
 _DOTTED_SUFFIXES = frozenset({"Jr", "Sr", "Jnr", "Snr"})
+_NOT_IN_NAMES = PARTICLES | _DOTTED_SUFFIXES  # words of a run that are no given name or surname
 #: Verbs after which a lone surname opening a sentence is a person ("Bailly said ...").
 _SPEECH_VERBS = frozenset(
     "said says told asked replied added wrote explained confirmed agreed noted called".split()
@@ -538,12 +540,9 @@ def find_names(doc: Any, gaz: Gazetteer | None = None, text: str | None = None) 
             run = run[1:]
         if not run:
             continue
-        words = [POSSESSIVE.sub("", tokens[i].text) for i in run]
-        names = [
-            w
-            for w in words
-            if not _INITIAL.fullmatch(w) and w not in PARTICLES and w not in _DOTTED_SUFFIXES
-        ]
+        toks = [tokens[i] for i in run]
+        words = [t.bare for t in toks]  # without "'s", shapes read once (names_fast)
+        names = [t.bare for t in toks if not t.initial and t.bare not in _NOT_IN_NAMES]
         score = _run_score(names, gaz, _sentence_start(tokens, run[0]))
         if not score and _initial_between(words, gaz):
             score = MEDIUM  # "Faina D. Yefremova": a middle initial between two unknown names
@@ -564,7 +563,7 @@ def find_names(doc: Any, gaz: Gazetteer | None = None, text: str | None = None) 
             found.append(NameSpan(start, end, score))
     found += [NameSpan(a, b, MEDIUM) for a, b in shape_names(text, tokens, gaz, _NO_NAME, english)]
     found += _lower_case_names(tokens, gaz, english)
-    found += _after_name_cues(tokens, gaz)
+    found += _after_name_cues(tokens, gaz) if may_hold_cue(text) else []
     found += _speakers(tokens, gaz) if ":" in text else []  # a speaker needs a colon
     if text == text.lower() and english:
         found += _lower_case_given_names(tokens, found, gaz)

@@ -11,10 +11,9 @@ from __future__ import annotations
 
 import functools
 import re
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
-from anon_core.pii.name_lists import LOWER, UPPER, unknown_name_run
+from anon_core.pii.name_lists import LOWER, NAME_CUE_WORDS, UPPER, unknown_name_run
 
 #: A capitalised word ("Ines", "O'Neil", "Quinn-Royce"; "McDonald", "MacArthur", "DeShawn").
 NAME_WORD = re.compile(
@@ -50,11 +49,11 @@ def word_shape(text: str) -> tuple[str, bool, bool, bool]:
     return shape
 
 
-@dataclass(slots=True)
-class Token:
+class Token(NamedTuple):
     """The attributes of a spaCy token the rules read, read once (each read of a spaCy token's
     ``text`` builds a new string, and the rules read it many times), and its
-    :func:`word_shape`."""
+    :func:`word_shape`. A named tuple: :func:`read_tokens` builds each one in a single C call
+    (``tuple.__new__``) instead of a Python ``__init__`` a token."""
 
     text: str
     whitespace_: str
@@ -67,6 +66,12 @@ class Token:
     lower_word: bool = False
 
 
+_new_tuple = tuple.__new__
+#: spaCy's 0/1 flags and trailing-space flag, as the values a token carries.
+_FLAG = (False, True)
+_SPACE = ("", " ")
+
+
 def read_tokens(doc: Any, text: str) -> list[Token]:
     """The doc's tokens from its arrays (``Doc.to_array``): one call instead of five attribute
     reads a token; ``text`` is the doc's text, so a token's text is the slice at its offset."""
@@ -75,10 +80,12 @@ def read_tokens(doc: Any, text: str) -> list[Token]:
     if not len(doc):
         return []
     rows = doc.to_array([IDX, LENGTH, SPACY, IS_SPACE, IS_ALPHA]).tolist()
+    shapes, shape_of = _SHAPES, word_shape
     out = []
     for i, n, ws, space, alpha in rows:
         word = text[i : i + n]
-        out.append(Token(word, " " if ws else "", i, bool(space), bool(alpha), *word_shape(word)))
+        shape = shapes.get(word) or shape_of(word)
+        out.append(_new_tuple(Token, (word, _SPACE[ws], i, _FLAG[space], _FLAG[alpha], *shape)))
     return out
 
 
@@ -92,3 +99,12 @@ def unknown_run(words: tuple[str, ...], gaz: Any) -> bool:
 def unknown_word(word: str, common: frozenset[str]) -> bool:
     """A word in no list: no name, no English word, no common word, no place."""
     return unknown_name_run([word], lambda _: False, common)
+
+
+def may_hold_cue(text: str) -> bool:
+    """Whether a token of ``text`` may be a "name" cue word (:data:`NAME_CUE_WORDS`, read in
+    lower case): a token that is one, lowered, is part of the lowered text (``str.lower`` maps
+    each character alone but the Greek final sigma, in no cue word), so a text without any of
+    them as a substring holds no cue and the token-by-token look is skipped."""
+    low = text.lower()
+    return any(word in low for word in NAME_CUE_WORDS)

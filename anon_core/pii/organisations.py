@@ -135,12 +135,18 @@ def _alternation(words: tuple[str, ...]) -> str:
 
 @functools.lru_cache(maxsize=1)
 def _regexes() -> dict[str, re.Pattern[str]]:
-    """Anchors found by a fast scan, and the names read backwards or forwards from them."""
+    """Anchors found by a fast scan, and the names read backwards or forwards from them.
+
+    The two anchors open with their comma or space and check the character before it after
+    (``" (?<=[\\w.] )"`` is ``"(?<=[\\w.]) "``: the same matches), so the scan jumps from
+    space to space instead of testing a look-behind at every character."""
     return {
         # a legal form after a word; the name is read backwards from it
-        "legal": re.compile(rf"(?<=[\w.)]),? (?:{_alternation(LEGAL_FORMS)})(?![\w&])"),
+        "legal": re.compile(
+            rf"(?:,(?<=[\w.)],) | (?<=[\w.)] ))(?:{_alternation(LEGAL_FORMS)})(?![\w&])"
+        ),
         "legal_name": re.compile(rf"(?<![\w&-]){_PARTICLE}(?:{_LISTED}|{_NAME_RUN})\Z"),
-        "org_word": re.compile(rf"(?<=[\w.]) (?:{_alternation(ORG_WORDS)})(?![\w-])"),
+        "org_word": re.compile(rf" (?<=[\w.] )(?:{_alternation(ORG_WORDS)})(?![\w-])"),
         "org_word_name": re.compile(rf"(?<![\w&-]){_CAP}(?: (?:&|and) {_CAP}| {_CAP}){{0,4}}\Z"),
         "org_of": re.compile(
             rf"(?<![\w&-])(?:{_alternation(ORG_OF_WORDS)}) (?:of|de|du|des|der|für|di|del|della) "
@@ -281,8 +287,16 @@ def _legal_form_end() -> re.Pattern[str]:
 
 
 def _ends_in_legal_form(text: str) -> bool:
+    """Whether ``text``, stripped of its last spaces, dots and commas or of its last spaces
+    only, ends in a legal form after a space (:func:`_legal_form_end`). The pattern's ``$``
+    matches at the end or before a last line break, so a string that ends in no legal form
+    there cannot match: ``str.endswith`` tells most spans (a person's or a place's) in C."""
     end = _legal_form_end()
-    return end.search(text.rstrip(" .,")) is not None or end.search(text.rstrip()) is not None
+    for stripped in (text.rstrip(" .,"), text.rstrip()):
+        tail = stripped[:-1] if stripped.endswith("\n") else stripped
+        if tail.endswith(LEGAL_FORMS) and end.search(stripped) is not None:
+            return True
+    return False
 
 
 def _lower_case_name(text: str) -> bool:
