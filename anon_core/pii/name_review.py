@@ -31,7 +31,6 @@ from anon_core.pii.names import (
     MEDIUM,
     NAME_WORD,
     PARTICLES,
-    POSSESSIVE,
     STRONG,
     Gazetteer,
     NameSpan,
@@ -39,6 +38,7 @@ from anon_core.pii.names import (
     gazetteer,
     overlaps,
 )
+from anon_core.pii.names_fast import POSSESSIVE
 from anon_core.pii.not_entities import english_not_name, generic_phrase, shouted_words
 from anon_core.pii.web_addresses import split_at_web_addresses
 
@@ -128,8 +128,11 @@ def _english_word_alone(
     """Whether a person span of the model is one capitalised English word that no list knows as a
     name, after a capitalised word inside a sentence ("Cautionary Tales"): the title of a work,
     not a person; after a title ("Mr Tales") it stays a person."""
-    word = POSSESSIVE.sub("", text[start:end])
-    if gaz is None or entity != "PERSON" or not NAME_WORD.fullmatch(word):
+    span = text[start:end]
+    if gaz is None or entity != "PERSON" or " " in span:
+        return False  # two words or more are no one capitalised word (most spans)
+    word = POSSESSIVE.sub("", span)
+    if not NAME_WORD.fullmatch(word):
         return False
     low = word.lower()
     before = text[max(0, start - 30) : start].rstrip()
@@ -154,6 +157,17 @@ def _no_name(text: str, start: int, end: int, gaz: Gazetteer | None) -> bool:
         return False
     previous = _LAST_CAPITALISED.search(text[max(0, start - 12) : start].rstrip())
     return previous is None or previous.group().rstrip(".").lower() not in _TITLE_WORDS
+
+
+@functools.lru_cache(maxsize=8192)
+def _generic_place(span: str, gaz: Gazetteer) -> bool:
+    """:func:`generic_phrase` of a place span of the model, decided once per span text (the
+    same towns recur in a document)."""
+    return generic_phrase(span, gaz)
+
+
+#: The endings :data:`POSSESSIVE` matches, for ``str.endswith``.
+_POSSESSIVE_ENDS = ("'s", "’s")
 
 
 @functools.lru_cache(maxsize=8192)
@@ -234,11 +248,13 @@ def review_entities(
             )  # a name ends at a line end
             if end <= start:
                 continue
-        if entity in ("PERSON", "ORGANIZATION", "LOCATION") and POSSESSIVE.search(text[start:end]):
+        if entity in ("PERSON", "ORGANIZATION", "LOCATION") and text.endswith(
+            _POSSESSIVE_ENDS, start, end
+        ):  # :data:`POSSESSIVE` at the end: no line break is left in such a span (cut above)
             end -= 2
         if entity == "ORGANIZATION" and _only_identifier_words(text[start:end]):
             continue
-        if entity == "LOCATION" and gaz is not None and generic_phrase(text[start:end], gaz):
+        if entity == "LOCATION" and gaz is not None and _generic_place(text[start:end], gaz):
             continue  # "Invoice", "the Head Office": words of offices, no place
         if entity in ("PERSON", "ORGANIZATION", "LOCATION") and _LONG_NUMBER.search(
             text[start:end]

@@ -70,7 +70,6 @@ from anon_core.pii.names_fast import (
     INITIAL,
     LOWER_WORD,
     NAME_WORD,
-    POSSESSIVE,
     may_hold_cue,
     read_tokens,
     unknown_run,
@@ -246,7 +245,7 @@ def _run_score(words: Sequence[str], gaz: Gazetteer, sentence_start: bool) -> fl
     lowered = [w.lower() for w in words]
     if len(words) == 2 and gaz.is_given(words[0]) and lowered[1] in SURNAME_PLACE_WORDS:
         return MEDIUM  # "Fletcher Hill", "Ava West": a given name and a surname-like place word
-    if not words or any(w in _NO_NAME for w in lowered) or len(words) > 4:
+    if not words or not _NO_NAME.isdisjoint(lowered) or len(words) > 4:
         return 0.0
     if len(words) == 1:
         if gaz.is_given(words[0]):
@@ -552,7 +551,7 @@ def find_names(doc: Any, gaz: Gazetteer | None = None, text: str | None = None) 
             score = MEDIUM
         if score and not (single_word and len(names) == 1):
             last = tokens[run[-1]]
-            end = last.idx + len(POSSESSIVE.sub("", last.text))
+            end = last.idx + len(last.bare)  # without "'s"
             if end == last.idx + len(last.text) and text[end : end + 1] in ("-", ",", " "):
                 end = extend_name(text, end)  # a hyphened surname, a suffix (no "'s" before)
             elif last.text in _DOTTED_SUFFIXES and text[end : end + 1] == ".":

@@ -73,7 +73,7 @@ _FORM_IN_TEXT = re.compile(
     rf"(?<=[^\W\d_]),? (?:{trie_pattern(_DISTINCT_FORMS)})(?![\w&/])", re.IGNORECASE
 )
 #: A cue before surnames written in lower case ("i work for kingston-mcbride").
-_LOWER_CUE = re.compile(r"\b(?:at|from|for|with|by|joined)[ \t]+")
+_LOWER_CUE = re.compile(r"\b(?=[abfjw])(?:at|from|for|with|by|joined)[ \t]+")  # letters first
 _LOWER_SURNAMES = re.compile(
     rf"(?<![\w-])(?:{_WORD}-{_WORD}|{_LISTED.pattern}|"
     rf"(?:{_WORD} )?{_WORD},? (?:{_AND} {_KIN}|group|gruppen))(?![\w-])"

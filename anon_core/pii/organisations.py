@@ -111,7 +111,11 @@ ORG_CUES = (
 #: the model; an organisation word or a cue before other capitalised words is weaker.
 LEGAL_FORM_SCORE, CUE_SCORE, WORD_SCORE = 0.95, 0.86, 0.6
 _SURNAME_FIRM_CUE = re.compile(r"(?i:\b(?:at|from|for|with|joined|by|chez|bei|presso)\s+)$")
-_CUE = re.compile(r"(?i:\b(?:" + "|".join(ORG_CUES) + r"))\s*$")
+#: The letters a cue of :data:`ORG_CUES` opens with (any case): a look-ahead on them lets the
+#: scan pass most word starts without trying each cue (the same matches, found faster).
+CUE_FIRST_LETTERS = "abcdefhjlmopstuw"
+_CUE_OPENING = rf"\b(?=[{CUE_FIRST_LETTERS}])"
+_CUE = re.compile(r"(?i:" + _CUE_OPENING + "(?:" + "|".join(ORG_CUES) + r"))\s*$")
 _UP = "A-ZÀ-ÖØ-Þ\u0100-\u017f"
 _LOW = "a-zß-öø-ÿ\u0100-\u017f"
 #: A capitalised word of a name (with digits and inner capitals: "3M", "McKinsey", "eBay" no).
@@ -152,7 +156,7 @@ def _regexes() -> dict[str, re.Pattern[str]]:
             rf"(?<![\w&-])(?:{_alternation(ORG_OF_WORDS)}) (?:of|de|du|des|der|für|di|del|della) "
             rf"(?:the )?{_CAP}(?: {_CAP}){{0,3}}"
         ),
-        "cue": re.compile(r"(?i:\b(?:" + "|".join(ORG_CUES) + r"))[ \t]*"),
+        "cue": re.compile(r"(?i:" + _CUE_OPENING + "(?:" + "|".join(ORG_CUES) + r"))[ \t]*"),
         "run": re.compile(_NAME_RUN),
         "surnames": re.compile(
             rf"(?<![\w&-])(?:{_CAP}-{_CAP}|{_LISTED}|{_CAP} (?:and|&) {_CAP})(?![\w-])"
@@ -286,6 +290,13 @@ def _legal_form_end() -> re.Pattern[str]:
     return re.compile(rf"\s(?:{_alternation(LEGAL_FORMS)})$")
 
 
+#: The legal forms by their last character: ``str.endswith`` tries only those that can end
+#: the text (a text ends in a form only if it ends in that form's last character).
+_FORMS_BY_LAST = {
+    last: tuple(f for f in LEGAL_FORMS if f.endswith(last)) for last in {f[-1] for f in LEGAL_FORMS}
+}
+
+
 def _ends_in_legal_form(text: str) -> bool:
     """Whether ``text``, stripped of its last spaces, dots and commas or of its last spaces
     only, ends in a legal form after a space (:func:`_legal_form_end`). The pattern's ``$``
@@ -294,7 +305,7 @@ def _ends_in_legal_form(text: str) -> bool:
     end = _legal_form_end()
     for stripped in (text.rstrip(" .,"), text.rstrip()):
         tail = stripped[:-1] if stripped.endswith("\n") else stripped
-        if tail.endswith(LEGAL_FORMS) and end.search(stripped) is not None:
+        if tail.endswith(_FORMS_BY_LAST.get(tail[-1:], ())) and end.search(stripped) is not None:
             return True
     return False
 
