@@ -35,6 +35,7 @@ def _texts() -> list[str]:
         for cased in (phrase, phrase.upper(), phrase.title()):
             out += [f"She {cased} Acme Ltd. since May.", f"{cased} Weeks-Rivas", f"x{cased} Bo"]
     out += ["Conway Inc., Rossi S.p.A. and Weber GmbH & Co. KG", "the Bank,  Hospital x. Group"]
+    out += ["University of Leeds, xUniversity of the Ab", "-Ab-Cd &Ab and Cd, Ab, Cd and Ef"]
     return out
 
 
@@ -69,6 +70,20 @@ def test_lower_case_cue_and_anchors_opening_with_their_space_find_the_same():
     rx = organisations._regexes()
     assert _spans(rx["legal"], texts) == _spans(plain_legal, texts)
     assert _spans(rx["org_word"], texts) == _spans(plain_word, texts)
+    cap, listed = organisations._CAP, organisations._LISTED
+    plain_of = re.compile(
+        rf"(?<![\w&-])(?:{organisations._alternation(organisations.ORG_OF_WORDS)}) "
+        rf"(?:of|de|du|des|der|für|di|del|della) (?:the )?{cap}(?: {cap}){{0,3}}"
+    )
+    plain_surnames = re.compile(
+        rf"(?<![\w&-])(?:{cap}-{cap}|{listed}|{cap} (?:and|&) {cap})(?![\w-])"
+    )
+    assert _spans(rx["org_of"], texts) == _spans(plain_of, texts)
+    assert _spans(rx["surnames"], texts) == _spans(plain_surnames, texts)
+    assert rx["org_of"].search("at the University of Leeds")
+    assert not rx["org_of"].search("xUniversity of Leeds")
+    assert rx["surnames"].search("Hawkins, Richardson and Santana")
+    assert not rx["surnames"].search("&Weeks-Rivas")
     found = sum(map(len, _spans(rx["legal"], texts)))
     assert found >= 3  # Conway Inc., Rossi S.p.A., Weber GmbH & Co. KG at least
 

@@ -133,6 +133,20 @@ _WORD_BEFORE = re.compile(r"([\w&]+) \Z")
 _DETERMINER = re.compile(r"(?:The|Our|Your|My|This|That|Their|His|Her|Its) ")
 
 
+#: The first character of a :data:`_CAP` word when no word character, "&" or "-" stands before it
+#: (``"(?<![\\w&-])"`` checked after that character, so a scan tries only capitals and digits),
+#: and the rest of the word: ``_CAP_HEAD + _CAP_TAIL`` matches what ``"(?<![\\w&-])" + _CAP`` does.
+_CAP_HEAD = rf"[{_UP}0-9](?<![\w&-].)"
+_CAP_TAIL = rf"[{_UP}{_LOW}0-9'’.]*"
+
+
+def _first_then_edge(words: tuple[str, ...]) -> str:
+    """:func:`_alternation` of ``words`` after ``"(?<![\\w&-])"``, with that check made after
+    each word's first letter (a scan then tries only the words' first letters)."""
+    ordered = sorted(set(words), key=len, reverse=True)
+    return "|".join(rf"{re.escape(w[0])}(?<![\w&-].){re.escape(w[1:])}" for w in ordered)
+
+
 def _alternation(words: tuple[str, ...]) -> str:
     return "|".join(re.escape(w) for w in sorted(set(words), key=len, reverse=True))
 
@@ -153,13 +167,14 @@ def _regexes() -> dict[str, re.Pattern[str]]:
         "org_word": re.compile(rf" (?<=[\w.] )(?:{_alternation(ORG_WORDS)})(?![\w-])"),
         "org_word_name": re.compile(rf"(?<![\w&-]){_CAP}(?: (?:&|and) {_CAP}| {_CAP}){{0,4}}\Z"),
         "org_of": re.compile(
-            rf"(?<![\w&-])(?:{_alternation(ORG_OF_WORDS)}) (?:of|de|du|des|der|für|di|del|della) "
+            rf"(?:{_first_then_edge(ORG_OF_WORDS)}) (?:of|de|du|des|der|für|di|del|della) "
             rf"(?:the )?{_CAP}(?: {_CAP}){{0,3}}"
         ),
         "cue": re.compile(r"(?i:" + _CUE_OPENING + "(?:" + "|".join(ORG_CUES) + r"))[ \t]*"),
         "run": re.compile(_NAME_RUN),
         "surnames": re.compile(
-            rf"(?<![\w&-])(?:{_CAP}-{_CAP}|{_LISTED}|{_CAP} (?:and|&) {_CAP})(?![\w-])"
+            rf"{_CAP_HEAD}(?:{_CAP_TAIL}-{_CAP}|{_CAP_TAIL}{_LISTED[len(_CAP) :]}"
+            rf"|{_CAP_TAIL} (?:and|&) {_CAP})(?![\w-])"
         ),
     }
 
