@@ -83,7 +83,8 @@ _THING_AFTER_NRP = {
     word: re.compile(r"[\s-]+(?:" + names + r")\b", re.IGNORECASE)
     for word, names in _THING_NAMES.items()
 }
-#: Language names (lower case), which are group words too ("Polish").
+#: Language names (lower case), which are group words too ("Polish"); after "speaks", "in",
+#: "into" or "from" they name a language, not a group.
 LANGUAGE_WORDS = frozenset(
     "english french german spanish italian portuguese dutch greek russian chinese japanese "
     "arabic polish swedish danish finnish norwegian turkish hungarian czech korean catalan "

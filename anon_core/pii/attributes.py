@@ -363,8 +363,6 @@ Libertarians Marxist Marxists Leninist Maoist Trotskyist Anarchist Anarchists Na
 Neo-Nazi Fascist Fascists Social Democrat Social Democrats Christian Democrat Gaullist Zionist
 Brexiteer Remainer Green Party Labour Party Democratic Party Republican Party Conservative Party
 """
-#: Language names: after "speaks", "in", "into" or "from" they name a language, not a group.
-_LANGUAGE_WORDS = LANGUAGE_WORDS
 #: Words before a language name ("speaks French", "translated into Polish", "fluent in Dutch").
 _LANGUAGE_CUES = frozenset(
     "speak speaks spoke spoken speaking in into from fluent taught write writes wrote written "
@@ -380,7 +378,7 @@ def _after_language_cue(text: str, start: int) -> bool:
         word = token.lower()
         if word in _LANGUAGE_CUES or word.startswith(_LANGUAGE_CUE_STEMS):
             return True
-        if not (word in (",", "and", "or") or word in _LANGUAGE_WORDS):
+        if not (word in (",", "and", "or") or word in LANGUAGE_WORDS):
             return False
     return False
 
@@ -509,9 +507,9 @@ def find_nrp(text: str, language: str = "en") -> list[Found]:
             if not taken.isdisjoint(range(start, end)):
                 continue
             word = m.group().lower()
-            if may_be_language and word in _LANGUAGE_WORDS and _after_language_cue(text, start):
+            if may_be_language and word in LANGUAGE_WORDS and _after_language_cue(text, start):
                 continue
-            if may_be_language and names_a_thing(text, word, end, word in _LANGUAGE_WORDS):
+            if may_be_language and names_a_thing(text, word, end, word in LANGUAGE_WORDS):
                 continue
             taken.update(range(start, end))
             out.append(Found(start, end, "NRP", score))
