@@ -53,8 +53,10 @@ _CLOSE = frozenset(["", " ", "\n", ",", ".", ";", ":", "!", "?", "'", "’", ")"
 _SUBJECT_VERBS = (
     "has|had|is|was|will|would|did|does|lives|lived|moved|works|worked|joined|left|signed|wrote"
 )
+#: (The capital is read first and what stands before it checked after: the same matches as
+#: ``"(?:^|(?<=[.!?] )|(?<=\\n))[CAPITAL]"``, but the scan tries only capitals.)
 _SURNAME_OPENING = re.compile(
-    rf"(?:^|(?<=[.!?] )|(?<=\n))([{UPPER}][{LOWER}]{{2,}}) (?:{_SUBJECT_VERBS})\b"
+    rf"([{UPPER}](?:(?<=\A.)|(?<=[.!?] .)|(?<=\n.))[{LOWER}]{{2,}}) (?:{_SUBJECT_VERBS})\b"
 )
 
 
@@ -219,7 +221,9 @@ def opening_surnames(text: str, gaz: Any, no_name: frozenset[str]) -> list[tuple
 
 #: A run of five capitalised words or more on one line: a sentence written in title case
 #: ("Follow Up With Patricia Desrosiers In A Couple Of Months"), which the run rules leave.
-_TITLE_RUN = re.compile(rf"(?:[{UPPER}][{LOWER}]+(?:['’]s)? ){{4,}}[{UPPER}][{LOWER}]+")
+#: (Written capital first, ``"C(?:ase C){4,}ase"`` for ``"(?:Case ){4,}Case"``: the same
+#: matches, but the scan tries only capitals.)
+_TITLE_RUN = re.compile(rf"[{UPPER}](?:[{LOWER}]+(?:['’]s)? [{UPPER}]){{4,}}[{LOWER}]+")
 _TITLE_WORD = re.compile(rf"[{UPPER}][{LOWER}]+")
 
 

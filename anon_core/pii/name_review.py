@@ -27,6 +27,7 @@ from anon_core.pii.name_lists import (
     is_english,
     unknown_name_run,
 )
+from anon_core.pii.name_review_fast import holds_name_word
 from anon_core.pii.names import (
     MEDIUM,
     NAME_WORD,
@@ -172,7 +173,11 @@ _POSSESSIVE_ENDS = ("'s", "’s")
 
 @functools.lru_cache(maxsize=8192)
 def _words_no_name(span: str, gaz: Gazetteer) -> bool:
-    """The words of :func:`_no_name`, decided once per span text (names recur in a document)."""
+    """The words of :func:`_no_name`, decided once per span text (names recur in a document);
+    a span holding a word that none of the three tests takes (a name) is decided at once
+    (:func:`~anon_core.pii.name_review_fast.holds_name_word`: the same verdict)."""
+    if holds_name_word(span, gaz):
+        return False
     return english_not_name(span, gaz) or generic_phrase(span, gaz) or shouted_words(span, gaz)
 
 
@@ -452,7 +457,9 @@ def _repeated_mentions(
                 parts = []
         if len(parts) >= 2:
             words.update(w for w in parts if w.lower() not in gaz.common)
-    if not words:
+    if not words or all(text.find(w, text.find(w) + 1) < 0 for w in words):
+        # each word stands once in the text: in the person span it was read from, so every
+        # mention below would overlap a person span and be left (the same result, sooner)
         return out
     mentions = set()
     size = len(text)

@@ -70,6 +70,7 @@ from anon_core.pii.names_fast import (
     INITIAL,
     LOWER_WORD,
     NAME_WORD,
+    GazetteerTable,
     may_hold_cue,
     read_tokens,
     unknown_run,
@@ -261,6 +262,21 @@ def _run_score(words: Sequence[str], gaz: Gazetteer, sentence_start: bool) -> fl
     if gaz.is_family(last) and (lowered[0] not in gaz.common or given_then_surname(words, gaz)):
         return MEDIUM  # "Peace Ekwueme": a given name that is an English word too, a surname
     return 0.0
+
+
+#: The scores of :func:`_run_score`, per distinct run and sentence start (bounded).
+_RUN_SCORES = GazetteerTable()
+
+
+def _scored_run(names: tuple[str, ...], gaz: Gazetteer, sentence_start: bool) -> float:
+    """:func:`_run_score`, which reads nothing but its arguments, decided once per distinct run
+    of words (most runs recur: "Il", "The", a given name alone)."""
+    table = _RUN_SCORES.of(gaz)
+    key = (names, sentence_start)
+    score = table.get(key)
+    if score is None:
+        score = table[key] = _run_score(names, gaz, sentence_start)
+    return score
 
 
 def _lower_case_names(tokens: Sequence[Any], gaz: Gazetteer, english: bool) -> list[NameSpan]:
@@ -542,7 +558,7 @@ def find_names(doc: Any, gaz: Gazetteer | None = None, text: str | None = None) 
         toks = [tokens[i] for i in run]
         words = [t.bare for t in toks]  # without "'s", shapes read once (names_fast)
         names = [t.bare for t in toks if not t.initial and t.bare not in _NOT_IN_NAMES]
-        score = _run_score(names, gaz, _sentence_start(tokens, run[0]))
+        score = _scored_run(tuple(names), gaz, _sentence_start(tokens, run[0]))
         if not score and _initial_between(words, gaz):
             score = MEDIUM  # "Faina D. Yefremova": a middle initial between two unknown names
         elif not score and english and unknown_run(tuple(names), gaz):

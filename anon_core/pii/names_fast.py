@@ -89,6 +89,23 @@ def read_tokens(doc: Any, text: str) -> list[Token]:
     return out
 
 
+class GazetteerTable:
+    """A bounded table of verdicts that depend on one gazetteer: read through :meth:`of`, which
+    starts it again when it holds ``size`` entries or when another gazetteer asks (an identity
+    test, cheaper than hashing the gazetteer as a cache key on every call)."""
+
+    def __init__(self, size: int = 50_000) -> None:
+        self.size = size
+        self.gaz: Any = None
+        self.values: dict[Any, Any] = {}
+
+    def of(self, gaz: Any) -> dict[Any, Any]:
+        if gaz is not self.gaz or len(self.values) >= self.size:
+            self.values = {}
+            self.gaz = gaz
+        return self.values
+
+
 @functools.lru_cache(maxsize=16384)
 def unknown_run(words: tuple[str, ...], gaz: Any) -> bool:
     """:func:`unknown_name_run` of a run with the gazetteer's names and common words."""

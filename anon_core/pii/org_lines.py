@@ -69,8 +69,11 @@ _FORM_LINE = re.compile(
     re.IGNORECASE,
 )
 #: A legal form no word is spelt as, after a word, anywhere in a text (lower case included).
+#: (The comma or space is read first and the letter before it checked after: the same
+#: matches as ``"(?<=[^\\W\\d_]),? "``, but the scan jumps from comma or space to the next.)
 _FORM_IN_TEXT = re.compile(
-    rf"(?<=[^\W\d_]),? (?:{trie_pattern(_DISTINCT_FORMS)})(?![\w&/])", re.IGNORECASE
+    rf"(?:,(?<=[^\W\d_],) | (?<=[^\W\d_] ))(?:{trie_pattern(_DISTINCT_FORMS)})(?![\w&/])",
+    re.IGNORECASE,
 )
 #: A cue before surnames written in lower case ("i work for kingston-mcbride").
 _LOWER_CUE = re.compile(r"\b(?=[abfjw])(?:at|from|for|with|by|joined)[ \t]+")  # letters first

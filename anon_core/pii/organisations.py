@@ -147,6 +147,28 @@ def _first_then_edge(words: tuple[str, ...]) -> str:
     return "|".join(rf"{re.escape(w[0])}(?<![\w&-].){re.escape(w[1:])}" for w in ordered)
 
 
+def _first_characters(words: tuple[str, ...]) -> str:
+    """A character class of the first characters of ``words``: a look-ahead on it before their
+    alternation lets a scan pass most places without trying each word (the same matches)."""
+    return "[" + "".join(sorted({re.escape(w[0]) for w in words})) + "]"
+
+
+def _cues_by_first_letter() -> str:
+    """:data:`ORG_CUES` as one alternative per first letter (any case), each holding the cues
+    of that letter in the list's order, the group of roles (``"(?:CEO|...) (?:of|at)"``) split
+    into one cue a role. The same matches as the cues joined in the list's order (two cues of
+    different first letters never match at one place; those of one letter are tried in the
+    same order), but the engine reads the first letter once instead of trying every cue."""
+    cues: list[str] = []
+    for cue in ORG_CUES:
+        group = re.fullmatch(r"\(\?:([^()]*)\)(.*)", cue)
+        cues += [a + group.group(2) for a in group.group(1).split("|")] if group else [cue]
+    by_letter: dict[str, list[str]] = {}
+    for cue in cues:
+        by_letter.setdefault(cue[0].lower(), []).append(cue[1:])
+    return "|".join(f"{k}(?:{'|'.join(rest)})" for k, rest in by_letter.items())
+
+
 def _alternation(words: tuple[str, ...]) -> str:
     return "|".join(re.escape(w) for w in sorted(set(words), key=len, reverse=True))
 
@@ -157,20 +179,25 @@ def _regexes() -> dict[str, re.Pattern[str]]:
 
     The two anchors open with their comma or space and check the character before it after
     (``" (?<=[\\w.] )"`` is ``"(?<=[\\w.]) "``: the same matches), so the scan jumps from
-    space to space instead of testing a look-behind at every character."""
+    space to space instead of testing a look-behind at every character; a look-ahead on the
+    first characters of the forms or words then passes most spaces without trying each of
+    them, and the cues are tried by their first letter (:func:`_cues_by_first_letter`)."""
     return {
         # a legal form after a word; the name is read backwards from it
         "legal": re.compile(
-            rf"(?:,(?<=[\w.)],) | (?<=[\w.)] ))(?:{_alternation(LEGAL_FORMS)})(?![\w&])"
+            rf"(?:,(?<=[\w.)],) | (?<=[\w.)] ))(?={_first_characters(LEGAL_FORMS)})"
+            rf"(?:{_alternation(LEGAL_FORMS)})(?![\w&])"
         ),
         "legal_name": re.compile(rf"(?<![\w&-]){_PARTICLE}(?:{_LISTED}|{_NAME_RUN})\Z"),
-        "org_word": re.compile(rf" (?<=[\w.] )(?:{_alternation(ORG_WORDS)})(?![\w-])"),
+        "org_word": re.compile(
+            rf" (?<=[\w.] )(?={_first_characters(ORG_WORDS)})(?:{_alternation(ORG_WORDS)})(?![\w-])"
+        ),
         "org_word_name": re.compile(rf"(?<![\w&-]){_CAP}(?: (?:&|and) {_CAP}| {_CAP}){{0,4}}\Z"),
         "org_of": re.compile(
             rf"(?:{_first_then_edge(ORG_OF_WORDS)}) (?:of|de|du|des|der|für|di|del|della) "
             rf"(?:the )?{_CAP}(?: {_CAP}){{0,3}}"
         ),
-        "cue": re.compile(r"(?i:" + _CUE_OPENING + "(?:" + "|".join(ORG_CUES) + r"))[ \t]*"),
+        "cue": re.compile(r"(?i:" + _CUE_OPENING + "(?:" + _cues_by_first_letter() + r"))[ \t]*"),
         "run": re.compile(_NAME_RUN),
         "surnames": re.compile(
             rf"{_CAP_HEAD}(?:{_CAP_TAIL}-{_CAP}|{_CAP_TAIL}{_LISTED[len(_CAP) :]}"

@@ -1,0 +1,249 @@
+"""Faster forms of the name rules and of the name review find what the plain forms find.
+
+Each check compares a rewritten scan or a shortcut with the code it replaced (written out here
+as the oracle) on the speed benchmark's paragraphs, on hand-made phrases and on generated ones.
+"""
+
+from __future__ import annotations
+
+import bisect
+import itertools
+import random
+import re
+
+import pytest
+
+from anon_core.pii import name_context, name_review, name_review_fast, names, names_fast, org_lines
+from anon_core.pii.found import trie_pattern
+from anon_core.pii.name_lists import LOWER, UPPER
+from anon_core.pii.not_entities import (
+    GENERIC_WORDS,
+    english_not_name,
+    generic_phrase,
+    shouted_words,
+)
+from benchmarks.bench_pii_speed import LANGUAGES, document_text
+
+
+def _paragraphs() -> list[str]:
+    out: list[str] = []
+    for i, language in enumerate(LANGUAGES):
+        out += document_text(language, 15_000, 11 + i).split("\n\n")
+    return out
+
+
+def _generated(count: int, seed: int) -> list[str]:
+    """Texts of capitalised and lower-case words, marks, line breaks and verbs in random order:
+    many places where the scans' look-behinds and repeats decide."""
+    rng = random.Random(seed)
+    pieces = [
+        "Almeida", "Soares", "Ann", "Éloïse", "Ann's", "Lee’s", "de", "has", "was", "moved",
+        "lives", "the", "x", "A", ".", "!", "?", ",", ":", "\n", "Inc", "GmbH", "sarl", "S.A.",
+        "ltd", "Co.", "B.V.", "1", "_", "-", "é", "Ó", "Mac", "Hill", "Works", "Up", "With",
+    ]  # fmt: skip
+    out = []
+    for _ in range(count):
+        words = rng.choices(pieces, k=rng.randint(1, 14))
+        seps = rng.choices([" ", " ", " ", "", "  ", ", ", ". "], k=len(words))
+        out.append("".join(w + s for w, s in zip(words, seps, strict=True)))
+    return out
+
+
+HAND = [
+    "Almeida has moved to Porto. Soares was here.\nCosta is ok! Ferreira did",
+    "xAlmeida has", "A. Almeida has", "Almeida  has", "Almeida has", "\nÉlodie lives",
+    "Follow Up With Patricia Desrosiers In A Couple Of Months",
+    "Ann's Bob's Cid Dan Eve Fay", "Aa Bb Cc Dd", "Aa Bb Cc Dd Ee", "AB Cd Ef Gh Ij Kl",
+    "Meier GmbH, Rossi srl, Dupont, SARL et Jansen b.v.", "1 GmbH", "x, gmbh", ", GmbH",
+]  # fmt: skip
+
+
+def _texts() -> list[str]:
+    return _paragraphs() + HAND + _generated(3000, 5)
+
+
+def _spans(pattern: re.Pattern[str], texts: list[str]) -> list[list[tuple]]:
+    return [[m.span() + m.groups() for m in pattern.finditer(t)] for t in texts]
+
+
+def test_scans_reading_their_capital_first_find_what_the_plain_scans_find():
+    texts = _texts()
+    opening = re.compile(
+        rf"(?:^|(?<=[.!?] )|(?<=\n))([{UPPER}][{LOWER}]{{2,}}) "
+        rf"(?:{name_context._SUBJECT_VERBS})\b"
+    )
+    title_run = re.compile(rf"(?:[{UPPER}][{LOWER}]+(?:['’]s)? ){{4,}}[{UPPER}][{LOWER}]+")
+    assert _spans(name_context._SURNAME_OPENING, texts) == _spans(opening, texts)
+    assert _spans(name_context._TITLE_RUN, texts) == _spans(title_run, texts)
+    # the hand-made cases are found at all
+    found = [m.group(1) for m in name_context._SURNAME_OPENING.finditer(HAND[0])]
+    assert found == ["Almeida", "Soares", "Costa", "Ferreira"]
+    assert not name_context._SURNAME_OPENING.search("xAlmeida has")
+    # "A" has no lower-case letter: the run of capitalised words ends before it
+    assert (
+        name_context._TITLE_RUN.search(HAND[6]).group() == "Follow Up With Patricia Desrosiers In"
+    )
+    assert not name_context._TITLE_RUN.search("Aa Bb Cc Dd")
+
+
+def test_lower_case_form_scan_reading_its_comma_or_space_first_finds_the_same():
+    texts = _texts()
+    plain = re.compile(
+        rf"(?<=[^\W\d_]),? (?:{trie_pattern(org_lines._DISTINCT_FORMS)})(?![\w&/])",
+        re.IGNORECASE,
+    )
+    assert _spans(org_lines._FORM_IN_TEXT, texts) == _spans(plain, texts)
+    assert [m.group() for m in org_lines._FORM_IN_TEXT.finditer("wilms gmbh, 1, sarl")] == [" gmbh"]
+
+
+def _no_name_plain(span: str, gaz: names.Gazetteer) -> bool:
+    return english_not_name(span, gaz) or generic_phrase(span, gaz) or shouted_words(span, gaz)
+
+
+def _spans_to_review() -> list[str]:
+    gaz = names.gazetteer()
+    words = ["Ann", "Rose", "Baker", "Will", "Customer", "Support", "Service", "Cloud", "Sales"]
+    words += ["Settings", "Volunteers", "Goldberg", "Szöllösy", "McKinsey", "O'Neil's", "&"]
+    words += ["Jean-Pierre", "Billing", "Department", "Great", "Call", "the", "Our", "FAQ"]
+    words += sorted(GENERIC_WORDS)[:40] + sorted(gaz.given)[:20] + sorted(gaz.family)[-20:]
+    rng = random.Random(3)
+    out = [
+        "Customer Support", "Ann Lee", "DO NOT REPLY", "the Billing Department", "FAQ & HR",
+        "Call Customer Service", "Rose", "Sales", "SMITH", "IBM", "Order Status", "Cloud",
+        "Jean-Pierre Rossi", "O'Neil's", "ÉLODIE MARTIN", "Page Two", "Great Service", "",
+    ]  # fmt: skip
+    for _ in range(3000):
+        chosen = rng.choices(words, k=rng.randint(1, 4))
+        cased = [rng.choice([w, w.upper(), w.lower(), w.title()]) for w in chosen]
+        out.append(" ".join(cased))
+    for text in _paragraphs()[:300]:  # the model's kind of spans: capitalised runs
+        out += re.findall(rf"[{UPPER}][\w'’-]*(?: [{UPPER}][\w'’-]*)*", text)
+    return out
+
+
+def test_person_span_word_tests_with_the_name_word_shortcut_equal_the_three_tests():
+    gaz = names.gazetteer()
+    spans = _spans_to_review()
+    for span in spans:
+        assert name_review._words_no_name.__wrapped__(span, gaz) == _no_name_plain(span, gaz), span
+    assert sum(_no_name_plain(s, gaz) for s in spans) > 100  # both verdicts are tested
+    assert sum(not _no_name_plain(s, gaz) for s in spans) > 100
+
+
+@pytest.mark.parametrize(
+    ("word", "expected"),
+    [
+        ("Ines", True),  # a given name: no test takes it
+        ("Szöllösy", True),  # a word in no list
+        ("Customer", False),  # a generic word
+        ("Cloud", False),  # a common English word
+        ("ANN", False),  # capitals: shouted words may take it
+        ("&", False),
+        ("the", False),  # a glue word
+    ],
+)
+def test_name_word_by_hand(word, expected):
+    assert name_review_fast.name_word(word, names.gazetteer()) is expected
+
+
+def test_gazetteer_tables_are_bounded_and_start_again_for_another_gazetteer():
+    table = names_fast.GazetteerTable(size=3)
+    gaz, other = object(), object()
+    values = table.of(gaz)
+    values.update(a=1, b=2)
+    assert table.of(gaz) is values
+    values["c"] = 3
+    assert table.of(gaz) == {}  # full: started again
+    table.of(gaz)["d"] = 4
+    assert table.of(other) == {}  # another gazetteer: started again
+
+
+def test_run_scores_read_from_the_table_equal_the_rule():
+    gaz = names.gazetteer()
+    runs = [("Ines",), ("Ines", "Quinn"), ("Fletcher", "Hill"), ("The",), ("Peace", "Ekwueme")]
+    runs += [("Quinn",), ("Avenue", "Road"), ("A", "B", "C", "D", "E"), ()]
+    for text in _paragraphs()[:200]:
+        runs += [tuple(m.split()) for m in re.findall(r"[A-Z]\w+(?: [A-Z]\w+){0,3}", text)]
+    for run, start in itertools.product(runs, (True, False)):
+        assert names._scored_run(run, gaz, start) == names._run_score(run, gaz, start), run
+        assert names._scored_run(run, gaz, start) == names._run_score(list(run), gaz, start)
+
+
+def _mentions_plain(text, out, gaz):
+    """The repeated-mention rule as written before its shortcut (the oracle)."""
+    words: set[str] = set()
+    for start, end, entity, _ in out:
+        if entity != "PERSON":
+            continue
+        span = text[start:end]
+        parts = names_fast.NAME_WORD.findall(span)
+        if len(parts) < 2 and span.islower():
+            parts = re.findall(r"[^\W\d_]{2,}", span)
+            if not any(gaz.is_name(w) for w in parts):
+                parts = []
+        if len(parts) >= 2:
+            words.update(w for w in parts if w.lower() not in gaz.common)
+    if not words:
+        return out
+    mentions = set()
+    for word in words:
+        i = text.find(word)
+        while i >= 0:
+            j = i + len(word)
+            before = text[i - 1] if i else ""
+            after = text[j] if j < len(text) else ""
+            if not (
+                (before and (before.isalnum() or before in "_-"))
+                or (after and (after.isalnum() or after in "_-"))
+            ):
+                mentions.add((i, j))
+            i = text.find(word, i + 1)
+    persons = sorted((a, b) for a, b, e, _ in out if e == "PERSON")
+    starts = [a for a, _ in persons]
+    reach = list(itertools.accumulate((b for _, b in persons), max))
+    kept: list[tuple[int, int]] = []
+    for a, b in sorted(mentions, key=lambda s: (s[0], -s[1])):
+        if not kept or a >= kept[-1][1]:
+            kept.append((a, b))
+    for span in kept:
+        k = bisect.bisect_left(starts, span[1])
+        if k and reach[k - 1] > span[0]:
+            continue
+        out = [
+            e for e in out if not (e[2] in ("LOCATION", "ORGANIZATION") and (e[0], e[1]) == span)
+        ]
+        out.append((span[0], span[1], "PERSON", names.STRONG))
+    return out
+
+
+def _entities(text: str, rng: random.Random) -> list[tuple[int, int, str, float]]:
+    """Capitalised runs and lower-case pairs of ``text`` as persons, places or organisations."""
+    out = []
+    pattern = r"[A-Z][\w'’-]*(?: [A-Z][\w'’-]*)*|\b[a-z]{3,} [a-z]{3,}\b"
+    for m in re.finditer(pattern, text):
+        kind = rng.choice(["PERSON", "PERSON", "LOCATION", "ORGANIZATION"])
+        out.append((m.start(), m.end(), kind, 0.85))
+    return out
+
+
+def test_repeated_mentions_with_the_once_only_shortcut_equal_the_plain_rule():
+    gaz = names.gazetteer()
+    rng = random.Random(9)
+    texts = _paragraphs() + [
+        "Faina Yefremova's note reached early Yefremova",
+        "Faina Yefremova wrote",
+        "eric samoylova's note ... early samoylova",
+        "Ann Roberts and Robert Roberts met Roberts-Smith",
+        "Jean Dupont, Jean Martin; later Dupont",
+    ]
+    for base in list(texts):  # each paragraph again with a word of a name repeated
+        words = re.findall(r"[A-Z][a-z]+", base)
+        if words:
+            texts.append(f"{base} Then {rng.choice(words)} left.")
+    changed = 0
+    for text in texts:
+        out = _entities(text, rng)
+        expected = _mentions_plain(text, list(out), gaz)
+        assert name_review._repeated_mentions(text, list(out), gaz) == expected, text
+        changed += expected != out
+    assert changed > 20  # the rule adds mentions in many texts, the shortcut in none
