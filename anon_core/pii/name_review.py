@@ -39,7 +39,7 @@ from anon_core.pii.names import (
     gazetteer,
     overlaps,
 )
-from anon_core.pii.names_fast import POSSESSIVE
+from anon_core.pii.names_fast import POSSESSIVE, GazetteerTable
 from anon_core.pii.not_entities import english_not_name, generic_phrase, shouted_words
 from anon_core.pii.web_addresses import split_at_web_addresses
 
@@ -171,11 +171,23 @@ def _generic_place(span: str, gaz: Gazetteer) -> bool:
 _POSSESSIVE_ENDS = ("'s", "’s")
 
 
-@functools.lru_cache(maxsize=8192)
 def _words_no_name(span: str, gaz: Gazetteer) -> bool:
-    """The words of :func:`_no_name`, decided once per span text (names recur in a document);
-    a span holding a word that none of the three tests takes (a name) is decided at once
-    (:func:`~anon_core.pii.name_review_fast.holds_name_word`: the same verdict)."""
+    """The words of :func:`_no_name`, decided once per span text (names recur in a document;
+    a bounded table bound to the gazetteer: :class:`~anon_core.pii.names_fast.GazetteerTable`)."""
+    table = _NO_NAME_SPANS.of(gaz)
+    verdict = table.get(span)
+    if verdict is None:
+        verdict = table[span] = _span_words_no_name(span, gaz)
+    return verdict
+
+
+_NO_NAME_SPANS = GazetteerTable(8192)
+
+
+def _span_words_no_name(span: str, gaz: Gazetteer) -> bool:
+    """Whether a span's words hold no name (:func:`english_not_name`, :func:`generic_phrase` or
+    :func:`shouted_words`); a span holding a word that none of the three takes (a name) is
+    decided at once (:func:`~anon_core.pii.name_review_fast.holds_name_word`: the same verdict)."""
     if holds_name_word(span, gaz):
         return False
     return english_not_name(span, gaz) or generic_phrase(span, gaz) or shouted_words(span, gaz)
@@ -190,7 +202,11 @@ _TITLE_WORDS = frozenset("mr mrs ms miss mister dr prof sir madam lady lord".spl
 def _town_start(text: str, start: int, end: int, gaz: Gazetteer | None) -> int | None:
     """Where the town that ``text[start:end]`` names starts (with a "Saint " or "Sainte " before
     it: "Saint Roger"), when :func:`french_place` says it stands as a town; else None."""
-    saint = _SAINT_BEFORE.search(text[max(0, start - 7) : start])
+    saint = (  # the pattern needs "Saint" in the window: most spans have none (read in place)
+        _SAINT_BEFORE.search(text[max(0, start - 7) : start])
+        if text.find("Saint", max(0, start - 7), start) >= 0
+        else None
+    )
     if saint and french_place(text, start - len(saint.group()), end, gaz):
         return start - len(saint.group())
     return start if french_place(text, start, end, gaz) else None
@@ -297,10 +313,11 @@ def review_entities(
         if cover:  # the model's name already covers it (a longer name run wins the overlap),
             # with the run's score when higher: it then wins over a place or a title rule's
             # piece across it ("Thanks, Georgia" of "Thanks, Georgia Storey")
-            out = [
-                (a, b, e, max(sc, name.score)) if (a, b, e, sc) in cover else (a, b, e, sc)
-                for a, b, e, sc in out
-            ]
+            # (in place: an entry equal to a covering one covers the name too, so the entries
+            # raised are those the test below picks; the others stay as they are)
+            for k, (a, b, e, sc) in enumerate(out):
+                if e == "PERSON" and a <= n_start and n_end <= b and sc < name.score:
+                    out[k] = (a, b, e, name.score)
             continue
         other = [e for e in clash if e[2] in ("LOCATION", "ORGANIZATION")]
         if other and all(

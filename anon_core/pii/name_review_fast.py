@@ -30,7 +30,17 @@ _WORD_TABLE = GazetteerTable()
 
 def name_word(word: str, gaz: Any) -> bool:
     """Whether ``word`` (a word of :data:`WORDS`) makes each of ``english_not_name(span, gaz)``,
-    ``generic_phrase(span, gaz)`` and ``shouted_words(span, gaz)`` false for any span holding it:
+    ``generic_phrase(span, gaz)`` and ``shouted_words(span, gaz)`` false for any span holding it
+    (read from the table of verdicts, filled on first sight)."""
+    table = _WORD_TABLE.of(gaz)
+    verdict = table.get(word)
+    if verdict is None:
+        verdict = table[word] = _decide(word, gaz)
+    return verdict
+
+
+def _decide(word: str, gaz: Any) -> bool:
+    """:func:`name_word` decided from the lists:
 
     * ``english_not_name`` (without ``nouns``) needs every word but "&" and the glue words (all
       phrase words) to be a :func:`common_word`; this one is not;
@@ -39,19 +49,22 @@ def name_word(word: str, gaz: Any) -> bool:
       this one is no phrase word;
     * ``shouted_words`` needs every word to be "&" or in capitals; this one is neither.
     """
-    table = _WORD_TABLE.of(gaz)
-    verdict = table.get(word)
-    if verdict is None:
-        verdict = (
-            word != "&"
-            and not word.isupper()
-            and not phrase_word(word.lower())
-            and not common_word(word, gaz)
-        )
-        table[word] = verdict
-    return verdict
+    return (
+        word != "&"
+        and not word.isupper()
+        and not phrase_word(word.lower())
+        and not common_word(word, gaz)
+    )
 
 
 def holds_name_word(span: str, gaz: Any) -> bool:
-    """Whether a word of ``span`` is a :func:`name_word`: then no word test drops the span."""
-    return any(name_word(w, gaz) for w in WORDS.findall(span))
+    """Whether a word of ``span`` is a :func:`name_word`: then no word test drops the span. (The
+    table is read once per span, so it may outgrow its size by one span's words: still bounded.)"""
+    table = _WORD_TABLE.of(gaz)
+    for word in WORDS.findall(span):
+        verdict = table.get(word)
+        if verdict is None:
+            verdict = table[word] = _decide(word, gaz)
+        if verdict:
+            return True
+    return False

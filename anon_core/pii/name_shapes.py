@@ -117,8 +117,12 @@ def capital_names(
 
 
 #: A month that is a given name too, then a capitalised word: the surname a name needs after it.
+#: (Each month's first letter is read before the look-behind, which checks the character before
+#: it: the same matches as ``"(?<![\\w'’.-])(?:April|May|...)"``, but the scan tries only "A",
+#: "M" and "J"; no two months match at one place, so their order does not matter.)
 _MONTH_NAME = re.compile(
-    r"(?<![\w'’.-])(?:April|May|June|August|APRIL|MAY|JUNE|AUGUST) "
+    r"(?:A(?<![\w'’.-]A)(?:pril|ugust|PRIL|UGUST)|M(?<![\w'’.-]M)(?:ay|AY)"
+    r"|J(?<![\w'’.-]J)(?:une|UNE)) "
     rf"((?:[{UPPER}]['’])?[{UPPER}][{UPPER}{LOWER}]+)(?![\w-]|['’]\w\w| [{UPPER}\d])"
 )
 #: Words before a month that make it a date ("in April", "since June", "last May").
@@ -131,8 +135,12 @@ _DATE_BEFORE = re.compile(
 
 #: An Irish surname's particle ("Mac", "Nic", "Ó", "Ní", "Ua"), maybe with "an" or "Giolla" after
 #: it, then the capitalised rest of the surname: "Mac an Déisigh", "Mac Giolla Mhóir", "Ó MADAIDHIN".
+#: (The particle's first letter is read before the look-behind on the space: the same matches
+#: as ``"(?<= )(?:Mac|Mhic|Nic|Ní|Ó|Ua|MAC|MHIC|NIC|NÍ|UA)"``, the scan trying only "M", "N",
+#: "Ó" and "U"; no two particles match at one place.)
 _IRISH_SURNAME = re.compile(
-    r"(?<= )(?:Mac|Mhic|Nic|Ní|Ó|Ua|MAC|MHIC|NIC|NÍ|UA)(?: (?:an|Giolla|AN|GIOLLA))?"
+    r"(?:M(?<= M)(?:ac|hic|AC|HIC)|N(?<= N)(?:ic|í|IC|Í)|Ó(?<= Ó)|U(?<= U)(?:a|A))"
+    r"(?: (?:an|Giolla|AN|GIOLLA))?"
     rf" [{UPPER}][{UPPER}{LOWER}'’-]+"
 )
 #: The word before an Irish surname: a capitalised given name of the gazetteer ("Rowena ").

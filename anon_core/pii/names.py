@@ -268,10 +268,12 @@ def _run_score(words: Sequence[str], gaz: Gazetteer, sentence_start: bool) -> fl
 _RUN_SCORES = GazetteerTable()
 
 
-def _scored_run(names: tuple[str, ...], gaz: Gazetteer, sentence_start: bool) -> float:
+def _scored_run(
+    table: dict[Any, Any], names: tuple[str, ...], gaz: Gazetteer, sentence_start: bool
+) -> float:
     """:func:`_run_score`, which reads nothing but its arguments, decided once per distinct run
-    of words (most runs recur: "Il", "The", a given name alone)."""
-    table = _RUN_SCORES.of(gaz)
+    of words (most runs recur: "Il", "The", a given name alone); ``table``: the run scores of
+    ``gaz``, ``_RUN_SCORES.of(gaz)``, read once per text."""
     key = (names, sentence_start)
     score = table.get(key)
     if score is None:
@@ -542,6 +544,7 @@ def find_names(doc: Any, gaz: Gazetteer | None = None, text: str | None = None) 
     # a cell of one word ("Silver" in an insurance-plan column) has no context to tell a name
     single_word = len(list(itertools.islice((t for t in tokens if t.is_alpha), 2))) <= 1
     english = getattr(doc, "lang_", "en") == "en"
+    run_scores = _RUN_SCORES.of(gaz)
     for run in _runs(tokens):
         titled = False
         while run and tokens[run[0]].text.lower() in gaz.common:  # "Contact Ella H. Snider"
@@ -558,7 +561,7 @@ def find_names(doc: Any, gaz: Gazetteer | None = None, text: str | None = None) 
         toks = [tokens[i] for i in run]
         words = [t.bare for t in toks]  # without "'s", shapes read once (names_fast)
         names = [t.bare for t in toks if not t.initial and t.bare not in _NOT_IN_NAMES]
-        score = _scored_run(tuple(names), gaz, _sentence_start(tokens, run[0]))
+        score = _scored_run(run_scores, tuple(names), gaz, _sentence_start(tokens, run[0]))
         if not score and _initial_between(words, gaz):
             score = MEDIUM  # "Faina D. Yefremova": a middle initial between two unknown names
         elif not score and english and unknown_run(tuple(names), gaz):

@@ -345,6 +345,10 @@ def _ends_in_legal_form(text: str) -> bool:
     matches at the end or before a last line break, so a string that ends in no legal form
     there cannot match: ``str.endswith`` tells most spans (a person's or a place's) in C."""
     end = _legal_form_end()
+    last = text[-1:]
+    if last.isalpha():  # nothing to strip (most spans): both readings below are the text
+        forms = _FORMS_BY_LAST.get(last)
+        return bool(forms) and text.endswith(forms) and end.search(text) is not None
     for stripped in (text.rstrip(" .,"), text.rstrip()):
         tail = stripped[:-1] if stripped.endswith("\n") else stripped
         if tail.endswith(_FORMS_BY_LAST.get(tail[-1:], ())) and end.search(stripped) is not None:
