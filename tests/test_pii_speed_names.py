@@ -17,6 +17,7 @@ from anon_core.pii import (
     name_context,
     name_review,
     name_review_fast,
+    name_runs_fast,
     name_shapes,
     names,
     names_fast,
@@ -169,16 +170,68 @@ def test_gazetteer_tables_are_bounded_and_start_again_for_another_gazetteer():
     assert table.of(other) == {}  # another gazetteer: started again
 
 
-def test_run_scores_read_from_the_table_equal_the_rule():
+def _read_run_plain(texts, gaz):
+    """The opening words of a run stripped as :func:`names.find_names` did token by token (the
+    oracle), with its words and names."""
+    run = list(texts)
+    titled = False
+    while run and run[0].lower() in gaz.common:
+        if len(run) == 2 and name_shapes.given_then_surname(run, gaz):
+            break
+        titled = run[0].lower() in name_runs_fast.TITLES
+        run = run[1:]
+    while len(run) > 1 and name_shapes.leading_word(run[0], gaz.is_listed, names.PARTICLES):
+        run = run[1:]
+    while run and re.fullmatch(r"[A-Z]\.?", run[0]):
+        run = run[1:]
+    words = tuple(re.sub(r"['’]s$", "", t) for t in run)
+    kept = tuple(
+        w
+        for w in words
+        if not re.fullmatch(r"[A-Z]\.?", w) and w not in name_runs_fast.NOT_IN_NAMES
+    )
+    return len(texts) - len(run), titled, words, kept
+
+
+def _runs_to_read() -> list[tuple[str, ...]]:
+    runs = [
+        ("Contact", "Ella", "H.", "Snider"), ("April", "Holmes"), ("Mr", "Kastrunek"),
+        ("Payee", "Victoria", "Crin"), ("J.", "R.", "Smith"), ("The",), ("Ines", "Quinn's"),
+        ("Dear", "Mr", "Bjarni", "Haddad", "Sr"), ("Fenne", "van", "den", "Bergh"), (),
+        ("Il",), ("Customer", "Ilze", "Lāce"), ("Hope", "Oyekan"), ("B",), ("Type", "B"),
+        ("Faina", "D", "Yefremova"), ("Fletcher", "Hill"), ("Peace", "Ekwueme"), ("A", "B", "C"),
+    ]  # fmt: skip
+    for text in _paragraphs()[:300]:
+        runs += [tuple(m.split()) for m in re.findall(r"[A-Z][\w'’.]*(?: [A-Z][\w'’.]*)*", text)]
+    return runs
+
+
+def test_runs_read_once_per_distinct_run_equal_the_token_by_token_reading():
     gaz = names.gazetteer()
-    runs = [("Ines",), ("Ines", "Quinn"), ("Fletcher", "Hill"), ("The",), ("Peace", "Ekwueme")]
-    runs += [("Quinn",), ("Avenue", "Road"), ("A", "B", "C", "D", "E"), ()]
-    for text in _paragraphs()[:200]:
-        runs += [tuple(m.split()) for m in re.findall(r"[A-Z]\w+(?: [A-Z]\w+){0,3}", text)]
-    for run, start in itertools.product(runs, (True, False)):
+    table = name_runs_fast.RUN_WORDS.of(gaz)
+    runs = _runs_to_read()
+    for texts in runs + runs:  # decided, then read from the table
+        assert name_runs_fast.run_words(table, texts, gaz) == _read_run_plain(texts, gaz), texts
+    assert name_runs_fast.read_run(("Contact", "Ella", "H.", "Snider"), gaz)[0] == 1
+    assert name_runs_fast.read_run(("Mr", "Kastrunek"), gaz)[:2] == (1, True)
+    assert name_runs_fast.read_run(("April", "Holmes"), gaz)[0] == 0
+
+
+def test_run_scores_read_from_the_table_equal_the_rules():
+    gaz = names.gazetteer()
+    for english, start in itertools.product((True, False), (True, False)):
         table = names._RUN_SCORES.of(gaz)
-        assert names._scored_run(table, run, gaz, start) == names._run_score(run, gaz, start)
-        assert names._scored_run(table, run, gaz, start) == names._run_score(list(run), gaz, start)
+        for texts in _runs_to_read():
+            _, _, words, kept = _read_run_plain(texts, gaz)
+            plain = names._run_score(list(kept), gaz, start)
+            if not plain and names._initial_between(list(words), gaz):
+                plain = names.MEDIUM
+            elif (
+                not plain and english and names_fast.unknown_name_run(kept, gaz.is_name, gaz.common)
+            ):
+                plain = names.WEAK
+            for _ in range(2):  # decided, then read from the table
+                assert names._scored_run(table, words, kept, gaz, start, english) == plain, texts
 
 
 def _mentions_plain(text, out, gaz):

@@ -56,13 +56,19 @@ from anon_core.pii.name_lists import (
     place_names,
     provider_items,
 )
+from anon_core.pii.name_runs_fast import (
+    DOTTED_SUFFIXES,
+    PARTICLES,
+    RUN_WORDS,
+    TITLES,
+    run_words,
+)
 from anon_core.pii.name_shapes import (
     capital_word,
     capitals_alone,
     extend_name,
     extend_start,
     given_then_surname,
-    leading_word,
     merge_overlapping,
     shape_names,
 )
@@ -80,16 +86,7 @@ from anon_core.pii.names_fast import (
 log = logging.getLogger(__name__)
 _LOWER_WORD, _INITIAL = LOWER_WORD, INITIAL
 _LATIN = re.compile(rf"[{UPPER}{LOWER}'’-]{{2,}}")
-#: Words inside a name ("Maika van de Noort", "Luiz da Silva", Irish "Corinna Ó Macháin").
-PARTICLES = frozenset("van de der den von da do dos das del della di du la le bin ben al Ó".split())
 _LIST_JOINERS = frozenset({",", "and", "&", "et", "und", "y", "e"})
-#: Titles before a surname ("Mr Simonič", "Dr. Kovač"): the next capitalised word is a name.
-_TITLES = frozenset(
-    "mr mrs ms miss mister dr prof madam madame monsieur mme mlle herr frau".split()
-)
-#: Suffixes written with a dot, the last word of a run ("Bjarni Haddad Sr.").
-_DOTTED_SUFFIXES = frozenset({"Jr", "Sr", "Jnr", "Snr"})
-_NOT_IN_NAMES = PARTICLES | _DOTTED_SUFFIXES  # words of a run that are no given name or surname
 #: Verbs after which a lone surname opening a sentence is a person ("Bailly said ...").
 _SPEECH_VERBS = frozenset(
     "said says told asked replied added wrote explained confirmed agreed noted called".split()
@@ -269,15 +266,27 @@ _RUN_SCORES = GazetteerTable()
 
 
 def _scored_run(
-    table: dict[Any, Any], names: tuple[str, ...], gaz: Gazetteer, sentence_start: bool
+    table: dict[Any, Any],
+    words: tuple[str, ...],
+    names: tuple[str, ...],
+    gaz: Gazetteer,
+    sentence_start: bool,
+    english: bool,
 ) -> float:
-    """:func:`_run_score`, which reads nothing but its arguments, decided once per distinct run
-    of words (most runs recur: "Il", "The", a given name alone); ``table``: the run scores of
-    ``gaz``, ``_RUN_SCORES.of(gaz)``, read once per text."""
-    key = (names, sentence_start)
+    """The score of a run by its words alone (:func:`_run_score`; else a middle initial between
+    two names, :func:`_initial_between`; else, in English text, a name no list knows,
+    :func:`unknown_run`), which reads nothing but its arguments (``names`` are read from
+    ``words``), decided once per distinct run ("Il", "The", a given name alone recur);
+    ``table``: the run scores of ``gaz``, ``_RUN_SCORES.of(gaz)``, read once per text."""
+    key = (words, sentence_start, english)
     score = table.get(key)
     if score is None:
-        score = table[key] = _run_score(names, gaz, sentence_start)
+        score = _run_score(names, gaz, sentence_start)
+        if not score and _initial_between(words, gaz):
+            score = MEDIUM  # "Faina D. Yefremova": a middle initial between two unknown names
+        elif not score and english and unknown_run(names, gaz):
+            score = WEAK
+        table[key] = score
     return score
 
 
@@ -516,7 +525,7 @@ def _titled_or_speaking(
     if j >= 0 and tokens[j].text == ".":
         j -= 1
     title = tokens[j].text if j >= 0 else ""
-    if titled or (title.lower().rstrip(".") in _TITLES and title[:1].isupper()):
+    if titled or (title.lower().rstrip(".") in TITLES and title[:1].isupper()):
         return True
     nxt = run[-1] + 1
     return (
@@ -544,28 +553,15 @@ def find_names(doc: Any, gaz: Gazetteer | None = None, text: str | None = None) 
     # a cell of one word ("Silver" in an insurance-plan column) has no context to tell a name
     single_word = len(list(itertools.islice((t for t in tokens if t.is_alpha), 2))) <= 1
     english = getattr(doc, "lang_", "en") == "en"
-    run_scores = _RUN_SCORES.of(gaz)
+    run_scores, read_runs = _RUN_SCORES.of(gaz), RUN_WORDS.of(gaz)
     for run in _runs(tokens):
-        titled = False
-        while run and tokens[run[0]].text.lower() in gaz.common:  # "Contact Ella H. Snider"
-            if len(run) == 2 and given_then_surname([tokens[i].text for i in run], gaz):
-                break  # "April Holmes", "Hope Oyekan"
-            titled = tokens[run[0]].text.lower() in _TITLES
-            run = run[1:]
-        while len(run) > 1 and leading_word(tokens[run[0]].text, gaz.is_listed, PARTICLES):
-            run = run[1:]  # "Payee Victoria Crin", "Customer Ilze Lāce"
-        while run and _INITIAL.fullmatch(tokens[run[0]].text):
-            run = run[1:]
+        # the opening words that are no part of the name stripped, words and names read once
+        # per distinct run (:func:`~anon_core.pii.name_runs_fast.read_run`)
+        skip, titled, words, names = run_words(read_runs, tuple([tokens[i].text for i in run]), gaz)
+        run = run[skip:]
         if not run:
             continue
-        toks = [tokens[i] for i in run]
-        words = [t.bare for t in toks]  # without "'s", shapes read once (names_fast)
-        names = [t.bare for t in toks if not t.initial and t.bare not in _NOT_IN_NAMES]
-        score = _scored_run(run_scores, tuple(names), gaz, _sentence_start(tokens, run[0]))
-        if not score and _initial_between(words, gaz):
-            score = MEDIUM  # "Faina D. Yefremova": a middle initial between two unknown names
-        elif not score and english and unknown_run(tuple(names), gaz):
-            score = WEAK
+        score = _scored_run(run_scores, words, names, gaz, _sentence_start(tokens, run[0]), english)
         if not score and _titled_or_speaking(tokens, run, names, titled, gaz):
             score = MEDIUM
         if score and not (single_word and len(names) == 1):
@@ -573,7 +569,7 @@ def find_names(doc: Any, gaz: Gazetteer | None = None, text: str | None = None) 
             end = last.idx + len(last.bare)  # without "'s"
             if end == last.idx + len(last.text) and text[end : end + 1] in ("-", ",", " "):
                 end = extend_name(text, end)  # a hyphened surname, a suffix (no "'s" before)
-            elif last.text in _DOTTED_SUFFIXES and text[end : end + 1] == ".":
+            elif last.text in DOTTED_SUFFIXES and text[end : end + 1] == ".":
                 end += 1  # "Haddad Sr." ending a sentence: spaCy splits the dot off
             start = tokens[run[0]].idx
             if text[start - 2 : start] == ". ":
