@@ -263,7 +263,7 @@ def review_entities(
             and _place_or_person(text, start, end, gaz)
         ):
             entity, score = "PERSON", max(score, STRONG)
-        if entity in ("PERSON", "ORGANIZATION", "LOCATION") and "\n" in text[start:end]:
+        if entity in ("PERSON", "ORGANIZATION", "LOCATION") and text.find("\n", start, end) >= 0:
             end = start + len(
                 text[start:end].split("\n", 1)[0].rstrip()
             )  # a name ends at a line end
@@ -277,8 +277,9 @@ def review_entities(
             continue
         if entity == "LOCATION" and gaz is not None and _generic_place(text[start:end], gaz):
             continue  # "Invoice", "the Head Office": words of offices, no place
+        # (the pattern has no anchor, look-around or boundary: searched in place as on a slice)
         if entity in ("PERSON", "ORGANIZATION", "LOCATION") and _LONG_NUMBER.search(
-            text[start:end]
+            text, start, end
         ):
             continue  # "IBAN FR76 3000 ..." as a person: the number is the pattern recognizers'
 
