@@ -348,3 +348,55 @@ def test_legal_form_end_read_without_stripping_a_last_letter_equals_the_plain_te
         assert organisations._ends_in_legal_form(span) is plain, span
         hits += plain
     assert 1000 < hits < len(spans) - 500  # both answers are tested
+
+
+def _listed_names_plain(tokens, found, gaz):
+    """The listed-surname rule as it read every token (the oracle)."""
+    joiners = {",", "and", "&", "et", "und", "y", "e"}
+    starts = {s.start for s in found}
+    found_words = {(s.start, s.end) for s in found}
+    out = []
+    for i, tok in enumerate(tokens):
+        joined = [
+            tokens[i + 2 * step]
+            for step in (-1, 1)
+            if 0 <= i + 2 * step < len(tokens) and tokens[i + step].text in joiners
+        ]
+        if not joined or tok.idx in starts or not names_fast.NAME_WORD.fullmatch(tok.text):
+            continue
+        if i + 1 < len(tokens) and names_fast.NAME_WORD.fullmatch(tokens[i + 1].text):
+            continue
+        joined = [n for n in joined if names_fast.NAME_WORD.fullmatch(n.text)]
+        if gaz.is_family(tok.text):
+            ok = any(
+                gaz.is_name(n.text) or (n.idx, n.idx + len(n.text)) in found_words for n in joined
+            )
+        else:
+            low = tok.text.lower()
+            surname = low not in names._NO_NAME or low in names.SURNAME_PLACE_WORDS
+            loose = (low in gaz.family and surname) or names._unknown(tok.text, gaz)
+            ok = loose and any(gaz.is_name(n.text) for n in joined)
+        if ok:
+            out.append(names.NameSpan(tok.idx, tok.idx + len(tok.text), names.MEDIUM))
+    return out
+
+
+def test_listed_surnames_read_beside_joiners_only_equal_the_token_by_token_rule():
+    import spacy
+
+    gaz = names.gazetteer()
+    nlp = spacy.blank("en")
+    texts = _paragraphs()[:400] + [
+        "Usamov and Bowers", "Kónya, Becker and Vasquez", "Dale and White", "and Bowers",
+        "Bowers and", ", Becker", "Becker ,", "Park and Mann met", "Nekolná and Pearson",
+        "Ann Lee and Bowers", "White House and Dale", "x & Bowers & y",
+    ]  # fmt: skip
+    hits = 0
+    for k, text in enumerate(texts):
+        doc = nlp(text)
+        tokens = names._read_tokens(doc, text)
+        found = names.find_names(doc, text=text) if k % 2 else []
+        expected = _listed_names_plain(tokens, found, gaz)
+        assert names._listed_names(tokens, found, gaz) == expected, text
+        hits += len(expected)
+    assert hits >= 5

@@ -407,9 +407,9 @@ def _listed_names(tokens: Sequence[Any], found: list[NameSpan], gaz: Gazetteer) 
     out = []
     count = len(tokens)
     joiner = [t.text in _LIST_JOINERS for t in tokens]
-    for i, tok in enumerate(tokens):
-        if not ((i >= 2 and joiner[i - 1]) or (i + 2 < count and joiner[i + 1])):
-            continue  # no joiner with a word beyond it on either side: most words
+    # only the tokens just before or after a joiner with a word beyond it (1 <= j < count - 1)
+    for i in sorted({k for j in range(1, count - 1) if joiner[j] for k in (j - 1, j + 1)}):
+        tok = tokens[i]
         joined = [
             tokens[i + 2 * step]
             for step in (-1, 1)

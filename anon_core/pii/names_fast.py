@@ -79,10 +79,11 @@ def read_tokens(doc: Any, text: str) -> list[Token]:
 
     if not len(doc):
         return []
-    rows = doc.to_array([IDX, LENGTH, SPACY, IS_SPACE, IS_ALPHA]).tolist()
+    # one list per attribute (five lists, not one per token), read row by row through zip
+    columns = doc.to_array([IDX, LENGTH, SPACY, IS_SPACE, IS_ALPHA]).T.tolist()
     shapes, shape_of = _SHAPES, word_shape
     out = []
-    for i, n, ws, space, alpha in rows:
+    for i, n, ws, space, alpha in zip(*columns, strict=True):
         word = text[i : i + n]
         shape = shapes.get(word) or shape_of(word)
         out.append(_new_tuple(Token, (word, _SPACE[ws], i, _FLAG[space], _FLAG[alpha], *shape)))
