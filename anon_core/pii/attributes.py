@@ -36,6 +36,7 @@ from anon_core.pii.attribute_roles import (
     lower_case_groups,
     names_a_thing,
 )
+from anon_core.pii.attributes_fast import need_bits, number_spans, patterns_needed
 from anon_core.pii.dates import find_dates, find_named_dates
 from anon_core.pii.found import Found, presidio_result, trie_pattern
 from anon_core.pii.titles import find_titles, title_lists
@@ -262,6 +263,14 @@ _AGE_ANCHOR = re.compile(
 )
 
 
+_NUMBER_WORD = re.compile(r"(?i:" + _SPELLED.replace("?P<n>", "") + r")")
+
+
+@functools.lru_cache(maxsize=1)
+def _need_bits() -> tuple[tuple[str, int], ...]:
+    return need_bits(_AGE_NEEDS)
+
+
 def find_ages(text: str) -> list[Found]:
     """Ages in ``text``: the number, with the English unit words after it when present.
 
@@ -270,17 +279,16 @@ def find_ages(text: str) -> list[Found]:
     """
     out: dict[int, Found] = {}
     windows: list[list[int]] = []
-    for m in _AGE_ANCHOR.finditer(text):
-        a, b = max(0, m.start() - 60), min(len(text), m.end() + 30)
+    for start, end in number_spans(text, _AGE_ANCHOR, _NUMBER_WORD):
+        a, b = max(0, start - 60), min(len(text), end + 30)
         if windows and a <= windows[-1][1]:
             windows[-1][1] = b
         else:
             windows.append([a, b])
+    regexes = _age_regexes()
     for a, b in windows:
-        window = text[a:b].lower()
-        for regex, score, needs in _age_regexes():
-            if not any(word in window for word in needs):
-                continue
+        for k in patterns_needed(text[a:b].lower(), _need_bits()):
+            regex, score, _ = regexes[k]
             for m in regex.finditer(text, a, b):
                 number = m.start("n")
                 if age_of_a_thing(text, number, m.end("n")):
