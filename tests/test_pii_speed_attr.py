@@ -8,7 +8,7 @@ import random
 
 import pytest
 
-from anon_core.pii import attributes, attributes_fast
+from anon_core.pii import attributes, attributes_fast, titles, titles_fast
 from anon_core.pii.attribute_roles import age_of_a_thing
 from anon_core.pii.found import Found
 
@@ -116,3 +116,149 @@ def test_find_ages_by_hand():
     text = "Tom is 34 and Ann is forty-two. A ſix-year-old boy."
     got = [(text[f.start : f.end], f.score) for f in attributes.find_ages(text)]
     assert got == [("34", 0.5), ("forty-two", 0.5), ("ſix-year-old", 0.85)]
+
+
+# =============================================================================== titles
+def _find_titles_reference(text: str) -> list[Found]:
+    """find_titles as it was: every word looked at, from a list of (start, end, lower) made
+    by one match at a time, and the honorific scan run on every text."""
+    lists = titles.title_lists()
+    words = [(m.start(), m.end(), m.group().lower()) for m in titles._WORD.finditer(text)]
+    near = [False] * len(words)
+    starts = [False] * len(words)
+    reach = 99
+    for k in range(len(words) - 1, -1, -1):
+        end, word = words[k][1], words[k][2]
+        kind = titles._word_kind(word, lists)
+        starts[k] = kind[1]
+        if kind[0] == titles._HEAD:
+            reach = 0
+        elif kind[0] == titles._STOP:
+            reach = 99
+        else:
+            gap = text[end : words[k + 1][0]] if k + 1 < len(words) else "\n"
+            reach = reach + 1 if "\n" not in gap and gap.strip() in ("", "-") else 99
+        near[k] = reach <= 5
+    out: list[Found] = []
+    i = 0
+    while i < len(words):
+        if not near[i] and not starts[i]:
+            i += 1
+            continue
+        runs = [1]
+        known_upto = 1
+        prefix = words[i][2]
+        for n in range(2, min(max(lists.longest, 6), len(words) - i) + 1):
+            gap = text[words[i + n - 2][1] : words[i + n - 1][0]]
+            prefix = f"{prefix} {words[i + n - 1][2]}"
+            if "\n" in gap or gap.strip() not in ("", "-", ",", "/", "(", ")"):
+                break
+            if prefix not in lists.prefixes:
+                if n <= 6 and gap == " ":
+                    runs.append(n)
+                    continue
+                break
+            runs.append(n)
+            known_upto = n
+        best = None
+        ctx = None
+        for n in sorted(runs, reverse=True):
+            chunk = words[i : i + n]
+            last = chunk[-1][2]
+            if n > known_upto and not (last in lists.heads or last.endswith(titles._JOB_ENDINGS)):
+                continue
+            if n > known_upto and n >= 3 and titles._given_next(text, chunk[-3][1]):
+                continue
+            gaps = {text[a[1] : b[0]].strip() for a, b in zip(chunk, chunk[1:], strict=False)}
+            if gaps - {"", "-"} and " ".join(w for _, _, w in chunk) not in lists.phrases:
+                continue
+            if ctx is None:
+                ctx = titles._Before(text, chunk[0][0])
+            score = titles._title_score(text, chunk, lists, ctx)
+            if score:
+                start, end = chunk[0][0], titles._of_end(text, chunk[-1][1], chunk[-1][2])
+                if (
+                    text[start:end].count("(") > text[start:end].count(")")
+                    and text[end : end + 1] == ")"
+                ):
+                    end += 1
+                best = Found(start, end, "TITLE", score)
+                break
+        if best is not None:
+            out.append(best)
+            while i < len(words) and words[i][0] < best.end:
+                i += 1
+        else:
+            i += 1
+    regex = titles._HONORIFIC_LOWER if text.islower() else titles._HONORIFIC
+    honorifics = [Found(m.start(), m.end(), "TITLE", 0.6) for m in regex.finditer(text)]
+    honorifics = [h for h in honorifics if all(h.end <= f.start or f.end <= h.start for f in out)]
+    return sorted(out + honorifics, key=lambda f: f.start)
+
+
+_TITLE_PIECES = (
+    "Ann", "Lee", "Laura Hayes", "Teresa Woodward", "Denise Carpenter", "the", "The", "our", "a",
+    "is", "works as a", "Job title:", "Beruf:", "travaille comme", "nurse", "Nurse", "clerk",
+    "sewer pipe cleaner", "Senior Software Engineer", "software engineer", "chief financial "
+    "officer", "Head", "head", "of", "marketing", "Human Resources", "Director", "director",
+    "Vice president", "sales", "and", "air conditioning", "mechanic", "Heating", "IT", "support",
+    "specialist", "Echocardiographer", "phlebotomist", "Buddhist", "tourist", "de", "des",
+    "hospital", "Therapist, sports", "Accountant, chartered", "Dr.", "Dr", "Ms", "Mrs.", "prof.",
+    "mr.", "Sr.", "Mme", "ſir", "Receptionist", "(", ")", ",", "-", "–", "|", ".", ":", "\n",
+    "\n\n", "  ", "at Acme", "said", "called", "Youth Worker", "Programmer", "lead", "project",
+    "took", "Lifeguard", "groundskeeper", "infirmière", "Abfallberaterin", "x/y", "O'Neil",
+    "rock&roll", "3", "42", "_",
+)  # fmt: skip
+
+
+def _title_texts(seed: int, count: int) -> list[str]:
+    rng = random.Random(seed)
+    out = []
+    for _ in range(count):
+        pieces = [rng.choice(_TITLE_PIECES) for _ in range(rng.randint(1, 30))]
+        glue = [rng.choice((" ", " ", " ", "", "\n", ", ", " - ")) for _ in pieces]
+        text = "".join(p + g for p, g in zip(pieces, glue, strict=True))
+        out.append(text.lower() if rng.random() < 0.15 else text)
+    return out
+
+
+_TITLE_HAND = [
+    "",
+    "...",
+    "Ines Quinn, Senior Software Engineer at Acme, met the chief financial officer and "
+    "Dr. Blake, a consultant physician.\nJob title: sewer pipe cleaner",
+    "Laura Hayes, the sewer pipe cleaner, said hello. Programmer Teresa Woodward will lead.",
+    "our new clerk is ann; Head of Human Resources; Vice president of sales and marketing",
+    "Ann Lee - Court reporter\nAnn Lee (Receptionist)\nHeating and air conditioning mechanic",
+    "dr. blake and prof. mace met mr. lee",
+    "Il travaille comme infirmière à l'hôpital de Lyon. Beruf: Abfallberaterin",
+]
+
+
+@pytest.mark.parametrize("text", _TITLE_HAND + _title_texts(3, 500))
+def test_find_titles_matches_the_reference(text):
+    assert titles.find_titles(text) == _find_titles_reference(text)
+
+
+def test_words_and_gaps_by_hand():
+    text = "  Ann's x-ray, 3 rock&roll/pop_"
+    words, gaps, starts = titles_fast.words_and_gaps(text)
+    assert words == ["Ann's", "x-ray", "rock&roll/pop"]
+    assert gaps == [" ", ", 3 ", "_"]
+    assert starts == [2, 8, 17]
+    assert titles_fast.words_and_gaps("42 ...") == ([], [], [])
+
+
+def test_title_starts_by_hand():
+    head, stop, other = 0, 1, 2
+    # words: a(stop) b c d(head) e f g h i j k(head); gaps all one space but a line break
+    # after "e"
+    kinds = [(stop, False), (other, False), (other, True), (head, False), (other, False)]
+    kinds += [(other, False)] * 5 + [(head, False)]
+    gaps = [" "] * 11
+    gaps[4] = "\n"
+    # "b", "c" before the first job word (not "a", a stop word); "c" starts a known title;
+    # five words before "k": "f" to "j", not "e" (the line ends after it)
+    assert titles_fast.title_starts(kinds, gaps, head, stop) == [1, 2, 3, 5, 6, 7, 8, 9, 10]
+    gaps[4] = " "  # one line: six words back from "k" would reach "e"; five do
+    assert titles_fast.title_starts(kinds, gaps, head, stop) == [1, 2, 3, 5, 6, 7, 8, 9, 10]

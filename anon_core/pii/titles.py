@@ -22,10 +22,12 @@ import importlib
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from operator import add
 from typing import Any
 
 from anon_core.pii.found import Found
 from anon_core.pii.name_lists import LOWER, UPPER, is_english
+from anon_core.pii.titles_fast import title_starts, words_and_gaps
 
 # =============================================================================== job titles
 #: Faker locales whose job lists make the title gazetteer (Faker has no Italian list).
@@ -453,10 +455,18 @@ _HONORIFIC = re.compile(
 #: In text written all in lower case, only with the dot ("dr. blake"; "ms" alone is a word).
 _HONORIFIC_LOWER = re.compile(r"(?<![\w.])(?:dr|ms|mrs|mr|prof)\.(?=\s+[^\W\d_])")
 
+#: One of these is in every match of :data:`_HONORIFIC` ("Mr" in "Mrs", "Sr" in "Srta"), and of
+#: :data:`_HONORIFIC_LOWER`.
+_HONORIFIC_WORDS = ("Dr", "Ms", "Mr", "Mx", "Prof", "Miss", "Mme", "Mlle", "Sr")
+_HONORIFIC_WORDS_LOWER = ("dr.", "ms.", "mr", "prof.")
+
 
 def find_honorifics(text: str) -> list[Found]:
     """Courtesy titles before a name: "Dr. Blake", "Ms Thomas", "prof. mace" (with its dot)."""
-    regex = _HONORIFIC_LOWER if text.islower() else _HONORIFIC
+    lower = text.islower()
+    if not any(word in text for word in (_HONORIFIC_WORDS_LOWER if lower else _HONORIFIC_WORDS)):
+        return []  # every match holds one of these words: a scan without them finds none
+    regex = _HONORIFIC_LOWER if lower else _HONORIFIC
     return [Found(m.start(), m.end(), "TITLE", 0.6) for m in regex.finditer(text)]
 
 
@@ -475,19 +485,65 @@ def _word_kinds(lists: TitleLists) -> dict[str, tuple[int, bool]]:
     return _KINDS[1]
 
 
-def _word_kind(
-    word: str, lists: TitleLists, kinds: dict[str, tuple[int, bool]]
-) -> tuple[int, bool]:
-    if len(kinds) >= KIND_TABLE:
-        kinds.clear()
+def _word_kind(word: str, lists: TitleLists) -> tuple[int, bool]:
     if word in lists.heads or (len(word) > 6 and word.endswith(_JOB_ENDINGS)):
         kind = _HEAD
     elif word in _TITLE_STOP and word != "and":
         kind = _STOP
     else:
         kind = _OTHER
-    kinds[word] = (kind, word in lists.prefixes or word.endswith(_JOB_ENDINGS))
-    return kinds[word]
+    return kind, word in lists.prefixes or word.endswith(_JOB_ENDINGS)
+
+
+def _title_at(
+    text: str, words: list[tuple[int, int, str]], i: int, lists: TitleLists
+) -> Found | None:
+    """The title starting at word ``i``: the longest run of words from it that is still the
+    start of a known title, on one line, tried first."""
+    runs = [1]
+    known_upto = 1  # runs up to this length may be a title of the lists
+    prefix = words[i][2]
+    for n in range(2, min(max(lists.longest, 6), len(words) - i) + 1):
+        gap = text[words[i + n - 2][1] : words[i + n - 1][0]]
+        prefix = f"{prefix} {words[i + n - 1][2]}"
+        if "\n" in gap or gap.strip() not in ("", "-", ",", "/", "(", ")"):
+            break
+        if prefix not in lists.prefixes:
+            if n <= 6 and gap == " ":
+                runs.append(n)  # a phrase ending in a job word ("sewer pipe cleaner")
+                continue
+            break
+        runs.append(n)
+        known_upto = n
+    ctx: _Before | None = None
+    for n in sorted(runs, reverse=True):
+        chunk = words[i : i + n]
+        last = chunk[-1][2]
+        if n > known_upto and not (last in lists.heads or last.endswith(_JOB_ENDINGS)):
+            continue  # neither a title of the lists nor ending in a job word
+        if n > known_upto and n >= 3 and _given_next(text, chunk[-3][1]):
+            continue  # "Youth Worker Denise Carpenter": the job word ends a name after it
+        gaps = {text[a[1] : b[0]].strip() for a, b in zip(chunk, chunk[1:], strict=False)} - {
+            "",
+            "-",
+        }
+        phrase = " ".join(w for _, _, w in chunk)
+        if gaps and phrase not in lists.phrases:
+            continue
+        if not (last in lists.heads or last.endswith(_JOB_ENDINGS) or phrase in lists.phrases):
+            continue  # no title of the lists, no job word: :func:`_title_score` says 0
+        if ctx is None:
+            ctx = _Before(text, chunk[0][0])
+        score = _title_score(text, chunk, lists, ctx)
+        if score:
+            start, end = chunk[0][0], _of_end(text, chunk[-1][1], chunk[-1][2])
+            if (
+                text[start:end].count("(") > text[start:end].count(")")
+                and text[end : end + 1] == ")"
+            ):
+                end += 1
+            return Found(start, end, "TITLE", score)
+    return None
 
 
 def find_titles(text: str) -> list[Found]:
@@ -496,86 +552,32 @@ def find_titles(text: str) -> list[Found]:
 
     From each word the longest run of words that is a known title (or ends in a job word within
     six words) on one line is tried first; commas, slashes and brackets may sit inside a title
-    only where Faker's list writes them ("Therapist, sports").
+    only where Faker's list writes them ("Therapist, sports"). Only the words a title may
+    start at are tried (:func:`~anon_core.pii.titles_fast.title_starts`): most start none.
     """
     lists = title_lists()
-    words = [(m.start(), m.end(), m.group().lower()) for m in _WORD.finditer(text)]
-    heads = lists.heads
     kinds = _word_kinds(lists)
-    # near[i]: a job word ends a run of at most six words from word i with no stop word and no
-    # punctuation but "-" between (what a title found by its head word needs): one look-up a word
-    near = [False] * len(words)
-    starts = [False] * len(words)  # may word i start a title of the lists or be a job word?
-    reach = 99
-    for k in range(len(words) - 1, -1, -1):
-        end, word = words[k][1], words[k][2]
-        kind = kinds.get(word) or _word_kind(word, lists, kinds)
-        starts[k] = kind[1]
-        if kind[0] == _HEAD:
-            reach = 0
-        elif kind[0] == _STOP:
-            reach = 99
-        elif k + 1 < len(words) and words[k + 1][0] == end + 1 and text[end] == " ":
-            reach += 1  # one space between: the gap of most words
-        else:
-            gap = text[end : words[k + 1][0]] if k + 1 < len(words) else "\n"
-            reach = reach + 1 if "\n" not in gap and gap.strip() in ("", "-") else 99
-        near[k] = reach <= 5
+    raw, gaps, starts = words_and_gaps(text)
+    lowers = list(map(str.lower, raw))
+    kind_list = list(map(kinds.get, lowers))
+    if None in kind_list:  # new words: each decided once, then read with the others
+        new = {w: _word_kind(w, lists) for w in set(lowers).difference(kinds)}
+        if len(kinds) + len(new) > KIND_TABLE:
+            kinds.clear()  # the table starts again
+        if len(new) <= KIND_TABLE:
+            kinds.update(new)
+        kind_list = list(map(new.get, lowers, kind_list))
     out: list[Found] = []
-    i = 0
-    while i < len(words):
-        if not near[i] and not starts[i]:
-            i += 1  # most words start no title
-            continue
-        # the longest run from word i that is still the start of a known title, on one line
-        runs = [1]
-        known_upto = 1  # runs up to this length may be a title of the lists
-        prefix = words[i][2]
-        for n in range(2, min(max(lists.longest, 6), len(words) - i) + 1):
-            gap = text[words[i + n - 2][1] : words[i + n - 1][0]]
-            prefix = f"{prefix} {words[i + n - 1][2]}"
-            if "\n" in gap or gap.strip() not in ("", "-", ",", "/", "(", ")"):
-                break
-            if prefix not in lists.prefixes:
-                if n <= 6 and gap == " ":
-                    runs.append(n)  # a phrase ending in a job word ("sewer pipe cleaner")
-                    continue
-                break
-            runs.append(n)
-            known_upto = n
-        best: Found | None = None
-        ctx: _Before | None = None
-        for n in sorted(runs, reverse=True):
-            chunk = words[i : i + n]
-            last = chunk[-1][2]
-            if n > known_upto and not (last in heads or last.endswith(_JOB_ENDINGS)):
-                continue  # neither a title of the lists nor ending in a job word
-            if n > known_upto and n >= 3 and _given_next(text, chunk[-3][1]):
-                continue  # "Youth Worker Denise Carpenter": the job word ends a name after it
-            gaps = {text[a[1] : b[0]].strip() for a, b in zip(chunk, chunk[1:], strict=False)} - {
-                "",
-                "-",
-            }
-            if gaps and " ".join(w for _, _, w in chunk) not in lists.phrases:
-                continue
-            if ctx is None:
-                ctx = _Before(text, chunk[0][0])
-            score = _title_score(text, chunk, lists, ctx)
-            if score:
-                start, end = chunk[0][0], _of_end(text, chunk[-1][1], chunk[-1][2])
-                if (
-                    text[start:end].count("(") > text[start:end].count(")")
-                    and text[end : end + 1] == ")"
-                ):
-                    end += 1
-                best = Found(start, end, "TITLE", score)
-                break
-        if best is not None:
-            out.append(best)
-            while i < len(words) and words[i][0] < best.end:
-                i += 1
-        else:
-            i += 1
+    candidates = title_starts(kind_list, gaps, _HEAD, _STOP)
+    if candidates:
+        ends = list(map(add, starts, map(len, raw)))
+        words = list(zip(starts, ends, lowers, strict=True))
+        for i in candidates:
+            if out and words[i][0] < out[-1].end:
+                continue  # inside the title found before
+            best = _title_at(text, words, i, lists)
+            if best is not None:
+                out.append(best)
     honorifics = [
         h for h in find_honorifics(text) if all(h.end <= f.start or f.end <= h.start for f in out)
     ]
