@@ -8,7 +8,7 @@ import random
 
 import pytest
 
-from anon_core.pii import attributes, attributes_fast, titles, titles_fast
+from anon_core.pii import attributes, attributes_fast, dates, titles, titles_fast
 from anon_core.pii.attribute_roles import age_of_a_thing
 from anon_core.pii.found import Found
 
@@ -262,3 +262,73 @@ def test_title_starts_by_hand():
     assert titles_fast.title_starts(kinds, gaps, head, stop) == [1, 2, 3, 5, 6, 7, 8, 9, 10]
     gaps[4] = " "  # one line: six words back from "k" would reach "e"; five do
     assert titles_fast.title_starts(kinds, gaps, head, stop) == [1, 2, 3, 5, 6, 7, 8, 9, 10]
+
+
+# =============================================================================== dates
+_DATE_PIECES = (
+    "Monday", "monday", "MONDAY", "Friday,", "vendredi", "Juillet", "juillet", "26", "3rd", "the",
+    "of", "de", "1976", "2024", "May", "may", "mai", "maison", "segunda-feira", "lundi-mardi",
+    "sunday_", "ſunday", "İ", "ı", "Mars", "marzo", "28,", "styczeń", "środa", "ŚRODA", "Juni",
+    "2004-05-17", "2022-11-07T17:44:42.150687", "03/04/2021 10:32 AM", "12.03.2024", "020-7946",
+    "1995-06-14 03:25:42", "9:30", "-", ":", "/", ".", ",", "\n", "Ann", "met", "on", "x-",
+)  # fmt: skip
+
+
+def _date_texts(seed: int, count: int) -> list[str]:
+    rng = random.Random(seed)
+    out = []
+    for _ in range(count):
+        pieces = [rng.choice(_DATE_PIECES) for _ in range(rng.randint(1, 20))]
+        glue = [rng.choice((" ", " ", "", ", ", "  ", "-")) for _ in pieces]
+        out.append("".join(p + g for p, g in zip(pieces, glue, strict=True)))
+    return out
+
+
+_DATE_HAND = [
+    "",
+    "Could you send the signed form to Ann before Friday?",
+    "Pourriez-vous envoyer le formulaire avant vendredi ? dimanche, Juillet 26.",
+    "la maison de mai; the 3rd of May, 1976; lundi-mardi; ſunday",
+    "Admitted 2004-05-17 01:27:12+02:00, seen 03/04/2021 10:32 AM, call 020-7946-0000",
+]
+
+
+def _find_named_dates_reference(text: str, language: str) -> list[Found]:
+    out = []
+    for m in dates._NAMED_DATE.finditer(text):
+        if language != "en" and not (m.group("d1") or m.group("d2") or m.group("y")):
+            continue
+        name = m.group("wd2") or m.group("mo")
+        alone = m.group("wd2") is not None or not (
+            m.group("wd") or m.group("d1") or m.group("d2") or m.group("y")
+        )
+        if alone and (
+            name.lower() in dates._AMBIGUOUS
+            or (m.group("mo") is not None and not name[0].islower())
+        ):
+            continue
+        end = m.end()
+        if m.group("d2") and end == m.end("d2") and text[end - 1] == ".":
+            end -= 1
+        out.append(Found(m.start(), end, "DATE_TIME", 0.9))
+    return out
+
+
+def _find_dates_reference(text: str) -> list[Found]:
+    return [
+        Found(m.start(), m.end(), "DATE_TIME", 0.85)
+        for m in dates._NUMERIC_DATE_TIME.finditer(text)
+    ]
+
+
+@pytest.mark.parametrize("text", _DATE_HAND + _date_texts(4, 500))
+def test_date_finders_match_the_reference(text):
+    for language in ("en", "fr"):
+        assert dates.find_named_dates(text, language) == _find_named_dates_reference(text, language)
+    assert dates.find_dates(text) == _find_dates_reference(text)
+
+
+def test_named_dates_by_hand():
+    text = "la maison de mai; the 3rd of May, 1976; ſunday"
+    got = [text[f.start : f.end] for f in dates.find_named_dates(text)]
+    assert got == ["the 3rd of May, 1976", "ſunday"]  # "mai" alone is ambiguous

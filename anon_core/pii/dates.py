@@ -314,9 +314,14 @@ _NUMERIC_DATE_TIME = re.compile(
 )
 
 
+#: Held by every match of :data:`_NUMERIC_DATE_TIME`: "4-05-" of "2004-05-17" (a month from 01
+#: to 12), "3/04/20" of "03/04/2021 10:32".
+_DATE_SHAPE = re.compile(r"\d-[01]\d-|\d[/.-]\d{1,2}[/.-](?:19|20)")
+
+
 def find_dates(text: str) -> list[Found]:
     """Numeric dates with their clock times (:data:`_NUMERIC_DATE_TIME`), each one span."""
-    if "-" not in text and ":" not in text:
+    if "-" not in text and ":" not in text or not _DATE_SHAPE.search(text):
         return []
     return [Found(m.start(), m.end(), "DATE_TIME", 0.85) for m in _NUMERIC_DATE_TIME.finditer(text)]
 
@@ -361,6 +366,24 @@ _NAMED_DATE = re.compile(
 )
 
 
+_NAMES = frozenset((_WEEKDAYS + _MONTHS).split())
+_TOKEN = re.compile(r"[\w-]+")
+#: The only characters :data:`_NAMED_DATE`'s case folding matches to a letter of a name while
+#: ``str.lower`` gives another character ("ſ" is "s"; "İ" lowers to two characters).
+_ODD_CASE = re.compile("[\u0130\u0131\u017f]")
+
+
+def _may_name_a_day(text: str) -> bool:
+    r"""Whether :data:`_NAMED_DATE` can match in ``text``: every match holds a weekday or a
+    month name as a whole run of ``[\w-]`` characters (the pattern has a space, a comma or
+    one of its ends, where no ``[\w-]`` character may stand, on both sides of each name), so
+    a text none of whose runs is a name, lower-cased, has no match. Text with a character of
+    :data:`_ODD_CASE` is always scanned."""
+    if _ODD_CASE.search(text):
+        return True
+    return not _NAMES.isdisjoint(map(str.lower, _TOKEN.findall(text)))
+
+
 def find_named_dates(text: str, language: str = "en") -> list[Found]:
     """Dates written with a weekday or month name, in the languages of :data:`_WEEKDAYS`.
 
@@ -370,7 +393,9 @@ def find_named_dates(text: str, language: str = "en") -> list[Found]:
     a weekday of no one). Scored above the NER model, so that "Sunday" the model calls a
     person is a date.
     """
-    out = []
+    out: list[Found] = []
+    if not _may_name_a_day(text):
+        return out  # no weekday or month name: most texts
     for m in _NAMED_DATE.finditer(text):
         if language != "en" and not (m.group("d1") or m.group("d2") or m.group("y")):
             continue
