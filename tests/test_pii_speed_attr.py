@@ -8,7 +8,7 @@ import random
 
 import pytest
 
-from anon_core.pii import attributes, attributes_fast, dates, titles, titles_fast
+from anon_core.pii import attributes, attributes_fast, dates, places, titles, titles_fast
 from anon_core.pii.attribute_roles import age_of_a_thing
 from anon_core.pii.found import Found
 
@@ -332,3 +332,83 @@ def test_named_dates_by_hand():
     text = "la maison de mai; the 3rd of May, 1976; ſunday"
     got = [text[f.start : f.end] for f in dates.find_named_dates(text)]
     assert got == ["the 3rd of May, 1976", "ſunday"]  # "mai" alone is ambiguous
+
+
+# =============================================================================== towns
+def _find_towns_reference(text: str, english: bool) -> list:
+    """find_towns as it was: every word of every run tried as a town's first word."""
+    recased = places.normal_case(text, street_types=False)
+    if recased is not None:
+        text = recased
+    towns, words, names = places._town_lists()
+    pats = places._town_patterns()
+    alone_ok = english and recased is None
+    if not alone_ok and pats["any_cue"].search(text) is None:
+        return []
+    found = []
+    for run in pats["run"].finditer(text):
+        if found and run.start() < found[-1].end:
+            continue
+        tokens, at = [], run.start()
+        for part in run.group(0).split():
+            at = text.index(part, at)
+            tokens.append((at, at + len(part), part))
+            at += len(part)
+        i = 0
+        while i < len(tokens):
+            hit = places._town_at(text, tokens, i, towns, words, names, alone_ok)
+            if hit is None:
+                i += 1
+                continue
+            j, score = hit
+            tail = pats["tail"].match(text, tokens[j - 1][1])
+            found.append(
+                places.Found(tokens[i][0], tail.end() if tail else tokens[j - 1][1], score)
+            )
+            i = j
+    return found
+
+
+_TOWN_PIECES = (
+    "in", "from", "to", "near", "town of", "Roccaforzata", "Harlev", "Lake Isaacmouth", "Paris",
+    "Port Janetchester", "Lewisfort", "Rebekah Ville", "Ville", "East Stephanie", "New Year",
+    "Maria", "Time", "The", "I", "And", "Via", "Calle", "Soto del Barco", "Newcastle upon Tyne",
+    "Lake Ritamouth Idaho", "Cheb 2", "Tynaarlo 3396 BU", "Vickieborough", "Ann", "Lee", "is",
+    "lovely", "moved", "lippstadt", "Sant'Andrea", "D'Ampezzo", "Port Jennifer, New Hampshire",
+    "Per", "Tel", ",", ".", "\n", "berlin", "BERLIN", "Smith", "North Face", "Jessica",
+)  # fmt: skip
+
+
+def _town_texts(seed: int, count: int) -> list[str]:
+    rng = random.Random(seed)
+    out = []
+    for _ in range(count):
+        pieces = [rng.choice(_TOWN_PIECES) for _ in range(rng.randint(1, 20))]
+        glue = [rng.choice((" ", " ", " ", ", ", "  ", "-")) for _ in pieces]
+        text = "".join(p + g for p, g in zip(pieces, glue, strict=True))
+        out.append(text.lower() if rng.random() < 0.1 else text)
+    return out
+
+
+_TOWN_HAND = [
+    "",
+    "Roccaforzata is lovely. We met Ann in Harlev, then drove from Lake Isaacmouth.",
+    "i moved to lippstadt last year",
+    "Rebekah Ville and Port Janetchester; East Stephanie; New Year in Paris",
+]
+
+
+@pytest.mark.parametrize("text", _TOWN_HAND + _town_texts(5, 500))
+def test_find_towns_matches_the_reference(text):
+    for english in (True, False):
+        assert places.find_towns(text, english=english) == _find_towns_reference(text, english)
+
+
+def test_town_starters_by_hand():
+    table: dict[str, int] = {}
+    assert places._may_start("Paris", table) == places._YES  # a place's first word
+    assert places._may_start("Lewisfort", table) == places._YES  # a made-up town's ending
+    assert places._may_start("The", table) == places._NO  # a stop word
+    assert places._may_start("paris", table) == places._NO  # no capital
+    assert places._may_start("Rebekah", table) == places._VILLE  # only as "Rebekah Ville"
+    assert table["Paris"] == places._YES

@@ -322,16 +322,28 @@ def find_towns(text: str, *, english: bool = True) -> list[Found]:
     if not alone_ok and pats["any_cue"].search(text) is None:
         return []  # every town here needs a place word before it
     found: list[Found] = []
+    starters = _starters()
     for run in pats["run"].finditer(text):
         if found and run.start() < found[-1].end:
             continue  # a state taken by the town before it ("Port Jennifer, New Hampshire")
+        parts = run.group(0).split()
+        may = list(map(starters.get, parts))
+        if None in may:
+            may = [_may_start(part, starters) for part in parts]
+        if _YES not in may and "Ville" not in parts:
+            continue  # no word of the run starts a town: :func:`_town_at` says None at each
         tokens, at = [], run.start()
-        for part in run.group(0).split():
+        for part in parts:
             at = text.index(part, at)
             tokens.append((at, at + len(part), part))
             at += len(part)
         i = 0
         while i < len(tokens):
+            if may[i] == _NO or (
+                may[i] == _VILLE and not (i + 1 < len(tokens) and parts[i + 1] == "Ville")
+            ):
+                i += 1
+                continue
             hit = _town_at(text, tokens, i, places, words, names, alone_ok)
             if hit is None:
                 i += 1
@@ -341,6 +353,38 @@ def find_towns(text: str, *, english: bool = True) -> list[Found]:
             found.append(Found(tokens[i][0], tail.end() if tail else tokens[j - 1][1], score))
             i = j
     return found
+
+
+#: What :func:`_may_start` says of a word: no town starts with it, one may, one may only with
+#: "Ville" after it ("Rebekah Ville").
+_NO, _YES, _VILLE = 0, 1, 2
+#: Per distinct word, :func:`_may_start`'s answer.
+_STARTERS: dict[str, int] = {}
+#: Distinct words whose answer is remembered (then the table starts again).
+STARTER_TABLE = 50_000
+
+
+def _starters() -> dict[str, int]:
+    if len(_STARTERS) >= STARTER_TABLE:
+        _STARTERS.clear()
+    return _STARTERS
+
+
+def _may_start(word: str, starters: dict[str, int]) -> int:
+    """Whether :func:`_town_at` can find a town starting with ``word``: the tests it makes of the
+    first word alone before any other (:data:`_YES`: it goes on; :data:`_NO`: it says None;
+    :data:`_VILLE`: it goes on only when the next word is "Ville"), remembered per word."""
+    if word in starters:
+        return starters[word]
+    low = word.lower()
+    if not word[0].isupper() or low in STOP_WORDS:
+        answer = _NO
+    elif low in _first_place_words() or word in _TOWN_PREFIX_SET or low.endswith(_TOWN_ENDING_LIST):
+        answer = _YES
+    else:
+        answer = _VILLE
+    starters[word] = answer
+    return answer
 
 
 def _cued(text: str, start: int) -> bool:
