@@ -8,7 +8,16 @@ import random
 
 import pytest
 
-from anon_core.pii import attributes, attributes_fast, dates, places, titles, titles_fast
+from anon_core.pii import (
+    addresses,
+    addresses_fast,
+    attributes,
+    attributes_fast,
+    dates,
+    places,
+    titles,
+    titles_fast,
+)
 from anon_core.pii.attribute_roles import age_of_a_thing
 from anon_core.pii.found import Found
 
@@ -412,3 +421,93 @@ def test_town_starters_by_hand():
     assert places._may_start("paris", table) == places._NO  # no capital
     assert places._may_start("Rebekah", table) == places._VILLE  # only as "Rebekah Ville"
     assert table["Paris"] == places._YES
+
+
+# =============================================================================== addresses
+def _cores_reference(text: str, pats: dict) -> list:
+    """addresses._cores as it was: the street-word pattern run on every text, the weak pattern
+    searched at every character."""
+    out = []
+    endings = pats["ending_gate"].search(text) is not None
+    for i, pattern in enumerate(pats["core"]):
+        if i in (2, 3, 4) and not endings:
+            continue
+        if i == 5:
+            found = [
+                m for g in pats["unit_gate"].finditer(text) if (m := pattern.match(text, g.start()))
+            ]
+        else:
+            found = pattern.finditer(text)
+        for m in found:
+            if i in (2, 3, 4):
+                first = m.group(0).split()[-2].lower()
+                if first in addresses._NOT_STREETS or first.endswith("ing"):
+                    continue
+            if i in (0, 1) and addresses.has_stop_word(m.group(0), pats):
+                stop = addresses.first_stop_word(m.group(0), pats)
+                m = pattern.match(text, m.start(), m.start() + stop) if stop else None
+                if m is None:
+                    continue
+            start = m.start()
+            if i in (2, 4):
+                start = addresses._after_stop_words(text, start, pats)
+            out.append((start, m.end(), True))
+    for m in pats["weak"].finditer(text, overlapped=True):
+        start = addresses._after_stop_words(text, m.start(), pats)
+        if not text[start : start + 1].isdigit():
+            out.append((start, m.end(), False))
+    return out
+
+
+_ADDRESS_PIECES = (
+    "Via Tasso 129", "via", "rue de Tanger", "Rue", "5, avenue Samson", "ul. Północna 73",
+    "Eje vial", "Eje", "Avda. de Mota, 77", "Av.", "R.", "R. Smith 12", "Tabor 9c", "Is Tabor 9c",
+    "From 793", "'t Zand 4", "’s-Gravenhage 12", "Jahu 80", "lives at", "Kramer Court", "12",
+    "3911 fourth avenue", "Drubinstraße 47-26", "Søndergade 52", "P.O. Box 242", "Flat 3",
+    "Unit 37", "Ann", "Lee", "de", "van der", "Saint-Jean", "St.", "Lou\u0301vre 8", "Mühlgasse 4/7",
+    "020 7946 0000", "on", "call", "12a", "Spring 2020", "June 9, 1948", "the", "and", ",", ".",
+    "\n", "\t", "-", "(", "Miles 189", "Berlin", "06690 Groß-Gerau", "Ξάνθη 5", "Anna-Lena, 17",
+)  # fmt: skip
+
+
+def _address_texts(seed: int, count: int) -> list[str]:
+    rng = random.Random(seed)
+    out = []
+    for _ in range(count):
+        pieces = [rng.choice(_ADDRESS_PIECES) for _ in range(rng.randint(1, 14))]
+        glue = [rng.choice((" ", " ", " ", ", ", "  ", "\t", "\n", "")) for _ in pieces]
+        out.append("".join(p + g for p, g in zip(pieces, glue, strict=True)))
+    return out
+
+
+_ADDRESS_HAND = [
+    "",
+    "Send it to Via Tasso 129, 80127 Napoli. Is Tabor 9c near Jahu 80? From 793 on.",
+    "Anna Maria De La Cruz 12 and Van 't Zand 4; Eje vial 5; R. Smith 12",
+    "You can reach Ann Lee on 020 7946 0000 or at ann@example.org.",
+]
+
+
+@pytest.mark.parametrize("text", _ADDRESS_HAND + _address_texts(6, 600))
+def test_street_shapes_match_the_reference(text):
+    pats = addresses._patterns()
+    assert list(addresses._cores(text, pats)) == _cores_reference(text, pats)
+
+
+def test_weak_matches_by_hand():
+    pats = addresses._patterns()
+    text = "Is Tabor 9c near Van 't Zand 4, call 020 7946"
+    got = [m.group(0) for m in addresses_fast.weak_matches(text, pats["weak"], pats["weak_gate"])]
+    # every start of capitalised words before a house number ("Is Tabor 9c" and "Tabor 9c";
+    # "'t Zand 4" and "Zand 4" after "Van"); "call 020" has no capital, "020 7946" no word
+    assert got == ["Is Tabor 9c", "Tabor 9c", "Van 't Zand 4", "'t Zand 4", "Zand 4"]
+
+
+def test_opener_firsts_by_hand():
+    firsts = addresses_fast.opener_firsts(["Eje vial", "Av.", "rue"])
+    assert firsts == frozenset({"Eje", "Av.", "rue"})
+    token = addresses._patterns()["opener_token"]
+    assert addresses_fast.may_hold_opener("12 rue de Tanger", firsts, token)
+    assert not addresses_fast.may_hold_opener("the street-rue is", firsts, token)
+    with pytest.raises(ValueError, match="must start with a letter"):
+        addresses_fast.opener_firsts([" x"])

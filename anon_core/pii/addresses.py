@@ -56,6 +56,7 @@ from anon_core.pii.address_words import (
     country_names,
     faker_street_words,
 )
+from anon_core.pii.addresses_fast import may_hold_opener, opener_firsts, weak_matches
 from anon_core.pii.found import trie_pattern
 from anon_core.pii.name_lists import is_english, place_names
 
@@ -105,6 +106,9 @@ def _patterns() -> dict[str, Any]:
     # one trie of the words: their common beginnings read once (a plain alternation of the
     # longer list cost a seventh more time on text without addresses)
     openers = f"(?:{trie_pattern(opener_words)})"
+    firsts = opener_firsts(
+        opener_words | set(f"{OPENERS_FRENCH_LOWER} {OPENERS_OTHER_LOWER}".split())
+    )
     french = _alternation(_words(OPENERS_FRENCH_LOWER))
     other_lower = _alternation(_words(OPENERS_OTHER_LOWER))
     endings = _alternation(_words(ENDINGS), fold=True)
@@ -174,6 +178,10 @@ def _patterns() -> dict[str, Any]:
         # every match of the three patterns of street endings holds this: searched from the end
         # (a digit first), it costs a tenth of them and rules them out in most texts
         "ending_gate": regex.compile(rf"(?r){endings}[ \t]+(?:\d|S/N|s/n)"),
+        # the street words' first runs, and where the weak pattern's house numbers may be
+        "opener_firsts": firsts,
+        "opener_token": regex.compile(r"[\w.-]+"),
+        "weak_gate": regex.compile(r"[\p{L}\p{M}'’.],?[ \t]+\d"),
         # the same for the unit line before a street without a number (a capital first): the
         # street pattern is tried only where this finds a unit
         "unit_gate": regex.compile(rf"(?r)(?<![\w.-]){unit},?[ \t]*(?:\n[ \t>]*)?\p{{Lu}}"),
@@ -402,7 +410,9 @@ def _cores(text: str, pats: dict[str, Any]) -> Iterator[tuple[int, int, bool]]:
     """(start, end, strong) of every street shape; weak shapes need evidence around them."""
     endings = pats["ending_gate"].search(text) is not None
     for i, pattern in enumerate(pats["core"]):
-        if i in (2, 3, 4) and not endings:
+        if (i in (2, 3, 4) and not endings) or (
+            i == 1 and not may_hold_opener(text, pats["opener_firsts"], pats["opener_token"])
+        ):
             continue
         if i == 5:  # a unit line, then a street: tried only where the unit gate found one
             gates = pats["unit_gate"].finditer(text)
@@ -428,7 +438,7 @@ def _cores(text: str, pats: dict[str, Any]) -> Iterator[tuple[int, int, bool]]:
             ):  # "From Tapolcavégi tér 26.": a capitalised stop word opens the sentence
                 start = _after_stop_words(text, start, pats)
             yield start, m.end(), True
-    for m in pats["weak"].finditer(text, overlapped=True):
+    for m in weak_matches(text, pats["weak"], pats["weak_gate"]):
         start = _after_stop_words(text, m.start(), pats)  # "Is Tabor 9c": "Tabor 9c"
         if not text[start : start + 1].isdigit():  # "From 793": no name left
             yield start, m.end(), False
