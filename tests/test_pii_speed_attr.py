@@ -5,15 +5,18 @@ on hand-written texts and on generated ones."""
 from __future__ import annotations
 
 import random
+import re
 
 import pytest
 
 from anon_core.pii import (
     addresses,
     addresses_fast,
+    attribute_roles,
     attributes,
     attributes_fast,
     dates,
+    nrp_fast,
     places,
     titles,
     titles_fast,
@@ -511,3 +514,102 @@ def test_opener_firsts_by_hand():
     assert not addresses_fast.may_hold_opener("the street-rue is", firsts, token)
     with pytest.raises(ValueError, match="must start with a letter"):
         addresses_fast.opener_firsts([" x"])
+
+
+# =============================================================================== groups (NRP)
+def _find_nrp_reference(text: str, language: str) -> list[Found]:
+    """find_nrp as it was: every list's pattern run on every text."""
+    out: list[Found] = []
+    taken: set[int] = set()
+    all_lower = text.islower()
+    for k, (regex, score, may_be_language) in enumerate(attributes._nrp_regexes(language)):
+        if k == 1 and not all_lower:
+            continue
+        if k == 0:  # the pattern as it was, without the look-ahead for a capital
+            regex = re.compile(regex.pattern.removeprefix("(?=[A-Z])"))
+        for m in regex.finditer(text):
+            start, end = m.span()
+            if not taken.isdisjoint(range(start, end)):
+                continue
+            word = m.group().lower()
+            if (
+                may_be_language
+                and word in attribute_roles.LANGUAGE_WORDS
+                and attributes._after_language_cue(text, start)
+            ):
+                continue
+            if may_be_language and attribute_roles.names_a_thing(
+                text, word, end, word in attribute_roles.LANGUAGE_WORDS
+            ):
+                continue
+            taken.update(range(start, end))
+            out.append(Found(start, end, "NRP", score))
+    for start, end in attribute_roles.lower_case_groups(text) if all_lower else ():
+        if taken.isdisjoint(range(start, end)):
+            out.append(Found(start, end, "NRP", 0.5))
+    return sorted(out, key=lambda f: f.start)
+
+
+_NRP_PIECES = (
+    "French", "french", "Polish", "polish", "African-American", "Afro-Caribbean", "Anglo-Indian",
+    "Deutsche", "Deutscher", "Deutschen", "deutsch", "deutsche", "Muslima", "Muslime",
+    "Italienerin", "katholisch", "Türkin", "türkisch", "español", "española", "españolas",
+    "italiani", "italiane", "francese", "francesi", "américaine", "américains", "turque",
+    "grecques", "juive", "musulmane", "atheist", "atheists", "Atheist", "agnostic", "agnostics",
+    "atheist's", "d'italiana", "l’española", "Deutsche's", "x-deutsch", "deutschx", "speaks",
+    "in", "into", "press", "version", "is", "a", "my", "neighbour", "Ann", "Lee", "the", ",",
+    ".", "-", "'", "’", "\n", "Jehovah's Witness", "Costa Rican", "Buddhist", "Labour Party",
+)  # fmt: skip
+
+
+def _nrp_texts(seed: int, count: int) -> list[str]:
+    rng = random.Random(seed)
+    out = []
+    for _ in range(count):
+        pieces = [rng.choice(_NRP_PIECES) for _ in range(rng.randint(1, 16))]
+        glue = [rng.choice((" ", " ", " ", ", ", "", "-", "'")) for _ in pieces]
+        text = "".join(p + g for p, g in zip(pieces, glue, strict=True))
+        out.append(text.lower() if rng.random() < 0.15 else text)
+    return out
+
+
+_NRP_HAND = [
+    "",
+    "Her parents are Welsh; she speaks French and is a devout Catholic.",
+    "Il est français, elle est américaine; sono italiani; es española.",
+    "Er ist Deutscher, sie ist Türkin und katholisch. an atheist's view",
+    "i am filipino. my neighbour is polish.",
+]
+
+
+@pytest.mark.parametrize("text", _NRP_HAND + _nrp_texts(7, 500))
+def test_find_nrp_matches_the_reference(text):
+    for language in ("en", "fr"):
+        assert attributes.find_nrp(text, language) == _find_nrp_reference(text, language)
+
+
+def test_expand_by_hand():
+    assert sorted(nrp_fast.expand("Deutsche[rn]?")) == ["Deutsche", "Deutschen", "Deutscher"]
+    assert sorted(nrp_fast.expand("Muslim(?:a|in|e)?")) == [
+        "Muslim", "Muslima", "Muslime", "Muslimin",
+    ]  # fmt: skip
+    assert nrp_fast.expand(r"a\-b") == ["a-b"]
+    for unsupported in ("a+", "a*", "(?:a(?:b))", "[^a]", "a{2}", "a.b"):
+        with pytest.raises(ValueError, match="unsupported"):
+            nrp_fast.expand(unsupported)
+
+
+def test_lists_needed_by_hand():
+    lists = ((frozenset({"atheist"}), True), (frozenset({"deutsch"}), False))
+    assert nrp_fast.lists_needed("an atheist's view", lists) == [False, False]
+    assert nrp_fast.lists_needed("deutsch's, atheist", lists) == [True, True]
+    assert nrp_fast.lists_needed("x-deutsch", lists) == [False, False]
+
+
+def test_every_listed_word_matches_its_pattern():
+    """The spelled-out words of each list are words its pattern finds whole."""
+    regexes = attributes._nrp_regexes("fr")
+    for (words, _), regex in zip(attributes._nrp_words("fr"), regexes[2:], strict=True):
+        assert words
+        for word in words:
+            assert [m.group() for m in regex[0].finditer(f" {word} ")] == [word]

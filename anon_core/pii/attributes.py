@@ -39,6 +39,7 @@ from anon_core.pii.attribute_roles import (
 from anon_core.pii.attributes_fast import need_bits, number_spans, patterns_needed
 from anon_core.pii.dates import find_dates, find_named_dates
 from anon_core.pii.found import Found, presidio_result, trie_pattern
+from anon_core.pii.nrp_fast import french_forms, lists_needed, word_set
 from anon_core.pii.titles import find_titles, title_lists
 
 __all__ = [
@@ -426,23 +427,6 @@ musulman[oaie] ebre[oaie] ebraic[oa] cristian[oaie] buddista induista ortodoss[o
 """
 
 
-def _french_forms(word: str) -> str:
-    """A French nationality or religion with its feminine and plural forms, as a regex."""
-    if word.endswith("ien"):
-        return re.escape(word) + r"(?:ne|nes|s)?"
-    if word.endswith(("s", "x")):
-        return re.escape(word) + r"(?:e|es)?"
-    if word.endswith("e"):
-        return re.escape(word) + r"s?"
-    if word == "turc":
-        return r"tur(?:c|cs|que|ques)"
-    if word == "grec":
-        return r"gr(?:ec|ecs|ecque|ecques)"
-    if word == "juif":
-        return r"jui(?:f|fs|ve|ves)"
-    return re.escape(word) + r"(?:e|es|s)?"
-
-
 @functools.lru_cache(maxsize=2)
 def _nrp_regexes(language: str) -> tuple[tuple[re.Pattern[str], float, bool], ...]:
     """(regex, score, whether a language name is possible) per list, for an engine's language."""
@@ -457,7 +441,8 @@ def _nrp_regexes(language: str) -> tuple[tuple[re.Pattern[str], float, bool], ..
     word = "(?:" + trie_pattern(english) + r")s?"
     joined = rf"(?:(?:{_COMBINING}|{word})-)*{word}(?![\w'’-])"
     regexes = [
-        (re.compile(r"(?<![\w'’-])" + joined), 0.6, True),
+        # every entry starts with a capital A to Z: the look-ahead lets the scan skip the rest
+        (re.compile(r"(?=[A-Z])(?<![\w'’-])" + joined), 0.6, True),
         (  # used only on text written all in lower case (see find_nrp)
             re.compile(r"(?<![\w'’-])(?:" + trie_pattern(lower_case) + r")" + plural),
             0.5,
@@ -472,7 +457,7 @@ def _nrp_regexes(language: str) -> tuple[tuple[re.Pattern[str], float, bool], ..
     ]
     lower = _ES.split() + _IT.split()
     if language == "fr":
-        lower += [_french_forms(w) for w in _FR.split()]
+        lower += [french_forms(w) for w in _FR.split()]
     regexes.append(
         (re.compile(r"(?<![\w'’-])(?:" + "|".join(lower) + r")(?![\w'’-])"), 0.45, False)
     )
@@ -502,14 +487,26 @@ def _phrases(block: str) -> set[str]:
     return words | set(known_multi)
 
 
+@functools.lru_cache(maxsize=2)
+def _nrp_words(language: str) -> tuple[tuple[frozenset[str], bool], ...]:
+    """The words of the "atheist", German and lower-case lists of :func:`_nrp_regexes`."""
+    french = [french_forms(w) for w in _FR.split()] if language == "fr" else []
+    return (
+        (word_set(["atheists?", "agnostics?"]), True),
+        (word_set(_DE.split(), ("", "e", "en", "er", "es", "em")), False),
+        (word_set(_ES.split() + _IT.split() + french), True),
+    )
+
+
 def find_nrp(text: str, language: str = "en") -> list[Found]:
     """Nationalities, religions and political groups in ``text`` (language names left out)."""
     out: list[Found] = []
     taken: set[int] = set()  # characters of the spans kept (the lists' matches are short)
     all_lower = text.islower()
+    needed = [True, all_lower, *lists_needed(text, _nrp_words(language))]
     for k, (regex, score, may_be_language) in enumerate(_nrp_regexes(language)):
-        if k == 1 and not all_lower:
-            continue  # the lower-case English list ("i am filipino") reads lower-case text only
+        if not needed[k]:
+            continue  # English list in lower case: lower-case text only; no word of a list
         for m in regex.finditer(text):
             start, end = m.span()
             if not taken.isdisjoint(range(start, end)):
