@@ -613,3 +613,36 @@ def test_every_listed_word_matches_its_pattern():
         assert words
         for word in words:
             assert [m.group() for m in regex[0].finditer(f" {word} ")] == [word]
+
+
+def _find_postcodes_reference(text: str) -> list:
+    pats = addresses._patterns()
+    found = {
+        (m.start("code"), m.end("code")): addresses.POSTCODE_CUE_SCORE
+        for m in pats["postcode_cue"].finditer(text)
+    }
+    for m in pats["strong_postcode"].finditer(text):
+        found.setdefault((m.start(), m.end()), addresses.POSTCODE_SHAPE_SCORE)
+    return [addresses.Found(a, b, s) for (a, b), s in sorted(found.items())]
+
+
+_POSTCODE_PIECES = (
+    "SW1A 1AA", "M1 1AE", "B33 8TH", "K1A 0B1", "12345-6789", "١٢٣٤٥-٦٧٨٩", "90210", "zip",
+    "zip code", "postcode", "PLZ", "code postal", "A 0B", "1 1AA", "sw1a 1aa", "12345-678",
+    "I am", "A", "1", "Ann", ":", ",", "-", "\n", "call 020 7946 0000",
+)  # fmt: skip
+
+
+@pytest.mark.parametrize("seed", range(300))
+def test_find_postcodes_matches_the_reference(seed):
+    rng = random.Random(seed)
+    pieces = [rng.choice(_POSTCODE_PIECES) for _ in range(rng.randint(1, 10))]
+    text = "".join(p + rng.choice((" ", "", ", ", "-")) for p in pieces)
+    assert addresses.find_postcodes(text) == _find_postcodes_reference(text)
+
+
+def test_strong_postcodes_by_hand():
+    text = "SW1A 1AA, K1A 0B1 and 12345-6789; not sw1a 1aa"
+    assert [text[f.start : f.end] for f in addresses.find_postcodes(text)] == [
+        "SW1A 1AA", "K1A 0B1", "12345-6789",
+    ]  # fmt: skip
