@@ -178,13 +178,13 @@ def _patterns() -> dict[str, Any]:
         # every match of the three patterns of street endings holds this: searched from the end
         # (a digit first), it costs a tenth of them and rules them out in most texts
         "ending_gate": regex.compile(rf"(?r){endings}[ \t]+(?:\d|S/N|s/n)"),
-        # the street words' first runs, and where the weak pattern's house numbers may be
-        "opener_firsts": firsts,
-        "opener_token": regex.compile(r"[\w.-]+"),
-        "weak_gate": regex.compile(r"[\p{L}\p{M}'’.],?[ \t]+\d"),
         # the same for the unit line before a street without a number (a capital first): the
         # street pattern is tried only where this finds a unit
         "unit_gate": regex.compile(rf"(?r)(?<![\w.-]){unit},?[ \t]*(?:\n[ \t>]*)?\p{{Lu}}"),
+        # the street words' first runs, and where the weak pattern's house numbers may be
+        "opener_firsts": firsts,
+        "opener_token": regex.compile(r"[\w.-]+"),
+        "weak_gate": re.compile(r"[ \t]\d"),
         # capitalised words with a house number: a street only with more evidence
         "weak": regex.compile(
             rf"(?<![\w.,/-])(?!{quantity}\b){cap}(?:[ \t]+(?:{particle}|{cap})){{0,3}}"

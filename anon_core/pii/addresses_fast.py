@@ -47,18 +47,14 @@ _INSIDE = frozenset("'’.-,")
 _MOST_SPACES = 8
 
 
-def _is_inside(c: str) -> bool:
-    return c.isalpha() or c in _INSIDE or unicodedata.category(c)[0] == "M"
-
-
 def weak_matches(text: str, weak: Any, gate: Any) -> Iterator[Any]:
     """The matches of ``weak`` that ``weak.finditer(text, overlapped=True)`` gives, in order.
 
-    Each ends in a house number after a word and spaces, where ``gate``
-    (``[\\p{L}\\p{M}'’.],?[ \\t]+\\d``) finds the number's first digit; the match starts at a
-    capital or an apostrophe at most :data:`_MOST_SPACES` whitespace runs before that digit,
-    with only the characters of :func:`_is_inside` between. ``weak`` is tried at each such
-    place, in order (an overlapped search gives the match at every place it starts).
+    Each ends in a house number after spaces, whose first digit ``gate`` (``[ \\t]\\d``)
+    finds; the match starts at a capital or an apostrophe at most :data:`_MOST_SPACES`
+    whitespace runs before that digit, with only letters, marks, :data:`_INSIDE` and spaces
+    between. ``weak`` is tried at each such place, in order (an overlapped search gives the
+    match at every place it starts).
     """
     starts: set[int] = set()
     for g in gate.finditer(text):
@@ -74,7 +70,7 @@ def weak_matches(text: str, weak: Any, gate: Any) -> Iterator[Any]:
                     in_space = True
                 if spaces > _MOST_SPACES:
                     break
-            elif _is_inside(c):
+            elif c.isalpha() or c in _INSIDE or unicodedata.category(c)[0] == "M":
                 in_space = False
                 if not c.islower():  # a capital or an apostrophe (and a few more: tried too)
                     starts.add(k - 1)
