@@ -646,3 +646,59 @@ def test_strong_postcodes_by_hand():
     assert [text[f.start : f.end] for f in addresses.find_postcodes(text)] == [
         "SW1A 1AA", "K1A 0B1", "12345-6789",
     ]  # fmt: skip
+
+
+def _find_town_states_reference(text: str) -> list:
+    """find_town_states as it was: its pattern run on every text."""
+    found = []
+    towns, words, names = places._town_lists()
+    for m in places._town_state().finditer(text):
+        parts = m.group("town").split()
+        code = bool(m.group("code"))
+        for k in range(len(parts)):
+            town = parts[k:]
+            key = " ".join(town).lower()
+            known = key in towns
+            lone = len(town) == 1 and not code
+            if not known and (
+                town[0].lower() in places.STOP_WORDS
+                or any(w in places.STOP_WORDS for w in town if w.islower())
+                or places._person(town, names)
+                or (lone and (names.is_name(key) or key in places._OPENING_WORDS))
+                or (
+                    len(town) > 1
+                    and town[0] not in places._TOWN_PREFIXES.split()
+                    and places._english_word(town[0].lower(), words)
+                    and not code
+                )
+            ):
+                continue
+            if m.group("state") in places.STATES_AMBIGUOUS and not (
+                known or code or places._made_up_town(town) or places._cued(text, m.start("town"))
+            ):
+                break
+            start = m.start("town") + m.group("town").index(town[0])
+            found.append(places.Found(start, m.end(), places.COUNTRY_SCORE))
+            break
+    return found
+
+
+_TOWN_STATE_PIECES = (
+    "Beverly Hills", "CA 90210", "CA", "Toronto", "ON", "M5V 2T6", "Glenroy", "VIC 3046", "OK",
+    "Yes", "Salem", "OR 97301", "East Jessica", "KS", "Call Smith", "Ann Lee", "MD", "NSW",
+    "in", "Andradeton", "Ca", ",", ", ", ",\t", " ", "\n", "12345", "Lake Maryland", "NY 63294",
+)  # fmt: skip
+
+
+@pytest.mark.parametrize("seed", range(300))
+def test_find_town_states_matches_the_reference(seed):
+    rng = random.Random(seed)
+    pieces = [rng.choice(_TOWN_STATE_PIECES) for _ in range(rng.randint(1, 12))]
+    text = "".join(p + rng.choice((" ", "", ", ", ",")) for p in pieces)
+    assert places.find_town_states(text) == _find_town_states_reference(text)
+
+
+def test_town_states_by_hand():
+    text = "Beverly Hills, CA 90210 and Toronto, ON; not Yes, OK"
+    got = [text[f.start : f.end] for f in places.find_town_states(text)]
+    assert got == ["Beverly Hills, CA 90210", "Toronto, ON"]

@@ -7,6 +7,7 @@ Both report ``LOCATION``. Street addresses and postcodes are :mod:`anon_core.pii
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -164,6 +165,9 @@ def _town_state() -> Any:
     )
 
 
+_STATE_AFTER_COMMA = re.compile(r",[ \t]*[A-Z][A-Z]")
+
+
 def find_town_states(text: str) -> list[Found]:
     """A town with its state or province abbreviation, and the postcode after it ("Beverly
     Hills, CA 90210", "Toronto, ON", "Glenroy, VIC 3046"): the small model finds the town alone,
@@ -174,8 +178,10 @@ def find_town_states(text: str) -> list[Found]:
     Smith, CA") unless it is a town prefix ("East Jessica, KS"). An abbreviation that is also a
     word ("OK", "IN", "OR") needs a known place or a postcode ("Yes, OK" is no place).
     """
+    found: list[Found] = []
+    if _STATE_AFTER_COMMA.search(text) is None:
+        return found  # every match has a comma, then an abbreviation of capitals A to Z
     places, words, names = _town_lists()
-    found = []
     for m in _town_state().finditer(text):
         parts = m.group("town").split()
         code = bool(m.group("code"))
