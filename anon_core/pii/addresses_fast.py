@@ -1,5 +1,5 @@
 """Cheaper ways to the same street shapes of :func:`anon_core.pii.addresses._cores`
-(``tests/test_pii_speed_attr.py`` compares each with the plain scan it stands for).
+(``tests/test_pii_speed_attr_places.py`` compares each with the plain scan it stands for).
 
 * :func:`may_hold_opener`: the street pattern that opens with a street word ("Via Tasso 129",
   "rue de Tanger") is run only on text holding one of those words as a whole run of

@@ -1,10 +1,13 @@
-"""Cheaper scans behind the age, title and date finders, with the same results as the scans
-they replace (``tests/test_pii_speed_attr.py`` compares each with the plain scan it stands for).
+"""Cheaper scans behind the age finder (:func:`anon_core.pii.attributes.find_ages`), with the
+same results as the scans they replace (``tests/test_pii_speed_attr.py`` compares each with the
+plain scan it stands for).
 
 * :func:`number_spans`: where an age may be (a number of at most three digits or an English
   number word), as one case-insensitive scan of the whole text finds them, but from a scan for
   digits and a few substring searches of the lower-cased text: the case-insensitive scan
   stopped at every "o", "t", "f", "s", "e" and "n" of the text.
+* :func:`patterns_needed`: which age patterns have one of their cue words in a window, each
+  distinct word looked for once (:func:`need_bits`).
 """
 
 from __future__ import annotations
