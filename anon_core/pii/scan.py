@@ -33,7 +33,7 @@ from anon_core.pii.settings import (
     check_columns,
 )
 from anon_core.pii.span_extents import refine_spans
-from anon_core.pii.spurious_spans import drop_spurious
+from anon_core.pii.spurious_spans import drop_spurious_tuples
 from anon_core.pii.web_addresses import EXACT_ENTITIES, cut_at_exact_entities
 from anon_core.validation import (
     check_float,
@@ -85,18 +85,23 @@ def _plausible(span: Span, text: str) -> bool:
     reported. A name, place or nationality without a single letter (the small model
     sometimes calls "06/29/2024" a place) is not one either.
     """
-    value = text[span.start : span.end].strip()
-    if span.entity in ("PERSON", "LOCATION", "NRP"):
+    return _plausible_at(text, span.start, span.end, span.entity)
+
+
+def _plausible_at(text: str, start: int, end: int, entity: str) -> bool:
+    """:func:`_plausible` of the ``entity`` span ``text[start:end]``."""
+    value = text[start:end].strip()
+    if entity in ("PERSON", "LOCATION", "NRP"):
         # a word starting with a digit or '+' is no part of a name or place: the model tagged
         # "el +34" (Spanish "the" and a country code) a place, which would hide the phone number
-        if span.entity == "NRP" and group_span_names_a_thing(text, span.start, span.end):
+        if entity == "NRP" and group_span_names_a_thing(text, start, end):
             return False  # "French press", "the English version": a thing or a language
-        return any(c.isalpha() for c in value) and not _NUMBER_WORD.search(value)
-    if span.entity != "DATE_TIME":
+        return any(map(str.isalpha, value)) and not _NUMBER_WORD.search(value)
+    if entity != "DATE_TIME":
         return True
     if _card_like(value):
         return False  # a span holding a card number is no date: the card's span must win
-    if not date_span_ok(text, span.start, span.end):
+    if not date_span_ok(text, start, end):
         return False  # a clock time, a duration, a decade or season, a piece of a phone
     return (
         not _DURATION.fullmatch(value)
@@ -111,47 +116,40 @@ def resolve_overlaps(results: Iterable[Any], text: str | None = None) -> list[Sp
     Mirrors presidio-anonymizer's conflict handling (contained results removed,
     intersections resolved by score) but drops instead of trimming. With ``text``,
     implausible DATE_TIME hits are removed first (:func:`_plausible`).
+
+    The spans are plain ``(start, end, entity, score)`` tuples until the kept ones are made
+    :class:`Span` objects: a tuple compares and sorts as the span with the same fields does,
+    so every step decides as it would on spans (a frozen dataclass costs a call per field to
+    build, and most spans are rebuilt by several steps or dropped).
     """
-    spans = [Span(r.start, r.end, r.entity_type, float(r.score)) for r in results]
+    spans = [(r.start, r.end, r.entity_type, float(r.score)) for r in results]
     if text is not None:
-        spans = [s for s in spans if _plausible(s, text)]
+        spans = [s for s in spans if _plausible_at(text, s[0], s[1], s[2])]
         # names and places without the words around them; titles of works and the like dropped
-        spans = [
-            Span(*r)
-            for r in refine_spans(text, [(s.start, s.end, s.entity, s.score) for s in spans])
-        ]
-        if any(s.entity in EXACT_ENTITIES for s in spans):  # no address runs into a phone
-            cut = cut_at_exact_entities(text, [(s.start, s.end, s.entity, s.score) for s in spans])
-            spans = [Span(*c) for c in cut]
-        spans = [  # a name the model ran into a job title starts after the title
-            Span(*t)
-            for t in persons_after_titles(
-                text, [(s.start, s.end, s.entity, s.score) for s in spans]
-            )
-        ]
+        spans = refine_spans(text, spans)
+        if any(s[2] in EXACT_ENTITIES for s in spans):  # no address runs into a phone
+            spans = cut_at_exact_entities(text, spans)
+        spans = persons_after_titles(text, spans)  # a name run into a job title: after it
         spans = [  # a date without a leading duration or a trailing clock time
-            Span(*trim_date_span(text, s.start, s.end), s.entity, s.score)
-            if s.entity == "DATE_TIME"
-            else s
+            (*trim_date_span(text, s[0], s[1]), s[2], s[3]) if s[2] == "DATE_TIME" else s
             for s in spans
         ]
-        spans = drop_spurious(text, spans)  # "Dear Customer", "Great Service": words, no name
-    spans.sort(key=lambda s: (-(s.end - s.start), -s.score, s.start))
-    kept: list[Span] = []
+        spans = drop_spurious_tuples(text, spans)  # "Dear Customer", "Great Service": no name
+    spans.sort(key=lambda s: (s[0] - s[1], -s[3], s[0]))
+    kept: list[tuple[int, int, str, float]] = []
     for span in spans:
-        clash = [k for k in kept if span.start < k.end and k.start < span.end]
+        start, end, _, score = span
+        clash = [k for k in kept if start < k[1] and k[0] < end]
         if not clash:
             kept.append(span)
-        elif all(k.start <= span.start and span.end <= k.end for k in clash):
+        elif all(k[0] <= start and end <= k[1] for k in clash):
             continue  # contained in a longer span
-        elif all(span.score > k.score for k in clash):
+        elif all(score > k[3] for k in clash):
             kept = [k for k in kept if k not in clash] + [span]
-    if text is not None and any(k.entity == "PERSON" for k in kept):  # "Sr. Anna", "Frau Ott"
-        kept += [
-            Span(*t)
-            for t in honorific_spans(text, [(k.start, k.end, k.entity, k.score) for k in kept])
-        ]
-    return sorted(kept, key=lambda s: s.start)
+    if text is not None and any(k[2] == "PERSON" for k in kept):  # "Sr. Anna", "Frau Ott"
+        kept += honorific_spans(text, kept)
+    kept.sort(key=lambda s: s[0])
+    return [Span(*k) for k in kept]
 
 
 # =============================================================================== scan

@@ -45,6 +45,8 @@ _TITLE_BEFORE = re.compile(
 )
 _NAMED_TYPES = frozenset(("PERSON", "ORGANIZATION", "LOCATION"))
 _PLACE_TYPES = frozenset(("LOCATION", "STREET_ADDRESS"))
+#: The types :func:`spurious` may drop (any other span is kept as it is).
+_REVIEWED_TYPES = _NAMED_TYPES | _PLACE_TYPES
 #: Words that address everyone, never a name ("Dear All", "Hi Everyone").
 _EVERYONE = frozenset("all everyone everybody both".split())
 #: A feast named after a saint or a person: "Valentine's Day", "St. Patrick's Day", "Presidents'
@@ -124,6 +126,25 @@ def drop_spurious(text: str, spans: Sequence[Any]) -> list[Any]:
             start = role_words_before(text, span.start, span.end)
             if start != span.start:
                 span = dataclasses.replace(span, start=start)
+        out.append(span)
+    return out
+
+
+def drop_spurious_tuples(
+    text: str, spans: Sequence[tuple[int, int, str, float]]
+) -> list[tuple[int, int, str, float]]:
+    """:func:`drop_spurious` of ``(start, end, entity, score)`` tuples: the same spans kept, the
+    same starts moved. A span of another type than those :func:`spurious` reviews is kept
+    without a call."""
+    out = []
+    for span in spans:
+        start, end, entity, score = span
+        if entity in _REVIEWED_TYPES and spurious(text, start, end, entity):
+            continue
+        if entity == "PERSON":
+            new_start = start + _role_words_length(text[start:end])
+            if new_start != start:
+                span = (new_start, end, entity, score)
         out.append(span)
     return out
 
