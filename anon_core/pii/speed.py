@@ -62,6 +62,7 @@ from anon_core.pii.speed_patterns import (
     cue_prefilter,
     lean_pattern_analysis,
     pattern_prefilter,
+    pattern_shape,
     patterns_digest,
     shape_prefilter,
 )
@@ -178,9 +179,15 @@ def runs_of(text: str, needed: Any) -> list[tuple[int, int]]:
 
 
 def prefilter_for(recognizer: Any) -> Any | None:
+    """What every match of ``recognizer`` holds (see :func:`add_prefilters`), or None: the
+    characters of its runs (:data:`RUNS`), else its reviewed shape
+    (:func:`~anon_core.pii.speed_patterns.pattern_shape`), else what its patterns need."""
     runs = runs_for(recognizer)
     if runs is not None:
         return runs
+    shape = pattern_shape(recognizer)
+    if shape is not None:
+        return shape
     needed = REVIEWED.get(type(recognizer).__name__)
     if needed is not None:
         return needed
@@ -236,16 +243,26 @@ def _runs_guarded(analyze: Callable[..., Any], needed: Any) -> Callable[..., Any
 
 def add_prefilters(recognizers: Sequence[Any]) -> int:
     """Skip each recognizer on texts without what every match of it needs (:data:`REVIEWED`,
-    :func:`pattern_prefilter`, :func:`cue_prefilter`), and show those of :data:`RUNS` only the
-    runs that can hold a match; returns how many got a prefilter."""
+    :func:`pattern_prefilter`, :func:`cue_prefilter`, and for Presidio's date, IP address, MAC
+    address, SSN and ITIN recognizers the reviewed shape of
+    :data:`~anon_core.pii.speed_patterns.PATTERN_SHAPES`), and show those of :data:`RUNS` only
+    the runs that can hold a match; returns how many got a prefilter."""
     count = 0
     for recognizer in recognizers:
+        if getattr(recognizer, "prefiltered", False):
+            continue
         needed = prefilter_for(recognizer)
-        if needed is not None and not getattr(recognizer, "prefiltered", False):
-            guard = _runs_guarded if runs_for(recognizer) is not None else _guarded
-            recognizer.analyze = guard(recognizer.analyze, needed)
-            recognizer.prefiltered = True
-            count += 1
+        if needed is None:
+            continue
+        if runs_for(recognizer) is not None:
+            recognizer.analyze = _runs_guarded(recognizer.analyze, needed)
+            shape = pattern_shape(recognizer)
+            if shape is not None:  # checked before the runs are cut: most texts lack it
+                recognizer.analyze = _guarded(recognizer.analyze, shape)
+        else:
+            recognizer.analyze = _guarded(recognizer.analyze, needed)
+        recognizer.prefiltered = True
+        count += 1
     return count
 
 
