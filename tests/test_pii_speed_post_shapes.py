@@ -98,3 +98,37 @@ def test_the_prefiltered_recognizer_finds_the_same(cls):
         assert got == want, text
     # a phone, a name and an e-mail address hold none of the shapes
     assert fast.analyze("Anna Lee, 0161 496 0753, anna@example.com", None) == []
+
+
+def _digit_runs(seed: int, count: int) -> list[str]:
+    """Texts of runs of 5-18 digits, some after one or two letters, with spaces, dashes and
+    punctuation between: long enough runs for bank accounts, passports and DEA numbers, and
+    runs one digit short of them."""
+    rng = random.Random(seed)
+    texts = []
+    for _ in range(count):
+        pieces = []
+        for _ in range(rng.randint(1, 6)):
+            head = rng.choice(["", "", "A", "h", "AB", "Xy", "9", "id:"])
+            digits = "".join(rng.choice("0123456789") for _ in range(rng.randint(5, 18)))
+            pieces.append(head + digits + rng.choice(["", "", ".", ",", "R", "-1", ")"]))
+        texts.append(rng.choice([" ", "  ", "\n", " - "]).join(pieces))
+    return texts
+
+
+@pytest.mark.parametrize(
+    "name", ["UsPassportRecognizer", "UsBankRecognizer", "MedicalLicenseRecognizer"]
+)
+def test_runs_of_long_digit_runs_find_the_same(name):
+    import presidio_analyzer.predefined_recognizers as predefined
+
+    cls = getattr(predefined, name)
+    plain, fast = cls(), cls()
+    assert speed.add_prefilters([fast]) == 1
+    found = 0
+    for text in _digit_runs(5, 400) + ["AB1234563 and 1234567 or 12345678 and C12345678"]:
+        want = [(r.start, r.end, r.entity_type, r.score) for r in plain.analyze(text, None)]
+        got = [(r.start, r.end, r.entity_type, r.score) for r in fast.analyze(text, None)]
+        assert got == want, text
+        found += len(want)
+    assert found >= 20  # the recognizer finds values here, so the comparison is not empty

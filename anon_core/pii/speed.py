@@ -86,7 +86,8 @@ REVIEWED: dict[str, re.Pattern[str]] = {
     "IpRecognizer": re.compile(r"[\d:]"),
 }
 #: Pattern recognizers whose every match is inside one run of non-space characters holding what
-#: the first string matches, reviewed by hand: their patterns match no space, have no anchor, and
+#: the first string matches (a run of digits as long as the shortest one a match holds), reviewed
+#: by hand: their patterns match no space, have no anchor, and
 #: ``\b`` and look-arounds read no further than the space next to a match. The second string is the
 #: SHA-256 (first 16 hex digits) of the reviewed patterns: other patterns (a new Presidio, a deny
 #: list, a user's own) get no run filter.
@@ -98,10 +99,12 @@ RUNS: dict[str, tuple[str, str]] = {
     "OfflineEmailRecognizer": ("@", "004723abbb67ff6c"),
     # letters and digits between \b, every alternative with [0-9]
     "UsLicenseRecognizer": (r"\d", "a5ad4472a28cc70f"),
-    "UsPassportRecognizer": (r"\d", "4d39378952a1fd07"),
-    "UsBankRecognizer": (r"\d", "77ff5492baf67207"),
+    # [0-9]{9} or [A-Z][0-9]{8}: eight digits in a row
+    "UsPassportRecognizer": (r"\d{8}", "4d39378952a1fd07"),
+    # [0-9]{8,17}
+    "UsBankRecognizer": (r"\d{8}", "77ff5492baf67207"),
     # no \b at all; \d{7} in both alternatives
-    "MedicalLicenseRecognizer": (r"\d", "8b00da21c7ca480a"),
+    "MedicalLicenseRecognizer": (r"\d{7}", "8b00da21c7ca480a"),
     # 'bc1' or [13] opens every match
     "CryptoRecognizer": (r"\d", "9d9a993fd6aee894"),
     # IPv4 digits or IPv6 ':'; its look-arounds read one character ((?<![\w:])) or, ahead,
