@@ -31,6 +31,8 @@ _GLUED_CUE = re.compile(
     r"(?<![^\W\d_])(?:call|phone|tel|mobile|cell|fax|ring|dial|whatsapp|sms)(?=\+?\(?\d)",
     re.IGNORECASE,
 )
+#: What an unbroken national number needs: ten digits in a row.
+_TEN_DIGITS = re.compile(r"\d{10}")
 _LAYOUT = re.compile(PHONE_LAYOUT.removeprefix(r"(?<![\w+,/$€£¥#-])"))
 #: A North American number, then a slash and an alternative last group of 1-4 digits.
 _NANP_SLASH = re.compile(
@@ -89,13 +91,15 @@ def phone_extras_recognizer(language: str) -> Any:
             if (entities and "PHONE_NUMBER" not in entities) or _DIGIT.search(text) is None:
                 return []  # each of the three layouts needs a digit
             results = []
-            for m in _NANP_SLASH.finditer(text):
-                results.append(RecognizerResult("PHONE_NUMBER", m.start(), m.end(), 0.6))
+            if "/" in text:  # the slashed layout has one; its pattern is read only then
+                for m in _NANP_SLASH.finditer(text):
+                    results.append(RecognizerResult("PHONE_NUMBER", m.start(), m.end(), 0.6))
             for start, end in glued_phone_spans(text):
                 results.append(RecognizerResult("PHONE_NUMBER", start, end, 0.9))
-            for m in _UNBROKEN_NATIONAL.finditer(text):
-                if uncued_national_phone(text, m.start(), m.end()):
-                    results.append(RecognizerResult("PHONE_NUMBER", m.start(), m.end(), 0.6))
+            if _TEN_DIGITS.search(text):  # as the unbroken number needs ten digits in a row
+                for m in _UNBROKEN_NATIONAL.finditer(text):
+                    if uncued_national_phone(text, m.start(), m.end()):
+                        results.append(RecognizerResult("PHONE_NUMBER", m.start(), m.end(), 0.6))
             return results
 
     return PhoneExtrasRecognizer(
