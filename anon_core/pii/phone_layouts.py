@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from anon_core.pii.digits_fast import has_digit
 from anon_core.pii.phones_fast import region_matchers
 from anon_core.pii.recognizers import (
     IDENTIFIER_WORD,
@@ -88,7 +89,7 @@ def phone_extras_recognizer(language: str) -> Any:
             return None
 
         def analyze(self, text: str, entities: Any, nlp_artifacts: Any = None):
-            if (entities and "PHONE_NUMBER" not in entities) or _DIGIT.search(text) is None:
+            if (entities and "PHONE_NUMBER" not in entities) or not has_digit(text):
                 return []  # each of the three layouts needs a digit
             results = []
             if "/" in text:  # the slashed layout has one; its pattern is read only then
@@ -128,8 +129,6 @@ def identifier_run(text: str, start: int, end: int) -> bool:
     )
 
 
-#: Any digit (Unicode ``\d``, as in libphonenumber's candidate pattern, which needs one).
-_DIGIT = re.compile(r"\d")
 _UNPARSED, _UNSEEN = object(), object()
 
 
@@ -150,7 +149,7 @@ def guarded_phone_recognizer_class() -> Any:
 
     class GuardedPhoneRecognizer(PhoneRecognizer):
         def analyze(self, text: str, entities: Any, nlp_artifacts: Any = None):
-            if _DIGIT.search(text) is None:
+            if not has_digit(text):
                 return []
             results, seen, regions = [], set(), {}
             matchers = region_matchers(text, self.supported_regions, self.leniency)

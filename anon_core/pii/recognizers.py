@@ -8,6 +8,7 @@ import re
 from typing import Any
 
 from anon_core.pii.checksums import card_number_valid
+from anon_core.pii.digits_fast import has_digit
 
 #: Regions whose phone number formats are recognised (libphonenumber region codes): the US and
 #: the European countries whose data this workbench meets. A number written with its country
@@ -109,8 +110,6 @@ def iban_recognizer_class() -> type:
     return CaseInsensitiveIbanRecognizer
 
 
-#: Any digit (Unicode ``\d``, as in the phone patterns, which all need one).
-_ANY_DIGIT = re.compile(r"\d")
 _NOT_A_PHONE = re.compile(
     r"\d{4}[-/.]\d{1,2}[-/.]\d{1,2}|\d{1,2}[-/.]\d{1,2}[-/.]\d{2,4}"  # dates
     r"|\d{3}-\d{2}-\d{4}|\d{1,3}(?:\.\d{1,3}){3}|\d{5}-\d{4}"  # SSN, IPv4, ZIP+4
@@ -157,7 +156,7 @@ def national_phone_recognizer(language: str) -> Any:
         def analyze(
             self, text: str, entities: Any, nlp_artifacts: Any = None, regex_flags: Any = None
         ):
-            if _ANY_DIGIT.search(text) is None:
+            if not has_digit(text):
                 return []  # the pattern needs digits (the same answer, without its scan)
             results = super().analyze(text, entities, nlp_artifacts, regex_flags) or []
             return [

@@ -58,6 +58,7 @@ import re
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
+from anon_core.pii.digits_fast import DIGIT, has_digit
 from anon_core.pii.speed_patterns import (
     cue_prefilter,
     lean_pattern_analysis,
@@ -70,7 +71,7 @@ from anon_core.pii.speed_patterns import (
 #: Whether :func:`tune` changes anything (tests turn it off to build Presidio's plain analyzer).
 ENABLED = True
 
-_DIGIT = re.compile(r"\d")  # Unicode digits (\p{Nd}), as \d in the recognizers' patterns
+_DIGIT = DIGIT  # Unicode digits (\p{Nd}), as \d in the recognizers' patterns
 #: Recognizers whose own ``analyze`` finds matches beyond their patterns, reviewed by hand
 #: (presidio-analyzer 2.2 and anon_core.pii.recognizers): what every match of theirs needs.
 REVIEWED: dict[str, re.Pattern[str]] = {
@@ -211,6 +212,15 @@ def prefilter_for(recognizer: Any) -> Any | None:
 
 
 def _guarded(analyze: Callable[..., Any], needed: Any) -> Callable[..., Any]:
+    if needed is DIGIT:  # one search per text for all the recognizers that need a digit
+
+        def analyze_if_digit(text: str, *args: Any, **kwargs: Any) -> Any:
+            if not has_digit(text):
+                return []
+            return analyze(text, *args, **kwargs)
+
+        return analyze_if_digit
+
     def analyze_if_possible(text: str, *args: Any, **kwargs: Any) -> Any:
         if needed.search(text) is None:
             return []
