@@ -406,6 +406,16 @@ def _trim_alone(piece: str, entity: str) -> tuple[int, int, str] | None:
     return None if asked else out
 
 
+@functools.lru_cache(maxsize=32768)
+def _decided_alone(piece: str, entity: str) -> tuple[tuple[int, int, str], _Facts | None] | None:
+    """:func:`_trim_alone` of a span whose text is ``piece``, and the :func:`_known_facts` of what
+    is left of it, together (one look-up a span); None when the cut depends on the text."""
+    cut = _trim_alone(piece, entity)
+    if cut is None:
+        return None
+    return cut, _known_facts(piece[cut[0] : cut[1]], cut[2])
+
+
 def refine_spans(
     text: str, spans: Iterable[tuple[int, int, str, float]]
 ) -> list[tuple[int, int, str, float]]:
@@ -414,22 +424,23 @@ def refine_spans(
 
     The same results as those two functions, with the default gazetteer: what a span's own text
     decides is worked out once per distinct text and type (:func:`_trim_alone`,
-    :func:`_known_facts`, bounded caches), and the text around it is read only where a rule
-    needs it."""
+    :func:`_known_facts`, looked up together by :func:`_decided_alone`; bounded caches), and
+    the text around it is read only where a rule needs it."""
     gaz = gazetteer()
     out = []
     for start, end, entity, score in spans:
         if entity not in KINDS:
             out.append((start, end, entity, score))
             continue
-        cut = _trim_alone(text[start:end], entity)
-        if cut is None:
+        decided = _decided_alone(text[start:end], entity)
+        if decided is None:
             start, end, entity = _trim(
                 text, start, end, entity, gaz, lambda at: _sentence_start(text, at)
             )
+            facts = _known_facts(text[start:end], entity)
         else:
+            cut, facts = decided
             start, end, entity = start + cut[0], start + cut[1], cut[2]
-        facts = _known_facts(text[start:end], entity)
         if facts is not None and _spurious_here(text, start, end, facts, gaz):
             continue
         out.append((start, end, entity, score))

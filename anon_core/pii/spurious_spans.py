@@ -76,8 +76,12 @@ def spurious(text: str, start: int, end: int, entity: str) -> bool:
         span == "Eve" and _EVE.search(text[max(0, start - 20) : start])
     ):
         return True  # "Valentine's Day", "New Year's Eve"
+    # a title before the span keeps a person ("Mr Cloud"): looked for only when the words alone
+    # hold no name (most spans hold one), as the words decide nothing else
+    if not _words_no_name(span, entity, False):
+        return False
     titled = entity == "PERSON" and bool(_TITLE_BEFORE.search(text[max(0, start - 12) : start]))
-    return _words_no_name(span, entity, titled)
+    return not titled or _words_no_name(span, entity, True)
 
 
 @functools.lru_cache(maxsize=65536)
