@@ -23,6 +23,12 @@ PHONE_REGIONS = (
 MATCHER_PHONE_REGIONS = ("US", "GB", "DE", "FR")
 
 
+#: The regions :func:`national_phone_recognizer` asks first: Italy's numbering plan admits
+#: numbers of many lengths and finds most phone-shaped runs valid, then Spain's (measured on a
+#: megabyte of mixed European text); asked first, fewer regions are parsed per run.
+NATIONAL_FIRST = ("IT", "ES")
+
+
 #: How a 12-digit card is written: unbroken or in three groups of four.
 _CARD_12_LAYOUT = re.compile(r"\d{12}|\d{4}([ -])\d{4}\1\d{4}")
 
@@ -131,7 +137,11 @@ def national_phone_recognizer(language: str) -> Any:
     import phonenumbers
     from presidio_analyzer import Pattern, PatternRecognizer
 
-    regions = tuple(r for r in PHONE_REGIONS if r not in MATCHER_PHONE_REGIONS)
+    rest = tuple(r for r in PHONE_REGIONS if r not in MATCHER_PHONE_REGIONS)
+    # a run is kept when any region finds it valid, so the order only decides how soon the
+    # loop stops: the regions that accept most runs first (NATIONAL_FIRST), the same answers
+    regions = tuple(r for r in NATIONAL_FIRST if r in rest)
+    regions += tuple(r for r in rest if r not in regions)
 
     class NationalPhoneRecognizer(PatternRecognizer):
         def validate_result(self, pattern_text: str) -> bool | None:
