@@ -18,13 +18,17 @@ the two on English, French, German, Spanish and Italian text.
   a character or word every one of its patterns needs (a digit for phone numbers, cards,
   national identifiers and dates; ``@`` for e-mail addresses; a dot before a letter for URLs;
   the cue word for the "my name is" patterns; a reviewed shape such as "Word X Word" for
-  the middle-initial pattern, :data:`~anon_core.pii.speed_patterns.SHAPES`). Its regular
-  expressions would find nothing there; the prefilter finds that out with one scan of the text.
+  the middle-initial pattern, :data:`~anon_core.pii.speed_patterns.SHAPES`, or a digit next
+  to "-", "/" or "." for Presidio's dates, ":" or "." before a digit for IP addresses,
+  :data:`~anon_core.pii.speed_patterns.PATTERN_SHAPES`). Its regular expressions would find
+  nothing there; the prefilter finds that out with one scan of the text, and the recognizers
+  that need a digit share one search per text (:func:`~anon_core.pii.digits_fast.has_digit`).
 * **Only the words that can hold a match** (:data:`RUNS`): Presidio's URL, e-mail, IP address,
   crypto wallet, US licence, passport and bank account patterns (reviewed by hand,
   presidio-analyzer 2.2) never match a space and look no further than the space next to a
   match, so each match lies inside one run of non-space characters holding a dot before a
-  letter (URLs), an ``@`` (e-mail addresses), a digit or a colon. The recognizer reads only
+  letter (URLs), an ``@`` (e-mail addresses), a digit (eight in a row for passports and bank
+  accounts, seven for DEA numbers) or a colon. The recognizer reads only
   those runs, joined by one space, and its results are moved back to the offsets of the text:
   the matched text and the character next to each match (a space either way) are unchanged.
 * **Context words without copies** (:class:`FastContextEnhancer`): Presidio's enhancer
