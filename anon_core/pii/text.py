@@ -239,8 +239,10 @@ def replace_spans(
     spaces and one operator call per merged span, done here the same way (the same operator
     classes, parameters and validation) without its per-entity copies and string rebuilding.
     ``validated`` keeps, per entity type, the operator already validated with its parameters
-    (the same for every span of that type in one run)."""
-    from presidio_anonymizer.operators import OperatorType
+    (the same for every span of that type in one run), and for presidio's own ``replace``
+    operator, whose output depends on its parameters only (the new value, or the entity type
+    in brackets), that output, worked out once."""
+    from presidio_anonymizer.operators import OperatorType, Replace
 
     size = len(text)
     last = 0
@@ -271,8 +273,12 @@ def replace_spans(
             )
             params = dict(config.params, entity_type=entity)
             operator.validate(params=params)
-            op = validated[entity] = (operator, params, config.operator_name)
-        news.append(op[0].operate(params=dict(op[1]), text=text[start:end]))
+            # Presidio's own "replace" reads only its parameters: one value for every span
+            fixed = operator.operate(params=dict(params)) if type(operator) is Replace else None
+            op = validated[entity] = (operator, params, config.operator_name, fixed)
+        news.append(
+            op[3] if op[3] is not None else op[0].operate(params=dict(op[1]), text=text[start:end])
+        )
     news.reverse()
     pieces: list[str] = []
     replaced: list[Span] = []
