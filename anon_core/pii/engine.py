@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from anon_core.pii import speed
+from anon_core.pii import analyzer_fast, speed
 from anon_core.pii.addresses import address_recognizer, postcode_recognizer
 from anon_core.pii.attributes import attribute_recognizers
 from anon_core.pii.gc_pause import fewer_collections
@@ -518,6 +518,7 @@ def load_engine(model: str | None = DEFAULT_MODEL, language: str = LANGUAGE) -> 
         registry=registry, nlp_engine=nlp_engine, supported_languages=[language]
     )
     speed.tune(analyzer)  # prefilters, context words without copies (same results)
+    analyzer_fast.tune(analyzer)  # per-request lists kept once per engine (same results)
     entities = tuple(sorted(analyzer.get_supported_entities(language)))
     loaded = notice is None
     log.info(
