@@ -56,7 +56,7 @@ from anon_core.pii.address_words import (
     country_names,
     faker_street_words,
 )
-from anon_core.pii.addresses_fast import may_hold_opener, opener_firsts, weak_matches
+from anon_core.pii.addresses_fast import may_hold_box, may_hold_opener, opener_firsts, weak_matches
 from anon_core.pii.found import trie_pattern
 from anon_core.pii.name_lists import is_english, place_names
 
@@ -412,8 +412,10 @@ def _cores(text: str, pats: dict[str, Any]) -> Iterator[tuple[int, int, bool]]:
     """(start, end, strong) of every street shape; weak shapes need evidence around them."""
     endings = pats["ending_gate"].search(text) is not None
     for i, pattern in enumerate(pats["core"]):
-        if (i in (2, 3, 4) and not endings) or (
-            i == 1 and not may_hold_opener(text, pats["opener_firsts"], pats["opener_token"])
+        if (
+            (i in (2, 3, 4) and not endings)
+            or (i == 1 and not may_hold_opener(text, pats["opener_firsts"], pats["opener_token"]))
+            or (i == 6 and not may_hold_box(text))
         ):
             continue
         if i == 5:  # a unit line, then a street: tried only where the unit gate found one

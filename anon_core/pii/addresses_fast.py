@@ -5,6 +5,8 @@
   "rue de Tanger") is run only on text holding one of those words as a whole run of
   ``[\\w.-]`` characters; a scan of the whole alternation at every character was most of its
   cost.
+* :func:`may_hold_box`: the post-box pattern ("P.O. Box 242", "Postfach 12 34", "USNS Smith")
+  is run only on text holding one of its words; it finds nothing in most texts.
 * :func:`weak_matches`: the capitalised words with a house number ("Tabor 9c"), whose pattern
   is searched at every character (overlapping matches), tried only at the capitals and
   apostrophes a few words before a number that follows a word.
@@ -37,6 +39,27 @@ def may_hold_opener(text: str, firsts: frozenset[str], tokens: Any) -> bool:
     after its first run, so that run is a whole match of ``tokens`` (``[\\w.-]+``); without
     one, the pattern finds nothing."""
     return not firsts.isdisjoint(tokens.findall(text))
+
+
+#: A piece of every case-blind word of the post-box pattern, case-folded: "box" (of "P.O. Box",
+#: "Postbox"), "fach", "apartado", "postale" (of "casella postale", "boîte postale"), "psc", and
+#: "bp" or "b.p" (of ``b\.?p``).
+BOX_PIECES = ("box", "fach", "apartado", "postale", "psc", "bp", "b.p")
+#: A piece of every word the post-box pattern wants in this case: "Unit", "USNS", "USNV", "USS",
+#: "USCGC".
+BOX_PIECES_CASED = ("Unit", "US")
+
+
+def may_hold_box(text: str) -> bool:
+    """Whether the post-box street pattern may match in ``text``: each of its matches holds one
+    of :data:`BOX_PIECES` (read case-blind) or of :data:`BOX_PIECES_CASED`. Every character the
+    pattern's case-blind match takes for one of those letters case-folds to that very letter
+    (``tests/test_pii_speed_q5.py`` checks all of Unicode), so the case-folded text holds the
+    piece whole; without one, the pattern finds nothing."""
+    if any(piece in text for piece in BOX_PIECES_CASED):
+        return True
+    folded = text.casefold()
+    return any(piece in folded for piece in BOX_PIECES)
 
 
 #: Characters a match of the weak pattern may hold before its house number: letters, marks,

@@ -111,12 +111,15 @@ def find_countries(text: str) -> list[Found]:
     model often finds the country and misses an unknown town. A country that is also a common
     given name ("Jordan", "Chad") counts only with a town before it.
     """
+    return _countries_in(normal_case(text, street_types=False) or text)
 
+
+def _countries_in(text: str) -> list[Found]:
+    """:func:`find_countries` on ``text`` already re-cased ("paris, france" as "Paris, France")."""
     from anon_core.pii.names import gazetteer
 
     town = _town_before_country()
     names = gazetteer()
-    text = normal_case(text, street_types=False) or text  # "paris, france" as "Paris, France"
     found = []
     for m in _country_matches(text):
         before = town.search(text[max(0, m.start() - 60) : m.start()])
@@ -319,7 +322,11 @@ def find_towns(text: str, *, english: bool = True) -> list[Found]:
     no English word ("East Stephanie"). Text in one case is re-cased first and needs the place
     word; so does every town in another language's text (``english=False``).
     """
-    recased = normal_case(text, street_types=False)
+    return _towns_in(text, normal_case(text, street_types=False), english)
+
+
+def _towns_in(text: str, recased: str | None, english: bool) -> list[Found]:
+    """:func:`find_towns` with ``recased``, ``normal_case(text, street_types=False)``, given."""
     if recased is not None:
         text = recased
     places, words, names = _town_lists()
@@ -509,7 +516,9 @@ def country_recognizer(language: str) -> Any:
     english = language == "en"
 
     def find(text: str) -> list[Found]:
-        found = find_countries(text) + find_town_states(text) + find_towns(text, english=english)
+        recased = normal_case(text, street_types=False)  # re-cased once for both finders
+        found = _countries_in(recased or text) + find_town_states(text)
+        found += _towns_in(text, recased, english)
         found += [Found(a, b, COUNTRY_SCORE) for a, b in states_with_postcode(text)]
         return union_of_overlaps(found)
 
