@@ -189,7 +189,7 @@ def _trim(
 ) -> tuple[int, int, str]:
     """:func:`trim_span`'s rules. They read ``text`` between ``start`` and ``end`` only, and what
     comes before a word only through ``opens_sentence`` (whether the word at an offset opens a
-    sentence): :func:`_trim_alone` relies on it to decide a span from its own text. A span that
+    sentence): :func:`_decided_alone` relies on it to decide a span from its own text. A span that
     is a known place is left whole; that is checked last, only when a word would be cut."""
     words = whole = _words(text, start, end)
     if not words:
@@ -390,29 +390,43 @@ def common_or_noun(word: str) -> bool:
     return bool(index) and any(word in part for part in index.values())
 
 
+class _Asked(Exception):
+    """Raised by :func:`_decided_alone`'s stand-in for ``opens_sentence`` when :func:`_trim` asks
+    a question whose answer was not given: ``at`` is the offset of the word asked about."""
+
+    def __init__(self, at: int) -> None:
+        super().__init__(at)
+        self.at = at
+
+
 @functools.lru_cache(maxsize=32768)
-def _trim_alone(piece: str, entity: str) -> tuple[int, int, str] | None:
+def _decided_alone(
+    piece: str, entity: str, answers: tuple[bool, ...]
+) -> tuple[tuple[int, int, str], _Facts | None] | int:
     """:func:`trim_span` of a span whose text is ``piece`` (offsets from its start), with the
-    default gazetteer, when no rule asked whether a word opens a sentence: then nothing outside
-    the span was read (see :func:`_trim`) and every span with this text and type is cut the
-    same. None when a rule asked: the span is cut in its text."""
-    asked = []
+    default gazetteer, and the :func:`_known_facts` of what is left of it, given ``answers``: the
+    replies, in the order :func:`_trim` asks them, to whether a word opens a sentence. When
+    :func:`_trim` asks one more question than ``answers`` holds, the offset of the word it asks
+    about (an ``int``) is returned instead, for the caller to answer from the text around the span
+    and ask again with that answer added.
+
+    :func:`_trim` reads the text between the span's ends only, and what comes before a word only
+    through those questions; so the same text, type and replies give the same cut wherever the
+    span stands, and one entry per distinct text, type and replies (a bounded cache) replays the
+    rules: most spans ask nothing, and those that ask (a capitalised word before the name that
+    may open the sentence) ask once or twice."""
+    replies = iter(answers)
 
     def opens_sentence(at: int) -> bool:
-        asked.append(at)
-        return False
+        reply = next(replies, None)
+        if reply is None:
+            raise _Asked(at)
+        return reply
 
-    out = _trim(piece, 0, len(piece), entity, gazetteer(), opens_sentence)
-    return None if asked else out
-
-
-@functools.lru_cache(maxsize=32768)
-def _decided_alone(piece: str, entity: str) -> tuple[tuple[int, int, str], _Facts | None] | None:
-    """:func:`_trim_alone` of a span whose text is ``piece``, and the :func:`_known_facts` of what
-    is left of it, together (one look-up a span); None when the cut depends on the text."""
-    cut = _trim_alone(piece, entity)
-    if cut is None:
-        return None
+    try:
+        cut = _trim(piece, 0, len(piece), entity, gazetteer(), opens_sentence)
+    except _Asked as asked:
+        return asked.at
     return cut, _known_facts(piece[cut[0] : cut[1]], cut[2])
 
 
@@ -423,24 +437,23 @@ def refine_spans(
     trimmed (:func:`trim_span`) and the spurious ones dropped (:func:`spurious`); others as given.
 
     The same results as those two functions, with the default gazetteer: what a span's own text
-    decides is worked out once per distinct text and type (:func:`_trim_alone`,
-    :func:`_known_facts`, looked up together by :func:`_decided_alone`; bounded caches), and
-    the text around it is read only where a rule needs it."""
+    decides is worked out once per distinct text, type and reply to each question of whether a
+    word opens a sentence (:func:`_decided_alone`, :func:`_known_facts`; bounded caches), and
+    the text around it is read only where a rule needs it: to answer those questions, and in
+    :func:`_spurious_here`."""
     gaz = gazetteer()
     out = []
     for start, end, entity, score in spans:
         if entity not in KINDS:
             out.append((start, end, entity, score))
             continue
-        decided = _decided_alone(text[start:end], entity)
-        if decided is None:
-            start, end, entity = _trim(
-                text, start, end, entity, gaz, lambda at: _sentence_start(text, at)
-            )
-            facts = _known_facts(text[start:end], entity)
-        else:
-            cut, facts = decided
-            start, end, entity = start + cut[0], start + cut[1], cut[2]
+        piece, answers = text[start:end], ()
+        decided = _decided_alone(piece, entity, answers)
+        while not isinstance(decided, tuple):  # a word's offset: does it open a sentence here?
+            answers += (_sentence_start(text, start + decided),)
+            decided = _decided_alone(piece, entity, answers)
+        cut, facts = decided
+        start, end, entity = start + cut[0], start + cut[1], cut[2]
         if facts is not None and _spurious_here(text, start, end, facts, gaz):
             continue
         out.append((start, end, entity, score))
