@@ -175,7 +175,7 @@ def _old_spurious(text: str, start: int, end: int, entity: str) -> bool:
     return ss._words_no_name(span, entity, titled)
 
 
-def _old_refine(text, spans):
+def refine_spelt_out(text, spans):
     """``refine_spans`` spelt out: :func:`trim_span`, then :func:`spurious`, span by span."""
     from anon_core.pii.names import gazetteer
     from anon_core.pii.span_extents import KINDS, spurious, trim_span
@@ -203,7 +203,7 @@ def test_span_review_and_spurious_spans_decide_as_spelt_out():
             start, end = bounds[a], bounds[b] - 1
             if start < end:
                 spans.append((start, end, rng.choice(_TYPES), 0.85))
-        assert refine_spans(text, spans) == _old_refine(text, spans), (text, spans)
+        assert refine_spans(text, spans) == refine_spelt_out(text, spans), (text, spans)
         for start, end, entity, _ in spans:
             want = _old_spurious(text, start, end, entity)
             assert spurious(text, start, end, entity) == want, (text, start, end, entity)

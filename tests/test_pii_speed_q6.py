@@ -1,27 +1,15 @@
 """The span review replays its cut of a span from a table keyed by the span's text, type and the
 replies to "does this word open a sentence here?": the same span text gets the cut its own
 surroundings call for, as when the rules ran on every span (:func:`trim_span`, then
-:func:`spurious`, span by span, the reference kept below). Expected spans of the hand-worked
+:func:`spurious`, span by span: the reference of ``tests/test_pii_speed_post.py``). Expected spans of the hand-worked
 cases are read from the sentences."""
 
 from __future__ import annotations
 
 import random
 
-from anon_core.pii.names import gazetteer
-from anon_core.pii.span_extents import KINDS, refine_spans, spurious, trim_span
-
-
-def _reference(text, spans):
-    """``refine_spans`` spelt out with the rules run in full on every span."""
-    gaz, out = gazetteer(), []
-    for start, end, entity, score in spans:
-        if entity in KINDS:
-            start, end, entity = trim_span(text, start, end, entity, gaz)
-            if spurious(text, start, end, entity, gaz):
-                continue
-        out.append((start, end, entity, score))
-    return out
+from anon_core.pii.span_extents import refine_spans
+from tests.test_pii_speed_post import refine_spelt_out as _reference
 
 
 def _at(text: str, piece: str, nth: int, entity: str) -> tuple[int, int, str, float]:
